@@ -1,0 +1,361 @@
+"""Binding forms: def, defonce, defn, fn, #(), let, loop, recur, and destructuring.
+
+Destructuring patterns are lowered to plain `(Local, Node)` bindings that call
+small runtime helpers (`ds_seq`, `ds_nth`, `ds_get`, ...), so the compiler
+never sees a pattern.
+"""
+from __future__ import annotations
+
+from ..forms import List, Lit, MapForm, ShortFn, Sym, VecForm
+from ..values import Keyword
+from . import nodes as N
+from .core import NOT_TAIL, Scope, Tail, err, special, sym_name
+
+JAVA_LIKE = (".",)
+
+
+# ------------------------------------------------------------------ destructuring
+
+def bind_name(form, what="binding") -> str:
+    if type(form) is Lit:
+        raise err("invalid_form", f"cannot bind {form!r}: nil, true, false and literals are not names", form)
+    if type(form) is not Sym:
+        raise err("unsupported_pattern", f"unsupported {what} pattern {form!r}", form)
+    if form.ns is not None:
+        raise err("invalid_form", f"cannot bind a qualified name {form.full}", form)
+    if form.name.startswith(".") and len(form.name) > 1:
+        raise err("invalid_form", f"cannot bind {form.name}: Java member spellings cannot be bound", form)
+    if form.name == "&":
+        raise err("invalid_form", "& must be followed by exactly one pattern", form)
+    return form.name
+
+
+def destructure(az, pattern, value: N.Node, scope: Scope, out: list) -> Scope:
+    """Append bindings for `pattern` <- `value` to `out`; return the extended scope."""
+    t = type(pattern)
+    if t is Sym:
+        local = N.Local(bind_name(pattern))
+        out.append((local, value))
+        return scope.bind(local.name, local)
+    if t is VecForm:
+        return _destructure_vector(az, pattern, value, scope, out)
+    if t is MapForm:
+        return _destructure_map(az, pattern, value, scope, out)
+    bind_name(pattern)
+    raise AssertionError  # pragma: no cover
+
+
+def _temp(value: N.Node, out: list, hint="v") -> N.Local:
+    if type(value) is N.LocalRef:
+        return value.local
+    tmp = N.Local(f"__{hint}")
+    out.append((tmp, value))
+    return tmp
+
+
+def _destructure_vector(az, pattern: VecForm, value, scope, out):
+    items = pattern.items
+    src = N.Local("__seq")
+    out.append((src, N.RtCall("ds_seq", [value], span=pattern.span)))
+    i = 0
+    pos = 0
+    while i < len(items):
+        p = items[i]
+        if type(p) is Lit and type(p.value) is Keyword and p.value.name == "as":
+            raise err("unsupported_pattern", ":as is not supported in vector patterns; bind the whole value "
+                                             "with an outer let", p)
+        if type(p) is Sym and p.ns is None and p.name == "&":
+            if i + 2 != len(items):
+                raise err("invalid_form", "& must be followed by exactly one pattern", p)
+            rest_pat = items[i + 1]
+            rest = N.RtCall("ds_rest", [N.LocalRef(src), N.Const(pos)], span=p.span)
+            if type(rest_pat) is MapForm:
+                rest = N.RtCall("ds_kwargs", [rest], span=rest_pat.span)
+            return destructure(az, rest_pat, rest, scope, out)
+        scope = destructure(az, p, N.RtCall("ds_nth", [N.LocalRef(src), N.Const(pos)], span=p.span), scope, out)
+        pos += 1
+        i += 1
+    return scope
+
+
+def _key_of(form):
+    """Source key for a rename entry or a :keys name."""
+    if type(form) is Lit:
+        return form.value
+    if type(form) is Sym:
+        return Keyword(form.name)
+    raise err("unsupported_pattern", f"unsupported map pattern key {form!r}", form)
+
+
+def _destructure_map(az, pattern: MapForm, value, scope, out):
+    items = pattern.items
+    entries = [(items[i], items[i + 1]) for i in range(0, len(items), 2)]
+    defaults = {}
+    as_name = None
+    for k, v in entries:
+        if type(k) is Lit and type(k.value) is Keyword and k.value.name == "or":
+            if type(v) is not MapForm:
+                raise err("invalid_form", ":or needs a map of defaults", v)
+            for j in range(0, len(v.items), 2):
+                dk, dv = v.items[j], v.items[j + 1]
+                if type(dk) is not Sym:
+                    raise err("invalid_form", ":or keys must be symbols", dk)
+                if type(dv) is not Lit:
+                    raise err("invalid_form", ":or defaults must be literals (string, keyword, number, nil, boolean)", dv)
+                defaults[dk.name] = dv.value
+    src = N.Local("__map")
+    out.append((src, N.RtCall("ds_map", [value], span=pattern.span)))
+    seen_any = False
+    for k, v in entries:
+        if type(k) is Lit and type(k.value) is Keyword:
+            kn = k.value.name
+            if kn == "or":
+                continue
+            if kn == "as":
+                as_name = bind_name(v)
+                continue
+            if kn in ("keys", "strs"):
+                if type(v) is not VecForm:
+                    raise err("invalid_form", f":{kn} needs a vector of names", v)
+                seen_any = True
+                for nf in v.items:
+                    if type(nf) is Lit and type(nf.value) is Keyword:
+                        name = nf.value.name
+                    else:
+                        name = bind_name(nf)
+                    key = Keyword(name) if kn == "keys" else name
+                    scope = _bind_key(scope, out, src, name, key, defaults, nf)
+                continue
+            if kn == "syms":
+                raise err("unsupported_pattern", ":syms is not supported in map patterns", k)
+            raise err("unsupported_pattern", f"unsupported map pattern entry :{kn}", k)
+        # rename entry: {local-pattern source-key}
+        seen_any = True
+        key = _key_of(v)
+        if type(k) is Sym:
+            scope = _bind_key(scope, out, src, bind_name(k), key, defaults, k)
+        else:
+            got = N.RtCall("ds_get", [N.LocalRef(src), N.Const(key)], span=k.span)
+            scope = destructure(az, k, got, scope, out)
+    if as_name is not None:
+        local = N.Local(as_name)
+        out.append((local, N.RtCall("ds_as", [N.LocalRef(src), value if type(value) is N.LocalRef else N.LocalRef(src)])))
+        scope = scope.bind(as_name, local)
+        seen_any = True
+    if not seen_any:
+        raise err("unsupported_pattern", "a map pattern needs :keys, :strs, :as or {name :key} entries", pattern)
+    return scope
+
+
+def _bind_key(scope, out, src, name, key, defaults, form):
+    local = N.Local(name)
+    if name in defaults:
+        node = N.RtCall("ds_get_or", [N.LocalRef(src), N.Const(key), N.Const(defaults[name])], span=form.span)
+    else:
+        node = N.RtCall("ds_get", [N.LocalRef(src), N.Const(key)], span=form.span)
+    out.append((local, node))
+    return scope.bind(name, local)
+
+
+def binding_vector(form, what: str):
+    if type(form) is not VecForm:
+        raise err("invalid_form", f"{what} bindings must be a vector, got {form!r}", form)
+    if len(form.items) % 2:
+        raise err("invalid_form", f"{what} bindings need an even number of forms (name value pairs)", form)
+    return [(form.items[i], form.items[i + 1]) for i in range(0, len(form.items), 2)]
+
+
+# ------------------------------------------------------------------ let / loop / recur
+
+@special("let")
+def analyze_let(az, form: List, scope, tail):
+    if len(form.items) < 2:
+        raise err("invalid_form", "let needs a binding vector: (let [name value ...] body...)", form)
+    pairs = binding_vector(form.items[1], "let")
+    out: list = []
+    for pat, expr in pairs:
+        value = az.analyze(expr, scope, NOT_TAIL)
+        scope = destructure(az, pat, value, scope, out)
+    body = az.body(form.items[2:], scope, tail, form.span)
+    return N.Let(out, body, span=form.span) if out else body
+
+
+@special("loop")
+def analyze_loop(az, form: List, scope, tail):
+    if len(form.items) < 2:
+        raise err("invalid_form", "loop needs a binding vector: (loop [name init ...] body...)", form)
+    pairs = binding_vector(form.items[1], "loop")
+    locals_, inits, ds = [], [], []
+    inner = scope
+    for pat, expr in pairs:
+        inits.append(az.analyze(expr, inner, NOT_TAIL))
+        if type(pat) is Sym:
+            local = N.Local(bind_name(pat))
+            locals_.append(local)
+            inner = inner.bind(local.name, local)
+        else:
+            tmp = N.Local("__loop")
+            locals_.append(tmp)
+            inner = destructure(az, pat, N.LocalRef(tmp), inner, ds)
+    node = N.Loop(locals_, inits, None, False, span=form.span)
+    body = az.body(form.items[2:], inner, Tail(node), form.span)
+    node.body = N.Let(ds, body, span=form.span) if ds else body
+    return node
+
+
+@special("recur")
+def analyze_recur(az, form: List, scope, tail):
+    target = tail.target
+    if target is None:
+        raise err("invalid_form", "recur must be in tail position of a loop or fn", form)
+    args = az.args(form.items[1:], scope)
+    want = len(target.locals) if type(target) is N.Loop else len(target.params) + (1 if target.rest else 0)
+    if len(args) != want:
+        raise err("arity_mismatch", f"recur expects {want} argument{'s' if want != 1 else ''}, got {len(args)}", form)
+    target.has_recur = True
+    return N.Recur(args, target, span=form.span)
+
+
+# ------------------------------------------------------------------ fn / defn / #()
+
+def analyze_fn_tail(az, name: str | None, params_form, body_forms, scope, form, doc=None, bind_self=True) -> N.Fn:
+    """Build a Fn from a params vector and body (shared by fn, defn and preludes)."""
+    if type(params_form) is List:
+        raise err("invalid_form", "multi-arity functions are not supported; use one parameter vector", params_form)
+    if type(params_form) is not VecForm:
+        raise err("invalid_form", f"function parameters must be a vector, got {params_form!r}", params_form or form)
+    node = N.Fn(name, None, [], None, [], None, False, doc, [], span=form.span)
+    inner = scope
+    if name is not None and bind_self:
+        node.self_local = N.Local(name)
+        inner = inner.bind(name, node.self_local)
+    items = params_form.items
+    prologue: list = []
+    i = 0
+    while i < len(items):
+        p = items[i]
+        if type(p) is Sym and p.ns is None and p.name == "&":
+            if i + 2 != len(items):
+                raise err("invalid_form", "& must be followed by exactly one parameter pattern", p)
+            rp = items[i + 1]
+            if type(rp) is Sym:
+                node.rest = N.Local(bind_name(rp))
+                inner = inner.bind(node.rest.name, node.rest)
+                node.param_names.extend(["&", rp.name])
+            else:
+                node.rest = N.Local("__rest")
+                src = N.LocalRef(node.rest)
+                if type(rp) is MapForm:
+                    src = N.RtCall("ds_kwargs", [src], span=rp.span)
+                inner = destructure(az, rp, src, inner, prologue)
+                node.param_names.extend(["&", repr(rp)])
+            break
+        if type(p) is Sym:
+            local = N.Local(bind_name(p))
+            node.params.append(local)
+            inner = inner.bind(local.name, local)
+            node.param_names.append(p.name)
+        else:
+            local = N.Local("__arg")
+            node.params.append(local)
+            inner = destructure(az, p, N.LocalRef(local), inner, prologue)
+            node.param_names.append(repr(p))
+        i += 1
+    node.prologue = prologue
+    saved = az.short_fn
+    node.body = az.body(body_forms, inner, Tail(node), form.span)
+    az.short_fn = saved
+    return node
+
+
+@special("fn")
+def analyze_fn(az, form: List, scope, tail):
+    items = form.items
+    name = None
+    i = 1
+    if len(items) > 1 and type(items[1]) is Sym:
+        name = bind_name(items[1])
+        i = 2
+    if len(items) <= i:
+        raise err("invalid_form", "fn needs a parameter vector: (fn [params] body...)", form)
+    return analyze_fn_tail(az, name, items[i], items[i + 1:], scope, form)
+
+
+def def_name(az, form, head: str):
+    if len(form.items) < 2:
+        raise err("invalid_arity", f"{head} needs a name", form)
+    target = form.items[1]
+    if type(target) is Sym and target.ns is not None:
+        ns = target.ns
+        if ns in ("tool", "data", "ptc.core") or ns in az.env.preludes or ns in az.env.protected:
+            raise err("invalid_form", f"{ns} is a protected namespace; cannot define {target.full}", target)
+        raise err("invalid_form", f"qualified definitions are not supported: {target.full}", target)
+    return bind_name(target, "definition")
+
+
+@special("def", "defonce")
+def analyze_def(az, form: List, scope, tail):
+    head = form.items[0].name
+    name = def_name(az, form, head)
+    rest = form.items[2:]
+    doc = None
+    if len(rest) == 0:
+        raise err("invalid_arity", f"({head} {name}) needs a value: ({head} {name} value)", form)
+    if len(rest) == 2:
+        if type(rest[0]) is Lit and type(rest[0].value) is str:
+            doc = rest[0].value
+        elif type(rest[0]) is MapForm:
+            raise err("invalid_form", f"metadata maps on {head} are only allowed in prelude source", rest[0])
+        else:
+            raise err("invalid_arity", f"{head} takes a name, an optional docstring and a value", form)
+        rest = rest[1:]
+    elif len(rest) > 2:
+        raise err("invalid_arity", f"{head} takes a name, an optional docstring and a value", form)
+    value = az.analyze(rest[0], scope, NOT_TAIL)
+    return N.Def(name, value, doc, head == "defonce", span=form.span)
+
+
+@special("defn")
+def analyze_defn(az, form: List, scope, tail):
+    name = def_name(az, form, "defn")
+    rest = form.items[2:]
+    doc = None
+    if rest and type(rest[0]) is Lit and type(rest[0].value) is str:
+        doc = rest[0].value
+        rest = rest[1:]
+    if rest and type(rest[0]) is MapForm:
+        raise err("invalid_form", "metadata maps on defn are only allowed in prelude source", rest[0])
+    if not rest:
+        raise err("invalid_form", f"defn {name} needs a parameter vector", form)
+    if type(rest[0]) is List:
+        raise err("invalid_form", "multi-arity defn not supported; define one parameter vector", rest[0])
+    # defn recursion goes through the user namespace (a later redefinition is seen)
+    fn = analyze_fn_tail(az, name, rest[0], rest[1:], scope, form, doc, bind_self=False)
+    return N.Def(name, fn, doc, False, span=form.span)
+
+
+def analyze_short_fn(az, form: ShortFn, scope):
+    if az.short_fn is not None:
+        raise err("invalid_form", "nested #() functions are not allowed; use (fn [x] ...) for the inner one", form)
+    state = {"max": 0, "rest": False, "locals": [N.Local(f"p{i}") for i in range(1, 21)], "rest_local": N.Local("prest")}
+    az.short_fn = state
+    try:
+        items = form.items
+        node = N.Fn(None, None, [], None, [], None, False, None, [], span=form.span)
+        if not items:
+            body = N.Const(None, span=form.span)
+        elif len(items) == 1 and type(items[0]) is not Sym:
+            body = az.analyze(items[0], scope, Tail(node))
+        elif len(items) == 1 and items[0].ns is None and items[0].name.startswith("%"):
+            body = az.analyze(items[0], scope, Tail(node))
+        else:
+            body = az.analyze(List(list(items), form.span), scope, Tail(node))
+    finally:
+        az.short_fn = None
+    node.params = state["locals"][: state["max"]]
+    node.rest = state["rest_local"] if state["rest"] else None
+    node.param_names = [("%" if i == 0 and state["max"] == 1 else f"%{i + 1}") for i in range(state["max"])]
+    if node.rest:
+        node.param_names += ["&", "%&"]
+    node.body = body
+    return node

@@ -1,0 +1,375 @@
+"""Control forms: if/when family, binding conditionals, cond/case/condp, do, and/or,
+quote, comment, return/fail, juxt, program, and the threading macros.
+
+Derived forms lower to If/Let/Do/And/Or; threading macros rewrite forms and
+re-analyze them so special forms work inside steps.
+"""
+from __future__ import annotations
+
+from ..forms import Form, List, Lit, MapForm, Quote, SetForm, Sym, VecForm
+from ..values import Keyword, SymbolRef
+from . import nodes as N
+from .bindings import bind_name, destructure
+from .core import NOT_TAIL, err, special
+
+
+def _parts(form: List, lo: int, hi: int | None, shape: str, kind="invalid_arity"):
+    n = len(form.items) - 1
+    if n < lo or (hi is not None and n > hi):
+        raise err(kind, f"expected {shape}", form)
+    return form.items[1:]
+
+
+@special("if")
+def analyze_if(az, form, scope, tail):
+    p = _parts(form, 2, 3, "(if test then else?)")
+    test = az.analyze(p[0], scope, NOT_TAIL)
+    then = az.analyze(p[1], scope, tail)
+    else_ = az.analyze(p[2], scope, tail) if len(p) == 3 else N.Const(None)
+    return N.If(test, then, else_, span=form.span)
+
+
+@special("if-not")
+def analyze_if_not(az, form, scope, tail):
+    p = _parts(form, 2, 3, "(if-not test then else?)")
+    test = az.analyze(p[0], scope, NOT_TAIL)
+    then = az.analyze(p[1], scope, tail)
+    else_ = az.analyze(p[2], scope, tail) if len(p) == 3 else N.Const(None)
+    return N.If(test, else_, then, span=form.span)
+
+
+@special("when")
+def analyze_when(az, form, scope, tail):
+    p = _parts(form, 1, None, "(when test body...)")
+    return N.If(az.analyze(p[0], scope, NOT_TAIL), az.body(p[1:], scope, tail, form.span), N.Const(None), span=form.span)
+
+
+@special("when-not")
+def analyze_when_not(az, form, scope, tail):
+    p = _parts(form, 1, None, "(when-not test body...)")
+    return N.If(az.analyze(p[0], scope, NOT_TAIL), N.Const(None), az.body(p[1:], scope, tail, form.span), span=form.span)
+
+
+def _single_binding(form: List, head: str):
+    if len(form.items) < 2 or type(form.items[1]) is not VecForm:
+        raise err("invalid_form", f"{head} needs a binding vector: ({head} [name expr] ...)", form)
+    b = form.items[1].items
+    if len(b) != 2:
+        raise err("invalid_form", f"{head} takes exactly one binding pair [name expr]", form.items[1])
+    return b[0], b[1]
+
+
+def _binding_conditional(az, form, scope, tail, head, nil_only, need_else):
+    pat, expr = _single_binding(form, head)
+    rest = form.items[2:]
+    if need_else and len(rest) != 2:
+        raise err("invalid_arity", f"({head} [name expr] then else) needs exactly a then and an else branch", form)
+    value = az.analyze(expr, scope, NOT_TAIL)
+    tmp = N.Local("__test")
+    out: list = []
+    inner = destructure(az, pat, N.LocalRef(tmp), scope, out)
+    then_forms = rest[:1] if need_else else rest
+    then = az.body(then_forms, inner, tail, form.span)
+    if out:
+        then = N.Let(out, then, span=form.span)
+    else_ = az.analyze(rest[1], scope, tail) if need_else else N.Const(None)
+    test = N.Prim("issome", [N.LocalRef(tmp)]) if nil_only else N.LocalRef(tmp)
+    return N.Let([(tmp, value)], N.If(test, then, else_, span=form.span), span=form.span)
+
+
+@special("if-let")
+def analyze_if_let(az, form, scope, tail):
+    return _binding_conditional(az, form, scope, tail, "if-let", False, True)
+
+
+@special("when-let")
+def analyze_when_let(az, form, scope, tail):
+    return _binding_conditional(az, form, scope, tail, "when-let", False, False)
+
+
+@special("if-some")
+def analyze_if_some(az, form, scope, tail):
+    return _binding_conditional(az, form, scope, tail, "if-some", True, True)
+
+
+@special("when-some")
+def analyze_when_some(az, form, scope, tail):
+    return _binding_conditional(az, form, scope, tail, "when-some", True, False)
+
+
+@special("when-first")
+def analyze_when_first(az, form, scope, tail):
+    pat, expr = _single_binding(form, "when-first")
+    coll = N.Local("__coll")
+    out: list = []
+    inner = destructure(az, pat, N.RtCall("first_of", [N.LocalRef(coll)]), scope, out)
+    body = az.body(form.items[2:], inner, tail, form.span)
+    seq = N.RtCall("seq_or_nil", [az.analyze(expr, scope, NOT_TAIL)], span=form.span)
+    return N.Let([(coll, seq)], N.If(N.LocalRef(coll), N.Let(out, body), N.Const(None)), span=form.span)
+
+
+@special("cond")
+def analyze_cond(az, form, scope, tail):
+    clauses = form.items[1:]
+    if len(clauses) % 2:
+        raise err("invalid_cond_form", "cond needs test/result pairs (an even number of forms)", form)
+    node = N.Const(None)
+    for i in range(len(clauses) - 2, -1, -2):
+        t, r = clauses[i], clauses[i + 1]
+        result = az.analyze(r, scope, tail)
+        if type(t) is Lit and t.value is not None and t.value is not False:
+            node = result  # a literal truthy test (:else) always matches
+            continue
+        node = N.If(az.analyze(t, scope, NOT_TAIL), result, node, span=t.span)
+    return node
+
+
+def _case_constant(f: Form):
+    if type(f) is Lit:
+        return [f.value]
+    if type(f) is List:
+        vals = []
+        for x in f.items:
+            if type(x) is not Lit:
+                raise err("invalid_form", f"case constants must be literals, got {x!r}", x)
+            vals.append(x.value)
+        return vals
+    raise err("invalid_form", f"case test constants must be literal keywords, strings, numbers, booleans or nil "
+                              f"(or a list of them), got {f!r}", f)
+
+
+@special("case")
+def analyze_case(az, form, scope, tail):
+    if len(form.items) < 2:
+        raise err("invalid_form", "case needs an expression: (case expr const result ... default?)", form)
+    clauses = form.items[2:]
+    default = N.Const(None)
+    if len(clauses) % 2:
+        default = az.analyze(clauses[-1], scope, tail)
+        clauses = clauses[:-1]
+    tmp = N.Local("__case")
+    node = default
+    for i in range(len(clauses) - 2, -1, -2):
+        consts = _case_constant(clauses[i])
+        result = az.analyze(clauses[i + 1], scope, tail)
+        tests = [N.Prim("eq", [N.LocalRef(tmp), N.Const(c)]) for c in consts]
+        test = tests[0] if len(tests) == 1 else N.Or(tests)
+        node = N.If(test, result, node, span=clauses[i].span)
+    return N.Let([(tmp, az.analyze(form.items[1], scope, NOT_TAIL))], node, span=form.span)
+
+
+@special("condp")
+def analyze_condp(az, form, scope, tail):
+    if len(form.items) < 4:
+        raise err("invalid_form", "condp needs a predicate, an expression and at least one clause", form)
+    pred, expr, clauses = form.items[1], form.items[2], form.items[3:]
+    for c in clauses:
+        if type(c) is Lit and type(c.value) is Keyword and c.value.name == ">>":
+            raise err("invalid_form", "condp :>> result functions are not supported", c)
+    p, e = N.Local("__pred"), N.Local("__expr")
+    default = N.Const(None)
+    if len(clauses) % 2:
+        default = az.analyze(clauses[-1], scope, tail)
+        clauses = clauses[:-1]
+    node = default
+    for i in range(len(clauses) - 2, -1, -2):
+        test = N.Call(N.LocalRef(p), [az.analyze(clauses[i], scope, NOT_TAIL), N.LocalRef(e)], span=clauses[i].span)
+        node = N.If(test, az.analyze(clauses[i + 1], scope, tail), node, span=clauses[i].span)
+    return N.Let([(p, az.analyze(pred, scope, NOT_TAIL)), (e, az.analyze(expr, scope, NOT_TAIL))], node, span=form.span)
+
+
+@special("do")
+def analyze_do(az, form, scope, tail):
+    return az.body(form.items[1:], scope, tail, form.span)
+
+
+@special("and")
+def analyze_and(az, form, scope, tail):
+    p = form.items[1:]
+    if not p:
+        return N.Const(True, span=form.span)
+    if len(p) == 1:
+        return az.analyze(p[0], scope, tail)
+    return N.And([az.analyze(f, scope, NOT_TAIL) for f in p], span=form.span)
+
+
+@special("or")
+def analyze_or(az, form, scope, tail):
+    p = form.items[1:]
+    if not p:
+        return N.Const(None, span=form.span)
+    exprs = []
+    for f in p:
+        if type(f) is Sym and f.ns is None:
+            exprs.append(az.symbol(f, scope, in_or=True))
+        else:
+            exprs.append(az.analyze(f, scope, NOT_TAIL))
+    return exprs[0] if len(exprs) == 1 else N.Or(exprs, span=form.span)
+
+
+@special("comment")
+def analyze_comment(az, form, scope, tail):
+    return N.Const(None, span=form.span)
+
+
+@special("quote")
+def analyze_quote(az, form, scope, tail):
+    if len(form.items) != 2:
+        raise err("invalid_arity", "quote takes exactly one symbol: (quote name)", form)
+    s = form.items[1]
+    if type(s) is not Sym:
+        raise err("invalid_form", f"only symbols can be quoted, got {s!r}", s)
+    return N.Const(SymbolRef(s.ns, s.name), span=form.span)
+
+
+@special("return", "fail")
+def analyze_terminal(az, form, scope, tail):
+    head = form.items[0].name
+    if len(form.items) != 2:
+        raise err("invalid_arity", f"({head} value) takes exactly one argument", form)
+    return N.Terminal(az.analyze(form.items[1], scope, NOT_TAIL), head, span=form.span)
+
+
+@special("juxt")
+def analyze_juxt(az, form, scope, tail):
+    if len(form.items) < 2:
+        raise err("invalid_arity", "juxt needs at least one function", form)
+    return N.Juxt(az.args(form.items[1:], scope), span=form.span)
+
+
+@special("program")
+def analyze_program(az, form, scope, tail):
+    if len(form.items) < 2:
+        raise err("invalid_arity", "program needs at least one form", form)
+    from ..values import Vector
+    return N.RtCall("make_program", [N.Const(Vector([repr(f) for f in form.items[1:]]))], span=form.span)
+
+
+@special("ns", "defn-", "defmacro", "try", "catch", "throw", "letfn", "declare", "binding")
+def analyze_unsupported(az, form, scope, tail):
+    head = form.items[0].name
+    hints = {
+        "ns": "namespaces cannot be declared in programs (only in prelude source)",
+        "defn-": "defn- is only available in prelude source; use defn",
+        "defmacro": "macros are not supported",
+        "try": "there is no try/catch; use (fail value) to stop with a failure",
+        "catch": "there is no try/catch",
+        "throw": "there is no throw; use (fail value)",
+        "letfn": "letfn is not supported; use let with fn",
+        "declare": "declare is not supported; def names before use or use defonce",
+        "binding": "dynamic binding is not supported",
+    }
+    if head in ("ns", "defn-") and az.env.own_namespace is not None:
+        raise err("invalid_form", f"{head} is not allowed here", form)
+    raise err("unbound_var" if head not in ("ns",) else "invalid_form",
+              f"{head} is not available: {hints[head]}", form, unbound_names=[head])
+
+
+# ------------------------------------------------------------------ threading macros
+
+def _thread_step(step: Form, value: Form, last: bool) -> Form:
+    if type(step) is List and step.items:
+        items = list(step.items)
+        items = items + [value] if last else [items[0], value] + items[1:]
+        return List(items, step.span)
+    if type(step) is Lit and step.value is None:
+        raise err("not_callable", "nil cannot be a threading step", step)
+    return List([step, value], step.span)
+
+
+def _thread(az, form, scope, tail, last):
+    if len(form.items) < 2:
+        raise err("invalid_thread_form", f"{form.items[0].name} needs an initial expression", form)
+    acc = form.items[1]
+    for step in form.items[2:]:
+        acc = _thread_step(step, acc, last)
+    return az.analyze(acc, scope, tail)
+
+
+@special("->")
+def analyze_thread_first(az, form, scope, tail):
+    return _thread(az, form, scope, tail, False)
+
+
+@special("->>")
+def analyze_thread_last(az, form, scope, tail):
+    return _thread(az, form, scope, tail, True)
+
+
+@special("as->")
+def analyze_as_thread(az, form, scope, tail):
+    if len(form.items) < 3:
+        raise err("invalid_thread_form", "as-> needs an expression and a name: (as-> expr name forms...)", form)
+    expr, name = form.items[1], form.items[2]
+    if type(name) is not Sym or name.ns is not None:
+        raise err("invalid_thread_form", "as-> name must be a symbol", name)
+    steps = form.items[3:]
+    if not steps:
+        return az.analyze(expr, scope, tail)
+    bindings = [name, expr]
+    for s in steps[:-1]:
+        bindings += [name, s]
+    return az.analyze(List([Sym(None, "let", form.span), VecForm(bindings, form.span), steps[-1]], form.span), scope, tail)
+
+
+def _cond_thread(az, form, scope, tail, last):
+    head = form.items[0].name
+    if len(form.items) < 2:
+        raise err("invalid_thread_form", f"{head} needs an initial expression", form)
+    pairs = form.items[2:]
+    if len(pairs) % 2:
+        raise err("invalid_thread_form", f"{head} needs test/step pairs (an even number of forms)", form)
+    tmp = N.Local("__thread")
+    bindings = [(tmp, az.analyze(form.items[1], scope, NOT_TAIL))]
+    inner = scope.bind(tmp.name, tmp)
+    ref = Sym(None, tmp.name, form.span)
+    for i in range(0, len(pairs), 2):
+        test = az.analyze(pairs[i], scope, NOT_TAIL)
+        step = az.analyze(_thread_step(pairs[i + 1], ref, last), inner, NOT_TAIL)
+        nxt = N.Local("__thread")
+        bindings.append((nxt, N.If(test, step, N.LocalRef(tmp))))
+        tmp = nxt
+        inner = scope.bind(tmp.name, tmp)
+        ref = Sym(None, tmp.name, form.span)
+    return N.Let(bindings, N.LocalRef(tmp), span=form.span)
+
+
+@special("cond->")
+def analyze_cond_thread_first(az, form, scope, tail):
+    return _cond_thread(az, form, scope, tail, False)
+
+
+@special("cond->>")
+def analyze_cond_thread_last(az, form, scope, tail):
+    return _cond_thread(az, form, scope, tail, True)
+
+
+def _some_thread(az, form, scope, tail, last):
+    head = form.items[0].name
+    if len(form.items) < 2:
+        raise err("invalid_thread_form", f"{head} needs an initial expression", form)
+    tmp = N.Local("__some")
+    value = az.analyze(form.items[1], scope, NOT_TAIL)
+    steps = form.items[2:]
+    if not steps:
+        return value
+
+    def chain(i, cur: N.Local):
+        inner = scope.bind(cur.name, cur)
+        step = az.analyze(_thread_step(steps[i], Sym(None, cur.name, form.span), last), inner, NOT_TAIL)
+        if i == len(steps) - 1:
+            return N.If(N.Prim("isnil", [N.LocalRef(cur)]), N.Const(None), step)
+        nxt = N.Local("__some")
+        return N.If(N.Prim("isnil", [N.LocalRef(cur)]), N.Const(None), N.Let([(nxt, step)], chain(i + 1, nxt)))
+
+    return N.Let([(tmp, value)], chain(0, tmp), span=form.span)
+
+
+@special("some->")
+def analyze_some_thread_first(az, form, scope, tail):
+    return _some_thread(az, form, scope, tail, False)
+
+
+@special("some->>")
+def analyze_some_thread_last(az, form, scope, tail):
+    return _some_thread(az, form, scope, tail, True)

@@ -1,0 +1,334 @@
+"""Forms -> core AST: symbol resolution, calls, literals and the special-form table.
+
+Owns `Analyzer` (one per program), `Scope`, the `@special` registry that the
+family modules (`bindings`, `control`, `iteration`, `threading`) fill, and
+the static checks that run before anything executes: unbound symbols,
+builtin arity, recur position, duplicate literal keys, malformed forms.
+Imports errors, values, forms, nodes and the builtin/host registries.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..errors import PtcError, Span
+from ..forms import Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm
+from ..values import Keyword, SymbolRef
+from . import nodes as N
+
+# name -> handler(az, form, scope, tail) ; filled by @special in the family modules
+SPECIALS: dict[str, Callable] = {}
+# special forms a local binding can never shadow in call position
+UNSHADOWABLE = {"if", "def", "defonce", "do", "recur", "return", "fail", "program", "quote"}
+
+
+def special(*names: str):
+    """Register an analyzer handler for the special forms `names`."""
+
+    def deco(fn):
+        for n in names:
+            SPECIALS[n] = fn
+        return fn
+
+    return deco
+
+
+def err(kind: str, message: str, form: Form | None = None, **details) -> PtcError:
+    return PtcError(kind, message, getattr(form, "span", None), details or None)
+
+
+class Scope:
+    """Lexical scope: an immutable mapping of PTC names to Locals."""
+
+    __slots__ = ("vars",)
+
+    def __init__(self, vars: dict | None = None):
+        self.vars = vars or {}
+
+    def bind(self, name: str, local: N.Local) -> "Scope":
+        v = dict(self.vars)
+        v[name] = local
+        return Scope(v)
+
+    def bind_many(self, pairs) -> "Scope":
+        v = dict(self.vars)
+        for name, local in pairs:
+            v[name] = local
+        return Scope(v)
+
+    def get(self, name: str):
+        return self.vars.get(name)
+
+
+class Tail:
+    """Where an expression sits: `target` is the loop/fn a `recur` here would jump to (None = not tail)."""
+
+    __slots__ = ("target",)
+
+    def __init__(self, target=None):
+        self.target = target
+
+
+NOT_TAIL = Tail(None)
+
+
+class Env:
+    """What the analyzer may resolve against, supplied by the host (session)."""
+
+    def __init__(self, user_names=(), tools=None, preludes=None, strict_data=False, history=True,
+                 own_namespace=None, protected=()):
+        self.user_names = set(user_names)     # names already in the user namespace
+        self.tools = tools                    # None = any tool/ name allowed (checked at run time)
+        self.preludes = preludes or {}        # ns -> {name: ExportInfo}
+        self.strict_data = strict_data
+        self.history = history
+        self.own_namespace = own_namespace    # set while compiling a prelude namespace
+        self.protected = set(protected)
+
+
+class Analyzer:
+    """Analyzes one program (a list of top-level forms)."""
+
+    def __init__(self, env: Env | None = None):
+        self.env = env or Env()
+        self.program_defs: set[str] = set()
+        self.short_fn: dict | None = None     # placeholder state inside #()
+        self.host_refs: dict = {}             # key -> value the compiled code needs (Java members, exports)
+        self.tools_used: set[str] = set()
+        self.data_used: set[str] = set()
+
+    # ---------------------------------------------------------------- entry
+    def analyze_program(self, forms: list[Form]) -> N.Node:
+        self._collect_defs(forms)
+        if not forms:
+            return N.Const(None)
+        body = [self.analyze(f, Scope(), NOT_TAIL) for f in forms]
+        return body[0] if len(body) == 1 else N.Do(body, span=forms[0].span)
+
+    def _collect_defs(self, forms):
+        """Names def'd anywhere in the program: later forms and bodies may refer to them."""
+        stack = list(forms)
+        while stack:
+            f = stack.pop()
+            if type(f) is List and f.items:
+                head = f.items[0]
+                if type(head) is Sym and head.ns is None and head.name in ("def", "defonce", "defn", "defn-") \
+                        and len(f.items) > 1 and type(f.items[1]) is Sym and f.items[1].ns is None:
+                    self.program_defs.add(f.items[1].name)
+                stack.extend(f.items)
+            elif isinstance(f, (VecForm, MapForm, SetForm, ShortFn)):
+                stack.extend(f.items)
+
+    # ---------------------------------------------------------------- dispatch
+    def analyze(self, form: Form, scope: Scope, tail: Tail) -> N.Node:
+        t = type(form)
+        if t is Lit:
+            return N.Const(form.value, span=form.span)
+        if t is Sym:
+            return self.symbol(form, scope)
+        if t is List:
+            return self.list_form(form, scope, tail)
+        if t is VecForm:
+            return self.collection(form, scope, N.VectorLit)
+        if t is MapForm:
+            return self.map_literal(form, scope)
+        if t is SetForm:
+            return self.collection(form, scope, N.SetLit)
+        if t is ShortFn:
+            from .bindings import analyze_short_fn
+            return analyze_short_fn(self, form, scope)
+        if t is Quote:
+            return N.Const(SymbolRef(form.sym.ns, form.sym.name), span=form.span)
+        if t is VarQuote:
+            return self.symbol(form.sym, scope)
+        if t is RegexLit:
+            from ..lib.regexes import compile_regex
+            try:
+                return N.Const(compile_regex(form.source), span=form.span)
+            except PtcError as e:
+                raise err("invalid_form", f"invalid regex literal: {e.message}", form) from None
+        raise err("invalid_form", f"cannot evaluate {form!r}", form)  # pragma: no cover
+
+    def body(self, forms: list[Form], scope: Scope, tail: Tail, span=None) -> N.Node:
+        """An implicit `do`: nil when empty; the last form is in tail position."""
+        if not forms:
+            return N.Const(None, span=span)
+        if len(forms) == 1:
+            return self.analyze(forms[0], scope, tail)
+        nodes = [self.analyze(f, scope, NOT_TAIL) for f in forms[:-1]]
+        nodes.append(self.analyze(forms[-1], scope, tail))
+        return N.Do(nodes, span=span or forms[0].span)
+
+    # ---------------------------------------------------------------- literals
+    def collection(self, form, scope, cls):
+        items = [self.analyze(f, scope, NOT_TAIL) for f in form.items]
+        if cls is N.SetLit:
+            check_duplicates(form.items, form)
+        if cls is N.VectorLit and all(type(i) is N.Const for i in items):
+            from ..values import Vector
+            # a fresh vector per evaluation of the literal (vectors may be extended in place by their owner)
+            return N.VectorLit(items, span=form.span)
+        return cls(items, span=form.span)
+
+    def map_literal(self, form: MapForm, scope):
+        it = form.items
+        check_duplicates(it[0::2], form)
+        pairs = []
+        for i in range(0, len(it), 2):
+            pairs.append((self.analyze(it[i], scope, NOT_TAIL), self.analyze(it[i + 1], scope, NOT_TAIL)))
+        return N.MapLit(pairs, span=form.span)
+
+    # ---------------------------------------------------------------- symbols
+    def symbol(self, sym: Sym, scope: Scope, *, in_or: bool = False) -> N.Node:
+        if sym.ns is not None:
+            return self.qualified(sym, scope)
+        name = sym.name
+        local = scope.get(name)
+        if local is not None:
+            return N.LocalRef(local, span=sym.span)
+        if name.startswith("%"):
+            return self.placeholder(sym)
+        if name in ("*1", "*2", "*3"):
+            return N.HistoryRef(int(name[1]), span=sym.span)
+        if name in self.program_defs or name in self.env.user_names:
+            return N.GlobalRef(name, span=sym.span)
+        if name.startswith(".") and len(name) > 1:
+            return self.java_method_ref(sym)
+        if name.endswith(".") and len(name) > 1:
+            return self.java_ctor_ref(sym)
+        from ..lib.registry import BUILTINS
+        if name in BUILTINS:
+            return N.BuiltinRef(name, span=sym.span)
+        if name in SPECIALS or name == "juxt":
+            raise err("invalid_form", f"{name} is a special form and cannot be used as a value", sym)
+        if in_or:
+            return N.MaybeGlobal(name, span=sym.span)
+        raise self.unbound(sym)
+
+    def unbound(self, sym: Sym) -> PtcError:
+        from .hints import unbound_hint
+        return err("unbound_var", f"Unable to resolve symbol: {sym.full} in this context{unbound_hint(sym.full)}",
+                   sym, unbound_names=[sym.full])
+
+    def placeholder(self, sym: Sym) -> N.Node:
+        st = self.short_fn
+        if st is None:
+            raise err("invalid_placeholder", f"{sym.name} can only be used inside #(...)", sym)
+        name = sym.name
+        if name == "%&":
+            st["rest"] = True
+            return N.LocalRef(st["rest_local"], span=sym.span)
+        n = 1 if name == "%" else name[1:]
+        try:
+            n = int(n)
+        except ValueError:
+            raise err("invalid_placeholder", f"invalid placeholder {name}", sym) from None
+        if n < 1 or n > 20:
+            raise err("invalid_form", f"placeholder {name} out of range (%1 to %20)", sym)
+        st["max"] = max(st["max"], n)
+        return N.LocalRef(st["locals"][n - 1], span=sym.span)
+
+    def qualified(self, sym: Sym, scope: Scope) -> N.Node:
+        from .resolve import resolve_qualified
+        return resolve_qualified(self, sym)
+
+    def java_method_ref(self, sym: Sym) -> N.Node:
+        from .resolve import java_method_node
+        return java_method_node(self, sym, None)
+
+    def java_ctor_ref(self, sym: Sym) -> N.Node:
+        from .resolve import java_ctor_node
+        return java_ctor_node(self, sym, None)
+
+    def host_ref(self, key: str, value, span=None, member=None) -> N.Node:
+        self.host_refs[key] = value
+        return N.HostRef(key, member, span=span)
+
+    # ---------------------------------------------------------------- lists
+    def list_form(self, form: List, scope: Scope, tail: Tail) -> N.Node:
+        items = form.items
+        if not items:
+            raise err("invalid_form", "Empty list is not a valid expression; use [] for an empty vector", form)
+        head = items[0]
+        if type(head) is Sym and head.ns is None:
+            name = head.name
+            handler = SPECIALS.get(name)
+            if handler is not None and (name in UNSHADOWABLE or scope.get(name) is None):
+                return handler(self, form, scope, tail)
+            if name == "recur":  # pragma: no cover - recur is a special
+                pass
+        return self.call(form, scope)
+
+    def args(self, forms, scope) -> list[N.Node]:
+        return [self.analyze(f, scope, NOT_TAIL) for f in forms]
+
+    def call(self, form: List, scope: Scope) -> N.Node:
+        head, rest = form.items[0], form.items[1:]
+        th = type(head)
+        if th is Sym:
+            if head.ns is None:
+                name = head.name
+                if scope.get(name) is None and name not in self.program_defs and name not in self.env.user_names:
+                    from .resolve import builtin_call
+                    node = builtin_call(self, head, rest, scope, form)
+                    if node is not None:
+                        return node
+            else:
+                from .resolve import qualified_call
+                return qualified_call(self, head, rest, scope, form)
+        elif th is Lit:
+            v = head.value
+            if type(v) is Keyword:
+                if len(rest) not in (1, 2):
+                    raise err("arity_error", f"keyword :{v.name} called with {len(rest)} arguments (expects 1 or 2)", form)
+                return N.RtCall("kw_get", [N.Const(v, span=head.span)] + self.args(rest, scope), span=form.span)
+            from ..values import type_name
+            raise err("not_callable", f"{type_name(v)} {head!r} is not a function", form)
+        elif th is VecForm:
+            raise err("not_callable", "a vector is not callable; use (get v i) or (nth v i)", form)
+        fn = self.analyze(head, scope, NOT_TAIL)
+        return N.Call(fn, self.args(rest, scope), span=form.span)
+
+
+# ------------------------------------------------------------------ duplicate keys
+
+def form_key(f: Form):
+    """Structural identity of a literal form for the duplicate-key check."""
+    t = type(f)
+    if t is Lit:
+        v = f.value
+        if type(v) is float:
+            return ("num", 0.0 if v == 0 else v)
+        if type(v) is int:
+            return ("num", float(v)) if abs(v) < 2 ** 53 else ("int", v)
+        if type(v) is bool:
+            return ("bool", v)
+        return ("lit", type(v).__name__, v)
+    if t is Sym:
+        return ("sym", f.ns, f.name)
+    if t is Quote:
+        return ("quote", f.sym.ns, f.sym.name)
+    if t is VarQuote:
+        return ("var", f.sym.ns, f.sym.name)
+    if t in (List, VecForm):
+        return ("seq", tuple(form_key(x) for x in f.items))
+    if t is MapForm:
+        return ("map", frozenset((form_key(f.items[i]), form_key(f.items[i + 1])) for i in range(0, len(f.items), 2)))
+    if t is SetForm:
+        return ("set", frozenset(form_key(x) for x in f.items))
+    return ("unique", id(f))
+
+
+def check_duplicates(keys: list[Form], where: Form):
+    seen = {}
+    for k in keys:
+        fk = form_key(k)
+        if fk in seen:
+            what = "set element" if type(where) is SetForm else "map key"
+            raise err("duplicate_key", f"Duplicate {what}: {k!r}", k)
+        seen[fk] = k
+
+
+def sym_name(form: Form, what: str) -> str:
+    if type(form) is not Sym or form.ns is not None:
+        raise err("invalid_form", f"{what} must be a plain symbol, got {form!r}", form)
+    return form.name

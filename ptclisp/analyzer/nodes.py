@@ -1,0 +1,199 @@
+"""The core AST: what the analyzer produces and the compiler consumes.
+
+About twenty node kinds; every derived form (`when`, `cond`, `->`, `for`
+modifiers, `defn`, destructuring, ...) is lowered into these. Each node has
+a `span` (None when unknown). Imports errors only.
+"""
+from __future__ import annotations
+
+import itertools
+
+import attrs
+
+from ..errors import Span
+
+_ids = itertools.count()
+
+
+@attrs.define(slots=True, eq=False)
+class Local:
+    """A lexical variable; `py` is its unique Python identifier."""
+
+    name: str
+    py: str = ""
+
+    def __attrs_post_init__(self):
+        safe = "".join(c if c.isalnum() else "_" for c in self.name)[:24]
+        self.py = f"l{next(_ids)}_{safe}"
+
+
+class Node:
+    __slots__ = ("span",)
+
+
+def _node(*fields):
+    """Define a slotted node class with the given fields (+ span)."""
+
+    def deco(cls):
+        cls.__slots__ = fields
+        args = ", ".join(fields)
+        body = "".join(f"    self.{f} = {f}\n" for f in fields)
+        ns: dict = {}
+        exec(f"def __init__(self, {args}, span=None):\n{body}    self.span = span\n", ns)  # noqa: S102 - fixed text
+        cls.__init__ = ns["__init__"]
+        cls.__repr__ = lambda self: f"{cls.__name__}(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in fields) + ")"
+        return cls
+
+    return deco
+
+
+@_node("value")
+class Const(Node):
+    """A literal value (number, string, keyword, nil, boolean, regex, symbol ref)."""
+
+
+@_node("local")
+class LocalRef(Node):
+    pass
+
+
+@_node("name")
+class GlobalRef(Node):
+    """A user-namespace name, read at run time."""
+
+
+@_node("name")
+class MaybeGlobal(Node):
+    """A user-namespace name that reads as nil when unbound (bare `or` operand)."""
+
+
+@_node("name")
+class BuiltinRef(Node):
+    """A registered builtin used as a value."""
+
+
+@_node("name", "args")
+class BuiltinCall(Node):
+    """A direct call of a registered builtin."""
+
+
+@_node("name")
+class DataRef(Node):
+    pass
+
+
+@_node("name")
+class ToolRef(Node):
+    """`tool/name` used as a value (a callable)."""
+
+
+@_node("name", "args")
+class ToolCall(Node):
+    pass
+
+
+@_node("n")
+class HistoryRef(Node):
+    """`*1`, `*2`, `*3`."""
+
+
+@_node("key", "member")
+class HostRef(Node):
+    """A host-table value (Java member, constructor, prelude export): `key` names it in the runtime table."""
+
+
+@_node("test", "then", "else_")
+class If(Node):
+    pass
+
+
+@_node("body")
+class Do(Node):
+    """Evaluate `body` (a non-empty list) in order; value of the last."""
+
+
+@_node("bindings", "body")
+class Let(Node):
+    """`bindings`: list of (Local, Node) evaluated in order; body: one node."""
+
+
+@_node("locals", "inits", "body", "has_recur")
+class Loop(Node):
+    pass
+
+
+@_node("args", "target")
+class Recur(Node):
+    """`target` is the Loop or Fn node it jumps to."""
+
+
+@_node("name", "self_local", "params", "rest", "prologue", "body", "has_recur", "doc", "param_names")
+class Fn(Node):
+    """A closure. `params`: list[Local]; `rest`: Local|None; `prologue`: destructuring bindings."""
+
+
+@_node("fn", "args")
+class Call(Node):
+    pass
+
+
+@_node("name", "value", "doc", "once")
+class Def(Node):
+    pass
+
+
+@_node("exprs")
+class And(Node):
+    pass
+
+
+@_node("exprs")
+class Or(Node):
+    pass
+
+
+@_node("items")
+class VectorLit(Node):
+    pass
+
+
+@_node("pairs")
+class MapLit(Node):
+    """`pairs`: list of (key node, value node)."""
+
+
+@_node("items")
+class SetLit(Node):
+    pass
+
+
+@_node("value", "kind")
+class Terminal(Node):
+    """`(return v)` / `(fail v)`; kind is "return" or "fail"."""
+
+
+@_node("helper", "args")
+class RtCall(Node):
+    """A call of a runtime helper by name (destructuring, checks, ...)."""
+
+
+@_node("clauses", "body", "collect")
+class For(Node):
+    """`for` (collect=True) / `doseq` (collect=False).
+
+    clauses: list of ("bind", Local, coll_node, [(Local, Node) destructure bindings])
+                     | ("let", [(Local, Node)]) | ("when", node) | ("while", node)
+    """
+
+
+@_node("fns")
+class Juxt(Node):
+    pass
+
+
+@_node("op", "args")
+class Prim(Node):
+    """An inlined primitive operation on two arguments (op: add, sub, lt, ...)."""
+
+
+__all__ = [n for n in list(globals()) if not n.startswith("_")] + ["Span"]

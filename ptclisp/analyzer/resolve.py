@@ -1,0 +1,208 @@
+"""Resolution of calls and qualified names (runtime.md §4.5-4.6).
+
+Owns: direct builtin calls (static arity, analyzer-intercepted builtins,
+inlined primitives), `tool/`, `data/`, Java members, prelude exports,
+compatibility namespaces (`clojure.string/`, `json/`, ...) and the errors for
+unknown namespaces and members.
+"""
+from __future__ import annotations
+
+from ..errors import PtcError
+from ..forms import List, Sym
+from ..lib import registry as R
+from . import nodes as N
+from .core import NOT_TAIL, err
+
+# two-argument builtins the compiler inlines as primitives
+PRIMS = {"+": "add", "-": "sub", "*": "mul", "<": "lt", ">": "gt", "<=": "le", ">=": "ge", "=": "eq",
+         "==": "eq", "not=": "ne"}
+UNARY_PRIMS = {"inc": "inc", "dec": "dec", "not": "not", "nil?": "isnil", "some?": "issome",
+               "zero?": "zero", "first": "first"}
+AUTO_QUOTE = {"doc", "source", "export-meta", "dir"}
+COMPAT_GROUP_LABEL = {"string": "String", "set": "Set", "walk": "Walk", "regex": "Regex", "core": "Core", "json": "JSON"}
+
+
+def _arity_check(spec: R.Builtin, n: int, form):
+    if not spec.accepts(n):
+        raise err("arity_error", f"{spec.name} called with {n} argument{'s' if n != 1 else ''} "
+                                 f"(expects {spec.arity_text()})", form)
+
+
+def builtin_call(az, head: Sym, rest: list, scope, form: List):
+    """A call whose head is a plain symbol that is not local or user-defined; None if not a builtin."""
+    name = head.name
+    if name.startswith(".") and len(name) > 1:
+        return java_method_node(az, head, [az.analyze(f, scope, NOT_TAIL) for f in rest], form)
+    if name.endswith(".") and len(name) > 1:
+        return java_ctor_node(az, head, [az.analyze(f, scope, NOT_TAIL) for f in rest], form)
+    spec = R.BUILTINS.get(name)
+    if spec is None:
+        return None
+    return builtin_call_node(az, spec, rest, scope, form)
+
+
+def builtin_call_node(az, spec: R.Builtin, rest: list, scope, form: List):
+    name = spec.name
+    n = len(rest)
+    if name == "apply" and n < 2:
+        raise err("invalid_arity", "apply needs a function and at least one argument: (apply f args)", form)
+    if name == "pmap" and n < 2:
+        raise err("invalid_arity", "pmap needs a function and at least one collection", form)
+    if name in AUTO_QUOTE and n == 1 and type(rest[0]) is Sym:
+        from ..values import SymbolRef
+        args = [N.Const(SymbolRef(rest[0].ns, rest[0].name), span=rest[0].span)]
+    else:
+        args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
+    _arity_check(spec, n, form)
+    if n == 2 and name in PRIMS:
+        return N.Prim(PRIMS[name], args, span=form.span)
+    if n == 1 and name in UNARY_PRIMS:
+        return N.Prim(UNARY_PRIMS[name], args, span=form.span)
+    return N.BuiltinCall(global_name(spec), args, span=form.span)
+
+
+def global_name(spec: R.Builtin) -> str:
+    """The runtime-table name of a builtin: its plain name, or group/name when only reachable qualified."""
+    return spec.name if spec.plain else f"{spec.groups[0]}/{spec.name}"
+
+
+# ------------------------------------------------------------------ qualified names
+
+def qualified_call(az, head: Sym, rest: list, scope, form: List):
+    ns, name = head.ns, head.name
+    if ns == "tool":
+        return tool_call(az, head, rest, scope, form)
+    if ns == "data":
+        raise err("not_callable", f"data/{name} is a data value, not a function; use it without parentheses", form)
+    if ns == "java.util" and name == "Date.":
+        return java_ctor_node(az, Sym(None, "java.util.Date.", head.span), [az.analyze(f, scope, NOT_TAIL) for f in rest], form)
+    from ..lib import java as J
+    if J.is_java_class_spelling(ns):
+        member = J.java_static(ns, name)
+        args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
+        if member.fn is None:
+            if args:
+                raise err("java_arity_error", f"{ns}/{name} is a constant and takes no arguments", form)
+            return N.Const(member.value, span=head.span)
+        _java_arity(member, len(args), f"{ns}/{name}", form)
+        key = f"java:{J.JAVA_CLASS_ALIASES.get(ns, ns)}/{name}"
+        return N.Call(az.host_ref(key, member.fn, head.span), args, span=form.span)
+    export = _prelude_export(az, ns, name, head)
+    if export is not None:
+        return export.call_node(az, [az.analyze(f, scope, NOT_TAIL) for f in rest], form)
+    spec = R.lookup_qualified(ns, name)
+    if spec is not None:
+        return builtin_call_node(az, spec, rest, scope, form)
+    raise _unknown_member(az, ns, name, head)
+
+
+def resolve_qualified(az, sym: Sym) -> N.Node:
+    ns, name = sym.ns, sym.name
+    if ns == "tool":
+        _check_tool(az, name, sym)
+        return N.ToolRef(name, span=sym.span)
+    if ns == "data":
+        az.data_used.add(name)
+        return N.DataRef(name, span=sym.span)
+    from ..lib import java as J
+    if ns == "java.util" and name == "Date.":
+        return java_ctor_node(az, Sym(None, "java.util.Date.", sym.span), None)
+    if J.is_java_class_spelling(ns):
+        member = J.java_static(ns, name)
+        if member.fn is None:
+            return N.Const(member.value, span=sym.span)
+        key = f"java:{J.JAVA_CLASS_ALIASES.get(ns, ns)}/{name}"
+        return az.host_ref(key, member.fn, sym.span)
+    export = _prelude_export(az, ns, name, sym)
+    if export is not None:
+        return export.ref_node(az, sym)
+    spec = R.lookup_qualified(ns, name)
+    if spec is not None:
+        return N.BuiltinRef(global_name(spec), span=sym.span)
+    raise _unknown_member(az, ns, name, sym)
+
+
+def _prelude_export(az, ns, name, sym):
+    exports = az.env.preludes.get(ns)
+    if exports is None:
+        return None
+    ex = exports.get(name)
+    if ex is None:
+        raise err("invalid_form", f"{ns}/{name} is not a public export of namespace {ns}.", sym)
+    return ex
+
+
+def _unknown_member(az, ns, name, sym) -> PtcError:
+    group = R.QUALIFIERS.get(ns)
+    if group is not None:
+        members = R.members_of(ns)
+        label = COMPAT_GROUP_LABEL.get(group, group)
+        shown = ", ".join(members[:60])
+        return err("invalid_form", f"{name} is not available. {label} functions: {shown}", sym)
+    if ns.startswith("java.") or (ns[:1].isupper() and "." not in ns):
+        return err("unsupported_java_class", f"{ns} is not an admitted Java class", sym)
+    available = sorted(set(R.QUALIFIERS) | {"tool", "data"} | set(az.env.preludes))
+    return err("invalid_form", f"unknown namespace {ns} in {ns}/{name}", sym,
+               kind="unknown_namespace", rejected_namespace=ns, available_namespaces=available)
+
+
+def _java_arity(member, n, label, form):
+    if n < member.min_arity or (member.max_arity is not None and n > member.max_arity):
+        want = member.min_arity if member.max_arity == member.min_arity else \
+            f"{member.min_arity}{'+' if member.max_arity is None else '-' + str(member.max_arity)}"
+        raise err("java_arity_error", f"{label} called with {n} arguments (expects {want})", form)
+
+
+def java_method_node(az, sym: Sym, args, form=None):
+    from ..lib import java as J
+    mname = sym.name[1:]
+    member = J.java_method(mname)
+    if args is None:
+        return az.host_ref(f"jm:{mname}", member.fn, sym.span)
+    _java_arity(member, len(args), sym.name, form)
+    return N.Call(az.host_ref(f"jm:{mname}", member.fn, sym.span), args, span=form.span)
+
+
+def java_ctor_node(az, sym: Sym, args, form=None):
+    from ..lib import java as J
+    member = J.java_constructor(sym.name)
+    if args is None:
+        return az.host_ref(f"jc:{sym.name}", member.fn, sym.span)
+    _java_arity(member, len(args), sym.name, form)
+    return N.Call(az.host_ref(f"jc:{sym.name}", member.fn, sym.span), args, span=form.span)
+
+
+# ------------------------------------------------------------------ tools
+
+def _check_tool(az, name, sym):
+    tools = az.env.tools
+    if tools is not None and name not in tools:
+        public = sorted(tools)
+        raise err("unknown_tool", f"tool/{name} is not available. Available tools: "
+                                  f"{', '.join(public) if public else '(none)'}", sym, tool=name)
+    az.tools_used.add(name)
+
+
+def tool_call(az, head: Sym, rest: list, scope, form: List):
+    _check_tool(az, head.name, head)
+    from ..values import Keyword
+    from ..forms import Lit, MapForm, Quote
+    n = len(rest)
+    if n == 0:
+        args = []
+    elif n == 1:
+        if type(rest[0]) is Quote and head.name == "call":
+            args = [az.analyze(rest[0], scope, NOT_TAIL)]
+        elif type(rest[0]) in (Lit,) and type(rest[0].value) is not Keyword and rest[0].value is not None:
+            raise err("invalid_tool_args", f"Tool calls require named arguments: (tool/{head.name} {{:key value}}) "
+                                           f"or (tool/{head.name} :key value)", form)
+        else:
+            args = [az.analyze(rest[0], scope, NOT_TAIL)]
+    elif head.name == "call" and n == 2 and type(rest[0]) is Quote:
+        args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
+    else:
+        if n % 2:
+            raise err("invalid_tool_args", f"Tool calls require named arguments: (tool/{head.name} :key value ...) "
+                                           f"needs an even number of forms, got {n}", form)
+        args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
+    return N.ToolCall(head.name, args, span=form.span)

@@ -1,0 +1,83 @@
+"""The public embedding API: run, Session, read_string, equal, pr_str, to_python, from_python.
+
+Every entry point returns a `Result` or a value; no input makes `run` or
+`Session.eval` raise (a Python exception escaping them is a bug).
+"""
+from __future__ import annotations
+
+from .errors import PtcError
+from .evaluator import Environment, ErrorInfo, Result, evaluate, to_error_info
+from .meter import Limits
+from .printer import pr_str as _pr_str
+from .reader import read_string as _read_string
+from .values import equal as _equal
+
+
+class Session:
+    """A user namespace kept across evaluations, with `*1 *2 *3` history.
+
+    Definitions and history change only when an evaluation succeeds; `return`
+    commits definitions but not history; a failure leaves both unchanged.
+    A Session is not thread-safe: use one per thread.
+    """
+
+    def __init__(self, context=None, tools=None, limits: Limits | None = None, preludes=None,
+                 strict_data: bool = False):
+        self.limits = limits or Limits()
+        try:
+            self.env = Environment(context, tools, strict_data=strict_data)
+        except PtcError as e:
+            raise ValueError(f"invalid session input: {e.message}") from None
+        self.prelude_sources = list(preludes or [])
+        if self.prelude_sources:
+            from .prelude import attach_preludes
+            attach_preludes(self.env, self.prelude_sources)
+
+    def eval(self, source: str, limits: Limits | None = None) -> Result:
+        """Evaluate one program in this session."""
+        if not isinstance(source, str):
+            return Result("error", error=ErrorInfo("type_error", "source must be a string"))
+        try:
+            return evaluate(self.env, source, limits or self.limits)
+        except Exception as exc:  # noqa: BLE001 - defence in depth: never raise to the host
+            return Result("error", error=to_error_info(exc))
+
+    @property
+    def definitions(self) -> dict:
+        return dict(self.env.ns)
+
+    @property
+    def history(self) -> list:
+        return list(self.env.history)
+
+
+def run(source: str, context=None, tools=None, limits: Limits | None = None, preludes=None,
+        strict_data: bool = False) -> Result:
+    """Evaluate one program with a fresh namespace (the one-shot form of Session)."""
+    try:
+        s = Session(context=context, tools=tools, limits=limits, preludes=preludes, strict_data=strict_data)
+    except (ValueError, TypeError) as exc:
+        return Result("error", error=ErrorInfo("type_error", str(exc)))
+    except PtcError as exc:
+        return Result("error", error=to_error_info(exc))
+    return s.eval(source)
+
+
+def read_string(text: str):
+    """Read one PTC literal as data (no evaluation). Raises PtcError (parse_error) on bad input."""
+    return _read_string(text)
+
+
+def equal(a, b) -> bool:
+    """The language's `=`, except that NaN equals NaN here.
+
+    Inside programs `(= ##NaN ##NaN)` is false, as the language says; a host
+    comparing two results wants "the same value", so this entry point treats
+    NaN as equal to itself (also inside collections).
+    """
+    return _equal(a, b, nan_equal=True)
+
+
+def pr_str(value) -> str:
+    """The language's `pr-str`."""
+    return _pr_str(value)

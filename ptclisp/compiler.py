@@ -1,0 +1,762 @@
+"""Core AST -> Python code object, once per program.
+
+Owns the emitters (one per node class, chosen from `EMIT` by type at compile
+time) and the shape of generated modules:
+
+    def __ptc_factory__(<constants>):
+        def __ptc_main__():
+            <program>
+        return __ptc_main__
+
+Locals become Python locals, `loop`/`recur` become `while True` loops whose
+back-edge ticks the loop counter and reads `_m.expired` (the meter's
+deadline flag), closures become nested `def`s built by small factories so
+they capture values, not variables. Python AST nodes carry the PTC line and
+column, so a traceback through generated code maps back to a PTC `Span`.
+
+Generated code sees only `RT` (runtime helpers + builtins, installed as its
+`__builtins__`) and the per-environment globals `_m` (meter), `_ns` (user
+namespace), `_data`, `_tool`, `_hist`. Imports analyzer nodes, runtime and
+the builtin registry.
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+import math
+
+from . import runtime as rt
+from .analyzer import nodes as N
+from .errors import FailSignal, PtcError, ReturnSignal
+from .lib import registry as R
+from .printer import FN_META
+from .values import Keyword, Map, Set, Vector, hk
+
+FILENAME = "<ptc>"
+_uid = itertools.count()
+
+
+def mangle(name: str) -> str:
+    return "b_" + "".join(c if c.isalnum() else f"_{ord(c):x}_" for c in name)
+
+
+# ------------------------------------------------------------------ the runtime table
+
+def _build_rt() -> dict:
+    from . import lib  # noqa: F401 - registers every builtin family
+    from .lib import numbers as num
+    table = {
+        "type": type, "int": int, "len": len, "isinstance": isinstance,
+        "_Return": ReturnSignal, "_Fail": FailSignal, "_PtcError": PtcError,
+        "_truthy": rt.truthy, "_kw_get": rt.kw_get, "_loop_limit": rt.loop_limit_exceeded,
+        "_rest": rt.rest_args, "_juxt": rt.juxt, "_def": rt.rt_def,
+        "_mkvec": rt.mkvec, "_mkmap": rt.mkmap, "_mkset": rt.mkset, "_hk": hk,
+        "_out_for": rt.out_for, "_for_too_big": rt.for_too_big,
+        "_add2": num.add2, "_sub2": num.sub2, "_mul2": num.mul2, "_lt2": num.lt2, "_gt2": num.gt2,
+        "_le2": num.le2, "_ge2": num.ge2, "_eq2": num.eq2,
+    }
+    for name in ("ds_seq", "ds_nth", "ds_rest", "ds_kwargs", "ds_map", "ds_get", "ds_get_or", "ds_as",
+                 "iter_items", "seq_or_nil", "first_of", "make_program", "kw_get"):
+        table["_rt_" + name] = getattr(rt, name)
+    for name, spec in R.BUILTINS.items():
+        table[mangle(name)] = spec.fn
+    for (group, name), spec in R.QUALIFIED.items():
+        table[mangle(f"{group}/{name}")] = spec.fn
+    return table
+
+
+_RT: dict | None = None
+
+
+def runtime_table() -> dict:
+    global _RT
+    if _RT is None:
+        _RT = _build_rt()
+    return _RT
+
+
+# ------------------------------------------------------------------ python AST helpers
+
+def _name(id_, store=False):
+    return ast.Name(id=id_, ctx=ast.Store() if store else ast.Load())
+
+
+def _call(fn, args, span=None):
+    node = ast.Call(func=fn if isinstance(fn, ast.expr) else _name(fn), args=args, keywords=[])
+    return _at(node, span)
+
+
+def _at(node, span):
+    if span is not None:
+        node.lineno = node.end_lineno = span.line
+        node.col_offset = node.end_col_offset = max(0, span.col - 1)
+    return node
+
+
+def _assign(target: str, value, span=None):
+    return _at(ast.Assign(targets=[_name(target, True)], value=value), span)
+
+
+def _attr(obj: str, attr: str):
+    return ast.Attribute(value=_name(obj), attr=attr, ctx=ast.Load())
+
+
+def _is(a, b, negate=False):
+    return ast.Compare(left=a, ops=[ast.IsNot() if negate else ast.Is()], comparators=[b])
+
+
+_NONE = ast.Constant(None)
+
+
+def _truthy_test(expr, temp):
+    """PTC truthiness of `expr` (only nil and false are falsy), evaluating it once."""
+    w = ast.NamedExpr(target=_name(temp, True), value=expr)
+    return ast.BoolOp(op=ast.And(), values=[_is(w, ast.Constant(None), True), _is(_name(temp), ast.Constant(False), True)])
+
+
+def _trivial(e) -> bool:
+    return isinstance(e, (ast.Constant, ast.Name))
+
+
+def _check_expired():
+    """`if _m.expired: _m.raise_expired()`"""
+    return ast.If(test=_attr("_m", "expired"),
+                  body=[ast.Expr(_call(_attr("_m", "raise_expired"), []))], orelse=[])
+
+
+# ------------------------------------------------------------------ sinks (where a tail value goes)
+
+class Ret:
+    def finish(self, expr, stmts):
+        stmts.append(ast.Return(value=expr))
+
+
+class Assign:
+    def __init__(self, name):
+        self.name = name
+
+    def finish(self, expr, stmts):
+        stmts.append(_assign(self.name, expr))
+
+
+class Discard:
+    def finish(self, expr, stmts):
+        if not _trivial(expr):
+            stmts.append(ast.Expr(expr))
+
+
+class LoopExit:
+    def __init__(self, name):
+        self.name = name
+
+    def finish(self, expr, stmts):
+        stmts.append(_assign(self.name, expr))
+        stmts.append(ast.Break())
+
+
+BOOL_PRIMS = {"lt", "gt", "le", "ge", "eq", "ne", "not", "isnil", "issome", "zero"}
+BOOL_BUILTINS = {n for n in ("empty?", "contains?", "every?", "not-any?", "not-every?", "map?", "vector?", "string?",
+                             "number?", "keyword?", "nil?", "some?", "true?", "false?", "fn?", "even?", "odd?",
+                             "pos?", "neg?", "zero?", "set?", "coll?", "int?", "integer?", "float?", "boolean?",
+                             "includes?", "starts-with?", "ends-with?", "blank?", "not", "=", "not=", "<", ">",
+                             "<=", ">=")}
+
+
+class Compiler:
+    """Compiles one analyzed program."""
+
+    def __init__(self, host_refs: dict | None = None):
+        self.consts: list = []
+        self.const_names: dict = {}
+        self.host_refs = host_refs or {}
+        self.loops: dict = {}     # id(target) -> loop info
+        self.n = 0
+
+    # ------------------------------------------------------------ helpers
+    def tmp(self, hint="t") -> str:
+        self.n += 1
+        return f"_{hint}{self.n}"
+
+    def const(self, value):
+        t = type(value)
+        if value is None or t is bool or t is str or t is int or t is float:
+            return ast.Constant(value)
+        key = (t, id(value)) if t is not Keyword else (t, value.name)
+        name = self.const_names.get(key)
+        if name is None:
+            name = f"_c{len(self.consts)}"
+            self.consts.append(value)
+            self.const_names[key] = name
+        return _name(name)
+
+    def emit_args(self, nodes, stmts):
+        """Emit argument expressions preserving left-to-right evaluation order."""
+        exprs = []
+        for node in nodes:
+            sub: list = []
+            e = self.emit_expr(node, sub)
+            if sub:
+                for i, pe in enumerate(exprs):
+                    if not _trivial(pe):
+                        t = self.tmp()
+                        stmts.append(_assign(t, pe))
+                        exprs[i] = _name(t)
+                stmts.extend(sub)
+            exprs.append(e)
+        return exprs
+
+    # ------------------------------------------------------------ entry
+    def compile_program(self, node: N.Node):
+        body: list = []
+        self.emit_tail(node, body, Ret())
+        main = ast.FunctionDef(name="__ptc_main__", args=_no_args(), body=body or [ast.Return(_NONE)],
+                               decorator_list=[], returns=None, type_comment=None)
+        factory = ast.FunctionDef(
+            name="__ptc_factory__",
+            args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in self._const_params()],
+                               vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+            body=[main, ast.Return(_name("__ptc_main__"))], decorator_list=[], returns=None, type_comment=None)
+        mod = ast.Module(body=[factory], type_ignores=[])
+        _default_locations(mod)
+        code = compile(mod, FILENAME, "exec")
+        return code, self._const_values()
+
+    def _const_params(self):
+        return [f"_c{i}" for i in range(len(self.consts))] + [_host_name(k) for k in self.host_refs]
+
+    def _const_values(self):
+        return list(self.consts) + list(self.host_refs.values())
+
+    # ------------------------------------------------------------ tail / statement emission
+    def emit_tail(self, node, stmts, sink):
+        t = type(node)
+        if t is N.If:
+            test = self.emit_test(node.test, stmts)
+            then: list = []
+            else_: list = []
+            self.emit_tail(node.then, then, sink)
+            self.emit_tail(node.else_, else_, sink)
+            stmts.append(_at(ast.If(test=test, body=then or [ast.Pass()], orelse=else_), node.span))
+            return
+        if t is N.Do:
+            for sub in node.body[:-1]:
+                self.emit_tail(sub, stmts, Discard())
+            self.emit_tail(node.body[-1], stmts, sink)
+            return
+        if t is N.Let:
+            self.emit_bindings(node.bindings, stmts)
+            self.emit_tail(node.body, stmts, sink)
+            return
+        if t is N.Recur:
+            self.emit_recur(node, stmts)
+            return
+        if t is N.Terminal:
+            value = self.emit_expr(node.value, stmts)
+            stmts.append(_at(ast.Raise(exc=_call("_Return" if node.kind == "return" else "_Fail", [value]), cause=None),
+                             node.span))
+            return
+        if t is N.Loop and isinstance(sink, (Assign, LoopExit, Ret)):
+            self.emit_loop(node, stmts, sink)
+            return
+        sink.finish(self.emit_expr(node, stmts), stmts)
+
+    def emit_bindings(self, bindings, stmts):
+        for local, value in bindings:
+            e = self.emit_expr(value, stmts)
+            stmts.append(_assign(local.py, e, value.span))
+
+    def emit_test(self, node, stmts):
+        t = type(node)
+        if t is N.Prim and node.op in BOOL_PRIMS:
+            return self.emit_expr(node, stmts)
+        if t is N.BuiltinCall and node.name in BOOL_BUILTINS:
+            return self.emit_expr(node, stmts)
+        if t is N.Const:
+            return ast.Constant(node.value is not None and node.value is not False)
+        e = self.emit_expr(node, stmts)
+        return _truthy_test(e, self.tmp())
+
+    # ------------------------------------------------------------ loops
+    def emit_loop(self, node: N.Loop, stmts, sink):
+        inits = self.emit_args(node.inits, stmts)
+        for local, e in zip(node.locals, inits):
+            stmts.append(_assign(local.py, e))
+        body: list = []
+        if node.has_recur:
+            counter, limit = self.tmp("n"), self.tmp("lim")
+            self.loops[id(node)] = (counter, limit, [l.py for l in node.locals])
+            stmts.append(_assign(counter, ast.Constant(0)))
+            stmts.append(_assign(limit, _attr("_m", "loop_limit")))
+            if isinstance(sink, LoopExit) or isinstance(sink, Assign):
+                result = sink.name
+                self.emit_tail(node.body, body, LoopExit(result))
+                stmts.append(ast.While(test=ast.Constant(True), body=body, orelse=[]))
+                if isinstance(sink, LoopExit):
+                    stmts.append(ast.Break())
+            else:
+                self.emit_tail(node.body, body, sink)
+                stmts.append(ast.While(test=ast.Constant(True), body=body, orelse=[]))
+        else:
+            self.emit_tail(node.body, stmts, sink)
+
+    def emit_recur(self, node: N.Recur, stmts):
+        counter, limit, targets = self.loops[id(node.target)]
+        args = self.emit_args(node.args, stmts)
+        stmts.append(ast.AugAssign(target=_name(counter, True), op=ast.Add(), value=ast.Constant(1)))
+        stmts.append(ast.If(test=ast.Compare(left=_name(counter), ops=[ast.Gt()], comparators=[_name(limit)]),
+                            body=[ast.Expr(_call("_loop_limit", [_name(limit)], node.span))], orelse=[]))
+        stmts.append(_check_expired())
+        if len(targets) == 1:
+            stmts.append(_assign(targets[0], args[0]))
+        elif targets:
+            stmts.append(ast.Assign(targets=[ast.Tuple(elts=[_name(t, True) for t in targets], ctx=ast.Store())],
+                                    value=ast.Tuple(elts=args, ctx=ast.Load())))
+        stmts.append(ast.Continue())
+
+    # ------------------------------------------------------------ expressions
+    def emit_expr(self, node, stmts):
+        return EMIT[type(node)](self, node, stmts)
+
+    def e_const(self, node, stmts):
+        return self.const(node.value)
+
+    def e_local(self, node, stmts):
+        return _name(node.local.py)
+
+    def e_global(self, node, stmts):
+        return _at(ast.Subscript(value=_name("_ns"), slice=ast.Constant(node.name), ctx=ast.Load()), node.span)
+
+    def e_maybe_global(self, node, stmts):
+        return _call(_attr("_ns", "get"), [ast.Constant(node.name)], node.span)
+
+    def e_builtin_ref(self, node, stmts):
+        return _name(mangle(node.name))
+
+    def e_builtin_call(self, node, stmts):
+        args = self.emit_args(node.args, stmts)
+        return _call(mangle(node.name), args, node.span)
+
+    def e_data(self, node, stmts):
+        return _call("_data", [ast.Constant(node.name)], node.span)
+
+    def e_tool_ref(self, node, stmts):
+        return _call("_tool_ref", [ast.Constant(node.name)], node.span)
+
+    def e_tool_call(self, node, stmts):
+        args = self.emit_args(node.args, stmts)
+        return _call("_tool", [ast.Constant(node.name), ast.Tuple(elts=args, ctx=ast.Load())], node.span)
+
+    def e_history(self, node, stmts):
+        return _call("_hist", [ast.Constant(node.n)], node.span)
+
+    def e_host(self, node, stmts):
+        return _name(_host_name(node.key))
+
+    def e_if(self, node, stmts):
+        test = self.emit_test(node.test, stmts)
+        s1: list = []
+        s2: list = []
+        a = self.emit_expr(node.then, s1)
+        b = self.emit_expr(node.else_, s2)
+        if not s1 and not s2:
+            return _at(ast.IfExp(test=test, body=a, orelse=b), node.span)
+        t = self.tmp("if")
+        s1.append(_assign(t, a))
+        s2.append(_assign(t, b))
+        stmts.append(ast.If(test=test, body=s1, orelse=s2))
+        return _name(t)
+
+    def e_do(self, node, stmts):
+        for sub in node.body[:-1]:
+            self.emit_tail(sub, stmts, Discard())
+        return self.emit_expr(node.body[-1], stmts)
+
+    def e_let(self, node, stmts):
+        self.emit_bindings(node.bindings, stmts)
+        return self.emit_expr(node.body, stmts)
+
+    def e_loop(self, node, stmts):
+        t = self.tmp("loop")
+        self.emit_loop(node, stmts, Assign(t))
+        return _name(t)
+
+    def e_recur(self, node, stmts):  # pragma: no cover - analyzer guarantees tail position
+        raise PtcError("invalid_form", "recur must be in tail position", node.span)
+
+    def e_terminal(self, node, stmts):
+        self.emit_tail(node, stmts, Discard())
+        return ast.Constant(None)
+
+    def e_call(self, node, stmts):
+        parts = self.emit_args([node.fn] + node.args, stmts)
+        return _call(parts[0], parts[1:], node.span)
+
+    def e_rt(self, node, stmts):
+        args = self.emit_args(node.args, stmts)
+        return _call("_rt_" + node.helper, args, node.span)
+
+    def e_def(self, node, stmts):
+        if node.once:
+            t = self.tmp("def")
+            sub: list = []
+            value = self.emit_expr(node.value, sub)
+            sub.append(_assign(t, _call("_def", [_name("_ns"), ast.Constant(node.name), value, ast.Constant(node.doc)],
+                                        node.span)))
+            stmts.append(ast.If(test=ast.Compare(left=ast.Constant(node.name), ops=[ast.NotIn()],
+                                                 comparators=[_name("_ns")]),
+                                body=sub, orelse=[_assign(t, self.const(_varref(node.name)))]))
+            return _name(t)
+        value = self.emit_expr(node.value, stmts)
+        return _call("_def", [_name("_ns"), ast.Constant(node.name), value, ast.Constant(node.doc)], node.span)
+
+    def e_and_or(self, node, stmts):
+        is_and = type(node) is N.And
+        t = self.tmp("ao")
+        out: list = []
+        first = self.emit_expr(node.exprs[0], out)
+        out.append(_assign(t, first))
+        inner = out
+        for sub in node.exprs[1:]:
+            test = _truthy_test(_name(t), self.tmp())
+            body: list = []
+            e = self.emit_expr(sub, body)
+            body.append(_assign(t, e))
+            if not is_and:
+                test = ast.UnaryOp(op=ast.Not(), operand=test)
+            inner.append(ast.If(test=test, body=body, orelse=[]))
+            inner = body
+        stmts.extend(out)
+        return _name(t)
+
+    def e_vector(self, node, stmts):
+        if all(type(i) is N.Const for i in node.items):
+            return self.const(Vector([i.value for i in node.items], None))
+        items = self.emit_args(node.items, stmts)
+        return _call("_mkvec", [ast.List(elts=items, ctx=ast.Load())], node.span)
+
+    def e_set(self, node, stmts):
+        if all(type(i) is N.Const for i in node.items):
+            return self.const(Set({hk(i.value): i.value for i in node.items}, None))
+        items = self.emit_args(node.items, stmts)
+        return _call("_mkset", [ast.List(elts=items, ctx=ast.Load())], node.span)
+
+    def e_map(self, node, stmts):
+        if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
+            return self.const(Map({hk(k.value): v.value for k, v in node.pairs}, None))
+        flat = self.emit_args([x for kv in node.pairs for x in kv], stmts)
+        keys, vals = [], []
+        for i in range(0, len(flat), 2):
+            kn = node.pairs[i // 2][0]
+            k = flat[i]
+            if not (type(kn) is N.Const and type(kn.value) in (Keyword, str, int, type(None))):
+                k = _call("_hk", [k])
+            keys.append(k)
+            vals.append(flat[i + 1])
+        return _call("_mkmap", [ast.Dict(keys=keys, values=vals)], node.span)
+
+    def e_juxt(self, node, stmts):
+        return _call("_juxt", self.emit_args(node.fns, stmts), node.span)
+
+    # ------------------------------------------------------------ primitives
+    def e_prim(self, node, stmts):
+        op = node.op
+        args = self.emit_args(node.args, stmts)
+        if op in _INLINE_BIN:
+            a, b = args
+            pyop, slow = _INLINE_BIN[op]
+            return self._inline_int(a, b, pyop, slow, node)
+        if op == "mul":
+            return _call("_mul2", args, node.span)
+        if op == "ne":
+            return ast.UnaryOp(op=ast.Not(), operand=_call("_eq2", args, node.span))
+        x = args[0]
+        if op == "not":
+            t = self.tmp()
+            w = ast.NamedExpr(target=_name(t, True), value=x)
+            return ast.BoolOp(op=ast.Or(), values=[_is(w, ast.Constant(None)), _is(_name(t), ast.Constant(False))])
+        if op == "isnil":
+            return _is(x, ast.Constant(None))
+        if op == "issome":
+            return _is(x, ast.Constant(None), True)
+        if op in ("inc", "dec"):
+            return self._inline_int(x, ast.Constant(1), ast.Add() if op == "inc" else ast.Sub(),
+                                    "_add2" if op == "inc" else "_sub2", node, builtin=op)
+        return _call(mangle({"zero": "zero?", "first": "first"}[op]), [x], node.span)
+
+    def _inline_int(self, a, b, pyop, slow, node, builtin=None):
+        """`a OP b` when both are ints, else the general builtin (evaluating each operand once)."""
+        checks = []
+        operands = []
+        for e in (a, b):
+            if isinstance(e, ast.Constant) and type(e.value) is int:
+                operands.append(e)
+                continue
+            if isinstance(e, ast.Name):
+                operands.append(e)
+                checks.append(_is(_call("type", [e]), _name("int")))
+                continue
+            t = self.tmp()
+            checks.append(_is(_call("type", [ast.NamedExpr(target=_name(t, True), value=e)]), _name("int")))
+            operands.append(_name(t))
+        if isinstance(pyop, ast.cmpop):
+            fast = ast.Compare(left=operands[0], ops=[pyop], comparators=[operands[1]])
+        else:
+            fast = ast.BinOp(left=operands[0], op=pyop, right=operands[1])
+        if builtin is not None:
+            slow_call = _call(mangle(builtin), [operands[0]], node.span)
+        else:
+            slow_call = _call(slow, operands, node.span)
+        if not checks:
+            return _at(fast, node.span)
+        test = checks[0] if len(checks) == 1 else ast.BinOp(left=checks[0], op=ast.BitAnd(), right=checks[1])
+        return _at(ast.IfExp(test=test, body=fast, orelse=slow_call), node.span)
+
+    # ------------------------------------------------------------ for / doseq
+    def e_for(self, node: N.For, stmts):
+        acc = self.tmp("acc") if node.collect else None
+        cap = self.tmp("cap") if node.collect else None
+        if acc:
+            stmts.append(_assign(acc, ast.List(elts=[], ctx=ast.Load())))
+            stmts.append(_assign(cap, ast.BinOp(
+                left=ast.BinOp(left=_attr("_m", "budget"), op=ast.Sub(), right=_attr("_m", "allocated")),
+                op=ast.FloorDiv(), right=ast.Constant(8))))
+        self._for_clauses(node, 0, stmts, acc, cap)
+        if acc:
+            return _call("_out_for", [_name(acc)], node.span)
+        return ast.Constant(None)
+
+    def _for_clauses(self, node, i, stmts, acc, cap):
+        clauses = node.clauses
+        if i == len(clauses):
+            if acc:
+                val = self.emit_expr(node.body, stmts)
+                stmts.append(ast.Expr(_call(_attr(acc, "append"), [val])))
+                stmts.append(ast.If(test=ast.Compare(left=_call("len", [_name(acc)]), ops=[ast.Gt()],
+                                                     comparators=[_name(cap)]),
+                                    body=[ast.Expr(_call("_for_too_big", [_name(cap)]))], orelse=[]))
+            else:
+                self.emit_tail(node.body, stmts, Discard())
+            return
+        c = clauses[i]
+        kind = c[0]
+        if kind == "bind":
+            _, item, coll, ds = c
+            coll_e = self.emit_expr(coll, stmts)
+            body: list = [_check_expired()]
+            self.emit_bindings(ds, body)
+            self._for_clauses(node, i + 1, body, acc, cap)
+            stmts.append(_at(ast.For(target=_name(item.py, True), iter=coll_e, body=body, orelse=[]), coll.span))
+            return
+        if kind == "let":
+            self.emit_bindings(c[1], stmts)
+            self._for_clauses(node, i + 1, stmts, acc, cap)
+            return
+        test = self.emit_test(c[1], stmts)
+        stmts.append(ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test),
+                            body=[ast.Continue() if kind == "when" else ast.Break()], orelse=[]))
+        self._for_clauses(node, i + 1, stmts, acc, cap)
+
+    # ------------------------------------------------------------ fn
+    def e_fn(self, node: N.Fn, stmts):
+        name = "fn__" + "".join(ch if ch.isalnum() else "_" for ch in (node.name or "anon"))[:32]
+        params = [ast.arg(arg=p.py) for p in node.params]
+        vararg = ast.arg(arg=node.rest.py) if node.rest else None
+        body: list = [_check_expired()]
+        if node.rest:
+            body.append(_assign(node.rest.py, _call("_rest", [_name(node.rest.py)])))
+        inner: list = []
+        self.emit_bindings(node.prologue, inner)
+        if node.has_recur:
+            counter, limit = self.tmp("n"), self.tmp("lim")
+            targets = [p.py for p in node.params] + ([node.rest.py] if node.rest else [])
+            self.loops[id(node)] = (counter, limit, targets)
+            body.append(_assign(counter, ast.Constant(0)))
+            body.append(_assign(limit, _attr("_m", "loop_limit")))
+            self.emit_tail(node.body, inner, Ret())
+            body.append(ast.While(test=ast.Constant(True), body=inner, orelse=[]))
+        else:
+            self.emit_tail(node.body, inner, Ret())
+            body.extend(inner)
+        fdef = _at(ast.FunctionDef(
+            name=name,
+            args=ast.arguments(posonlyargs=[], args=params, vararg=vararg, kwonlyargs=[], kw_defaults=[],
+                               kwarg=None, defaults=[]),
+            body=body, decorator_list=[], returns=None, type_comment=None), node.span)
+        # a factory gives the closure its own copy of every captured variable (values, not cells)
+        free = sorted(_free_locals(node))
+        self_bind = []
+        if node.self_local is not None:
+            self_bind = [_assign(node.self_local.py, _name(name))]
+        factory_name = self.tmp("mk")
+        factory = ast.FunctionDef(
+            name=factory_name,
+            args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=f) for f in free], vararg=None, kwonlyargs=[],
+                               kw_defaults=[], kwarg=None, defaults=[]),
+            body=[fdef] + self_bind + [ast.Return(_name(name))], decorator_list=[], returns=None, type_comment=None)
+        stmts.append(factory)
+        self.fn_meta.append((fdef, node))
+        return _call(factory_name, [_name(f) for f in free], node.span)
+
+
+def _host_name(key: str) -> str:
+    return "_h_" + "".join(c if c.isalnum() else "_" for c in key) + f"_{abs(hash(key)) % 100000}"
+
+
+def _varref(name):
+    from .values import VarRef
+    return VarRef(name)
+
+
+def _no_args():
+    return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+
+
+def _default_locations(mod):
+    """Give every node a position; nodes without one inherit their parent's (or line 1)."""
+    stack = [(mod, 1, 0)]
+    while stack:
+        node, line, col = stack.pop()
+        if "lineno" in node._attributes:
+            if getattr(node, "lineno", None) is None:
+                node.lineno = node.end_lineno = line
+                node.col_offset = node.end_col_offset = col
+            else:
+                line, col = node.lineno, node.col_offset
+                if getattr(node, "end_lineno", None) is None:
+                    node.end_lineno, node.end_col_offset = line, col
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, line, col))
+
+
+def _free_locals(fn: N.Fn) -> set:
+    """Python names of locals a closure reads from enclosing scopes."""
+    bound: set = set()
+    used: set = set()
+
+    def walk(n):
+        t = type(n)
+        if t is N.LocalRef:
+            used.add(n.local.py)
+            return
+        if t is N.Fn:
+            if n.self_local is not None:
+                bound.add(n.self_local.py)
+            for p in n.params:
+                bound.add(p.py)
+            if n.rest:
+                bound.add(n.rest.py)
+            for loc, v in n.prologue:
+                bound.add(loc.py)
+                walk(v)
+            walk(n.body)
+            return
+        if t is N.Let:
+            for loc, v in n.bindings:
+                bound.add(loc.py)
+                walk(v)
+            walk(n.body)
+            return
+        if t is N.Loop:
+            for loc in n.locals:
+                bound.add(loc.py)
+            for v in n.inits:
+                walk(v)
+            walk(n.body)
+            return
+        if t is N.For:
+            for c in n.clauses:
+                if c[0] == "bind":
+                    bound.add(c[1].py)
+                    walk(c[2])
+                    for loc, v in c[3]:
+                        bound.add(loc.py)
+                        walk(v)
+                elif c[0] == "let":
+                    for loc, v in c[1]:
+                        bound.add(loc.py)
+                        walk(v)
+                else:
+                    walk(c[1])
+            walk(n.body)
+            return
+        for child in _children(n):
+            walk(child)
+
+    walk(fn)
+    return used - bound
+
+
+def _children(n):
+    t = type(n)
+    if t in (N.Const, N.LocalRef, N.GlobalRef, N.MaybeGlobal, N.BuiltinRef, N.DataRef, N.ToolRef, N.HistoryRef,
+             N.HostRef):
+        return ()
+    if t is N.If:
+        return (n.test, n.then, n.else_)
+    if t is N.Do:
+        return n.body
+    if t in (N.BuiltinCall, N.ToolCall, N.RtCall, N.Prim):
+        return n.args
+    if t is N.Call:
+        return [n.fn] + n.args
+    if t is N.Recur:
+        return n.args
+    if t is N.Def:
+        return (n.value,)
+    if t in (N.And, N.Or):
+        return n.exprs
+    if t in (N.VectorLit, N.SetLit):
+        return n.items
+    if t is N.MapLit:
+        return [x for kv in n.pairs for x in kv]
+    if t is N.Terminal:
+        return (n.value,)
+    if t is N.Juxt:
+        return n.fns
+    raise TypeError(f"no children rule for {t.__name__}")  # pragma: no cover
+
+
+_INLINE_BIN = {
+    "add": (ast.Add(), "_add2"), "sub": (ast.Sub(), "_sub2"),
+    "lt": (ast.Lt(), "_lt2"), "gt": (ast.Gt(), "_gt2"), "le": (ast.LtE(), "_le2"), "ge": (ast.GtE(), "_ge2"),
+    "eq": (ast.Eq(), "_eq2"),
+}
+
+EMIT = {
+    N.Const: Compiler.e_const, N.LocalRef: Compiler.e_local, N.GlobalRef: Compiler.e_global,
+    N.MaybeGlobal: Compiler.e_maybe_global, N.BuiltinRef: Compiler.e_builtin_ref,
+    N.BuiltinCall: Compiler.e_builtin_call, N.DataRef: Compiler.e_data, N.ToolRef: Compiler.e_tool_ref,
+    N.ToolCall: Compiler.e_tool_call, N.HistoryRef: Compiler.e_history, N.HostRef: Compiler.e_host,
+    N.If: Compiler.e_if, N.Do: Compiler.e_do, N.Let: Compiler.e_let, N.Loop: Compiler.e_loop,
+    N.Recur: Compiler.e_recur, N.Terminal: Compiler.e_terminal, N.Call: Compiler.e_call, N.RtCall: Compiler.e_rt,
+    N.Def: Compiler.e_def, N.And: Compiler.e_and_or, N.Or: Compiler.e_and_or, N.VectorLit: Compiler.e_vector,
+    N.SetLit: Compiler.e_set, N.MapLit: Compiler.e_map, N.Juxt: Compiler.e_juxt, N.Prim: Compiler.e_prim,
+    N.For: Compiler.e_for, N.Fn: Compiler.e_fn,
+}
+
+
+def compile_node(node: N.Node, host_refs: dict | None = None):
+    """Compile an analyzed program; returns (code, const_values, fn_meta)."""
+    c = Compiler(host_refs)
+    c.fn_meta = []
+    code, consts = c.compile_program(node)
+    return code, consts, c.fn_meta
+
+
+def register_fn_meta(code, fn_meta):
+    """Record parameter names of every closure code object (for printing `#fn[x y]`)."""
+    by_pos = {}
+    for fdef, node in fn_meta:
+        by_pos[(fdef.name, fdef.lineno, fdef.col_offset)] = node
+    stack = [code]
+    while stack:
+        co = stack.pop()
+        node = by_pos.get((co.co_name, co.co_firstlineno, None))
+        for c in co.co_consts:
+            if hasattr(c, "co_code"):
+                stack.append(c)
+        if co.co_name.startswith("fn__"):
+            for (nm, ln, _col), n in by_pos.items():
+                if nm == co.co_name and ln == co.co_firstlineno:
+                    FN_META[co] = list(n.param_names)
+                    break

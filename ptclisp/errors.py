@@ -1,0 +1,79 @@
+"""PTC errors and source spans.
+
+Owns the one exception type that crosses every layer (`PtcError`, carrying a
+machine-readable `kind` from runtime.md §12), the `Span` of source text it
+points at, and the terminal-outcome signals `ReturnSignal` / `FailSignal`.
+Imports nothing from ptclisp.
+"""
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen(slots=True)
+class Span:
+    """A position in PTC source: 1-based line and column (end optional)."""
+
+    line: int
+    col: int
+    end_line: int | None = None
+    end_col: int | None = None
+
+    def __str__(self) -> str:
+        return f"line {self.line}, column {self.col}"
+
+
+class PtcError(Exception):
+    """An evaluation failure with a reason atom (`kind`) and a bounded message."""
+
+    def __init__(self, kind: str, message: str, span: Span | None = None, details: dict | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.span = span
+        self.details = details or {}
+
+    def located(self, span: Span | None) -> "PtcError":
+        """Attach `span` unless the error already knows where it happened."""
+        if self.span is None and span is not None:
+            self.span = span
+        return self
+
+    def __repr__(self) -> str:
+        where = f" at {self.span}" if self.span else ""
+        return f"PtcError({self.kind}: {self.message}{where})"
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+
+class ReadError(PtcError):
+    """The reader could not turn text into forms (`parse_error`)."""
+
+    def __init__(self, message: str, span: Span | None = None, incomplete: bool = False):
+        super().__init__("parse_error", message, span)
+        self.incomplete = incomplete
+
+
+class TerminalSignal(Exception):
+    """Base of `return` / `fail`: unwinds the whole evaluation with a value."""
+
+    def __init__(self, value):
+        super().__init__()
+        self.value = value
+
+
+class ReturnSignal(TerminalSignal):
+    pass
+
+
+class FailSignal(TerminalSignal):
+    pass
+
+
+def type_error(message: str, **details) -> PtcError:
+    return PtcError("type_error", message, details=details or None)
+
+
+def arity_error(name: str, got: int) -> PtcError:
+    return PtcError("arity_error", f"{name}: wrong number of arguments ({got})")

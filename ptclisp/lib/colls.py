@@ -1,0 +1,321 @@
+"""Collection builtins: conversion, aggregation and collection predicates.
+
+Owns functions.md §1.13 (`seq`, `keyword`), §1.14 (`count`, `reduce`,
+`sum`, `avg`, the `-by` aggregates, `min-key`/`max-key`, `group-by`,
+`frequencies`; `reduce-kv` lives with the maps) and §1.15 (`empty?`,
+`not-empty`, `distinct?`). Importing this module also registers the sibling
+families it groups: maps (§1.17), function combinators (§1.18), sets and
+constructors (§4) and clojure.walk.
+Imports values, errors, meter, lib.common, lib.registry.
+"""
+from __future__ import annotations
+
+import re
+
+from ..errors import PtcError
+from ..meter import map_cost
+from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, type_name
+from .common import charge, count_str, entries, graphemes, keyfn, out_vec, seq_items
+from .registry import as_fn, builtin
+
+_NO = object()
+
+
+def fresh_map(d: dict) -> Map:
+    from .colls_maps import fresh_map as fm
+    return fm(d)
+
+
+# ------------------------------------------------------------------ conversion (§1.13)
+
+@builtin("seq", "(seq coll)", groups=("core",), category="conversion",
+         doc="A vector view of a collection, or nil when it is empty: strings give their characters, maps "
+             "their [key value] entries in key order, sets their members.",
+         examples=("(seq \"hi\") ;=> [\"h\" \"i\"]", "(seq {:b 2 :a 1}) ;=> [[:a 1] [:b 2]]", "(seq []) ;=> nil"))
+def seq_(coll):
+    t = type(coll)
+    if t is Vector:
+        return coll if len(coll) else None
+    if coll is None:
+        return None
+    if t is str:
+        return out_vec(graphemes(coll)) if coll else None
+    if t is Map:
+        return out_vec(entries(coll)) if len(coll) else None
+    if t is Set:
+        return out_vec(sorted_members(coll)) if len(coll) else None
+    raise PtcError("type_error", f"seq: expected a collection, got {type_name(coll)}")
+
+
+_KW_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_?!\-]*", re.ASCII)
+
+
+@builtin("keyword", "(keyword name)", groups=("core",), category="conversion",
+         doc="The keyword with the given name. A keyword is returned unchanged; values that are neither "
+             "strings nor keywords give nil. Names must start with a letter and use letters, digits, _ ? ! -.",
+         examples=("(keyword \"foo\") ;=> :foo", "(keyword nil) ;=> nil"))
+def keyword_(name):
+    t = type(name)
+    if t is Keyword:
+        return name
+    if t is not str:
+        return None
+    if not _KW_NAME.fullmatch(name):
+        shown = name if len(name) <= 40 else name[:40] + "..."
+        raise PtcError("runtime_error", f"keyword: invalid keyword name {shown!r}")
+    return Keyword(name)
+
+
+# ------------------------------------------------------------------ aggregation (§1.14)
+
+@builtin("count", "(count coll)", groups=("core",), category="aggregation",
+         doc="The number of items: characters of a string, entries of a map, members of a set; nil counts 0.",
+         examples=("(count [1 2 3]) ;=> 3", "(count \"héllo\") ;=> 5", "(count nil) ;=> 0"))
+def count_(coll):
+    t = type(coll)
+    if t is Vector or t is Map or t is Set:
+        return len(coll)
+    if t is str:
+        return count_str(coll)
+    if coll is None:
+        return 0
+    raise PtcError("type_error", f"count: not supported on {type_name(coll)}")
+
+
+@builtin("reduce", "(reduce f coll)", "(reduce f init coll)", groups=("core",), category="aggregation",
+         doc="Left fold: (f acc item) for each item, starting from init, or from the first item when no init "
+             "is given. Without init an empty collection gives (f) and a single item is returned as is.",
+         examples=("(reduce + 0 [1 2 3]) ;=> 6", "(reduce - 10 [1 2 3]) ;=> 4", "(reduce + []) ;=> 0"))
+def reduce_(f, a, b=_NO):
+    f = as_fn(f, "reduce")
+    if b is _NO:
+        items = seq_items(a, "reduce")
+        if not items:
+            return f()
+        acc = items[0]
+        rest = items[1:] if len(items) > 1 else ()
+    else:
+        acc = a
+        rest = seq_items(b, "reduce")
+    for x in rest:
+        acc = f(acc, x)
+    return acc
+
+
+def _add(acc, x, who):
+    t = type(x)
+    if t is int or t is float:
+        try:
+            return acc + x
+        except OverflowError:
+            raise PtcError("arithmetic_error", f"{who}: result too large for a float") from None
+    raise PtcError("arithmetic_error", f"{who}: cannot add a {type_name(x)}")
+
+
+def _total(values, who):
+    """(sum, count) of the non-nil values; non-numbers are arithmetic errors."""
+    s = 0
+    n = 0
+    for x in values:
+        if x is None:
+            continue
+        s = _add(s, x, who)
+        n += 1
+    return s, n
+
+
+def _mean(s, n, who):
+    if n == 0:
+        return None
+    try:
+        return float(s / n)
+    except OverflowError:
+        raise PtcError("arithmetic_error", f"{who}: mean too large for a float") from None
+
+
+@builtin("sum", "(sum coll)", category="aggregation",
+         doc="The sum of the numbers in coll, skipping nils; an empty collection sums to 0.",
+         examples=("(sum [1 2 3 4 5]) ;=> 15", "(sum []) ;=> 0", "(sum [1 nil 2.5]) ;=> 3.5"))
+def sum_(coll):
+    return _total(seq_items(coll, "sum"), "sum")[0]
+
+
+@builtin("avg", "(avg coll)", category="aggregation",
+         doc="The mean (a float) of the numbers in coll, skipping nils; nil when there are none.",
+         examples=("(avg [1 2 3 4 5]) ;=> 3.0", "(avg []) ;=> nil"))
+def avg_(coll):
+    s, n = _total(seq_items(coll, "avg"), "avg")
+    return _mean(s, n, "avg")
+
+
+@builtin("sum-by", "(sum-by k coll)", category="aggregation",
+         doc="The sum of (k item) over coll, where k is a keyword or string key, a vector path or a function; "
+             "nil and missing values are skipped.",
+         examples=("(sum-by :amount [{:amount 10} {:amount nil} {:other 5}]) ;=> 10",
+                   "(sum-by \"amount\" [{:amount 2} {\"amount\" 3}]) ;=> 5"))
+def sum_by(k, coll):
+    kf = keyfn(k, "sum-by")
+    items = seq_items(coll, "sum-by")
+    return _total((kf(x) for x in items), "sum-by")[0]
+
+
+@builtin("avg-by", "(avg-by k coll)", category="aggregation",
+         doc="The mean (a float) of (k item) over coll, skipping nil and missing values; nil when none remain.",
+         examples=("(avg-by :amount [{:amount 10} {:amount nil} {:amount 20}]) ;=> 15.0",))
+def avg_by(k, coll):
+    kf = keyfn(k, "avg-by")
+    items = seq_items(coll, "avg-by")
+    s, n = _total((kf(x) for x in items), "avg-by")
+    return _mean(s, n, "avg-by")
+
+
+def _extreme_by(who, sign, k, rest):
+    kf = keyfn(k, who)
+    if len(rest) == 1:
+        items = seq_items(rest[0], who)
+    else:
+        items = rest
+    best = _NO
+    best_key = None
+    for x in items:
+        kx = kf(x)
+        if kx is None:
+            continue
+        if best is _NO or compare(kx, best_key) * sign < 0:
+            best, best_key = x, kx
+    return None if best is _NO else best
+
+
+@builtin("min-by", "(min-by k coll)", "(min-by k x y & more)", category="aggregation",
+         doc="The item whose key (k item) is least in natural order; items whose key is nil are skipped, "
+             "ties keep the first, and an empty collection gives nil.",
+         examples=("(min-by :price [{:price nil} {:price 10} {:price 5}]) ;=> {:price 5}",
+                   "(min-by first [[\"b\" 2] [\"a\" 1]]) ;=> [\"a\" 1]"))
+def min_by(k, coll, *more):
+    return _extreme_by("min-by", 1, k, (coll, *more))
+
+
+@builtin("max-by", "(max-by k coll)", "(max-by k x y & more)", category="aggregation",
+         doc="The item whose key (k item) is greatest in natural order; items whose key is nil are skipped, "
+             "ties keep the first, and an empty collection gives nil.",
+         examples=("(max-by :price [{:price 3} {:price 10}]) ;=> {:price 10}",))
+def max_by(k, coll, *more):
+    return _extreme_by("max-by", -1, k, (coll, *more))
+
+
+def _num_key(v, who):
+    t = type(v)
+    if t is not int and t is not float:
+        raise PtcError("type_error", f"{who}: key function must return numbers, got {type_name(v)}")
+    return v
+
+
+@builtin("max-key", "(max-key f x & more)", groups=("core",), category="aggregation",
+         doc="The argument whose (f x) is numerically greatest; on a tie the later argument wins. A single "
+             "argument is returned without calling f.",
+         examples=("(max-key count \"a\" \"abc\" \"ab\") ;=> \"abc\"",))
+def max_key(f, x, *more):
+    return _pick_key("max-key", f, x, more, lambda a, b: a > b, lambda a, b: a >= b)
+
+
+@builtin("min-key", "(min-key f x & more)", groups=("core",), category="aggregation",
+         doc="The argument whose (f x) is numerically least; on a tie the later argument wins. A single "
+             "argument is returned without calling f.",
+         examples=("(min-key count \"abc\" \"a\" \"ab\") ;=> \"a\"",))
+def min_key(f, x, *more):
+    return _pick_key("min-key", f, x, more, lambda a, b: a < b, lambda a, b: a <= b)
+
+
+def _pick_key(who, f, x, more, strict, loose):
+    """Clojure's min-key/max-key: x vs y is strict (y wins unless x is better), then ties go to later items."""
+    f = as_fn(f, who)
+    if not more:
+        return x
+    y = more[0]
+    kx, ky = _num_key(f(x), who), _num_key(f(y), who)
+    best, bk = (x, kx) if strict(kx, ky) else (y, ky)
+    for w in more[1:]:
+        kw = _num_key(f(w), who)
+        if loose(kw, bk):
+            best, bk = w, kw
+    return best
+
+
+@builtin("group-by", "(group-by k coll)", groups=("core",), category="aggregation",
+         doc="A map from each key (k item) to the vector of items with that key, in input order. k is a "
+             "keyword or string key, a vector path or a function.",
+         examples=("(group-by first [[\"a\" 1] [\"a\" 2] [\"b\" 3]]) ;=> {\"a\" [[\"a\" 1] [\"a\" 2]] \"b\" [[\"b\" 3]]}",
+                   "(group-by :type [{:type :x} {:type :y} {:type :x}]) ;=> {:x [{:type :x} {:type :x}] :y [{:type :y}]}"))
+def group_by(k, coll):
+    kf = keyfn(k, "group-by")
+    items = seq_items(coll, "group-by")
+    groups: dict = {}
+    for x in items:
+        key = kf(x)
+        hkey = hk(key)
+        g = groups.get(hkey)
+        if g is None:
+            groups[hkey] = [x]
+        else:
+            g.append(x)
+    charge(map_cost(len(groups)) + 8 * len(items) + 56 * len(groups))
+    return fresh_map({hkey: Vector(g) for hkey, g in groups.items()})
+
+
+@builtin("frequencies", "(frequencies coll)", groups=("core",), category="aggregation",
+         doc="A map from each distinct item to how many times it occurs (1 and 1.0 are different items).",
+         examples=("(frequencies [:a :b :a]) ;=> {:a 2 :b 1}", "(frequencies \"hello\") ;=> {\"e\" 1 \"h\" 1 \"l\" 2 \"o\" 1}"))
+def frequencies(coll):
+    items = seq_items(coll, "frequencies")
+    d: dict = {}
+    for x in items:
+        h = hk(x)
+        d[h] = d.get(h, 0) + 1
+    charge(map_cost(len(d)))
+    return fresh_map(d)
+
+
+# ------------------------------------------------------------------ collection predicates (§1.15)
+
+def _size(coll, who):
+    t = type(coll)
+    if t is Vector or t is Map or t is Set:
+        return len(coll)
+    if t is str:
+        return len(coll)
+    if coll is None:
+        return 0
+    raise PtcError("type_error", f"{who}: expected a collection, got {type_name(coll)}")
+
+
+@builtin("empty?", "(empty? coll)", groups=("core",), category="collection predicates",
+         doc="True when coll has no items: nil, \"\", [], {} or #{}.",
+         examples=("(empty? []) ;=> true", "(empty? nil) ;=> true", "(empty? \"a\") ;=> false"))
+def empty_p(coll):
+    return _size(coll, "empty?") == 0
+
+
+@builtin("not-empty", "(not-empty coll)", groups=("core",), category="collection predicates",
+         doc="coll itself when it has items, otherwise nil.",
+         examples=("(not-empty [1 2]) ;=> [1 2]", "(not-empty []) ;=> nil"))
+def not_empty(coll):
+    return coll if _size(coll, "not-empty") else None
+
+
+@builtin("distinct?", "(distinct? x & more)", groups=("core",), category="collection predicates",
+         doc="True when no two arguments are the same value (compared as map keys are: 1 and 1.0 differ).",
+         examples=("(distinct? 1 2 3) ;=> true", "(distinct? 1 2 1) ;=> false"))
+def distinct_p(x, *more):
+    seen = set()
+    for y in (x, *more):
+        if type(y) is float and y != y:
+            continue  # NaN is never the same value as anything
+        h = hk(y)
+        if h in seen:
+            return False
+        seen.add(h)
+    return True
+
+
+# register the sibling families grouped under this module
+from . import colls_fns, colls_maps, sets, walk  # noqa: E402,F401

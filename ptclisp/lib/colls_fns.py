@@ -1,0 +1,138 @@
+"""Function combinators (functions.md §1.18, all but `apply`).
+
+`comp`, `partial`, `complement`, `constantly`, `every-pred`, `some-fn` and
+`fnil` return plain Python closures, so they are ordinary PTC function
+values. Their arguments are not checked when the combinator is built; a
+value that cannot be called fails with `not_callable` when the combined
+function runs (so `((comp nil inc) 1)` fails at the call, like Clojure).
+Imports values, errors, lib.registry.
+"""
+from __future__ import annotations
+
+from ..errors import PtcError
+from ..values import Keyword, Map, Set, Vector, truthy, type_name
+from .registry import builtin
+
+_NO = object()
+
+
+def _call(f, args):
+    """Call a PTC callable, turning non-callables into `not_callable`."""
+    t = type(f)
+    if t is Keyword or t is Map or t is Set or t is Vector:
+        return f(*args)
+    if f is None or t in (int, float, str, bool) or not callable(f):
+        raise PtcError("not_callable", f"cannot call a {type_name(f)} as a function")
+    return f(*args)
+
+
+def _fn(py, label: str):
+    py.ptc_combinator = label
+    return py
+
+
+@builtin("comp", "(comp & fs)", groups=("core",), category="combinators",
+         doc="Composes functions right to left: the rightmost receives all the arguments and each function "
+             "to its left receives the previous result. (comp) is identity.",
+         examples=("((comp str inc) 5) ;=> \"6\"", "((comp str +) 1 2 3) ;=> \"6\"", "((comp) 42) ;=> 42"))
+def comp(*fs):
+    if not fs:
+        return _fn(lambda x: x, "comp")
+    if len(fs) == 1:
+        return fs[0]
+    chain = tuple(reversed(fs))
+
+    def composed(*args):
+        x = _call(chain[0], args)
+        for g in chain[1:]:
+            x = _call(g, (x,))
+        return x
+
+    return _fn(composed, "comp")
+
+
+@builtin("partial", "(partial f & args)", groups=("core",), category="combinators",
+         doc="A function that calls f with the given arguments followed by the arguments it receives.",
+         examples=("((partial + 10) 5) ;=> 15", "((partial str \"a\" \"b\") \"c\" \"d\") ;=> \"abcd\""))
+def partial(f, *args):
+    if not args:
+        return f
+
+    def partially(*more):
+        return _call(f, args + more)
+
+    return _fn(partially, "partial")
+
+
+@builtin("complement", "(complement f)", groups=("core",), category="combinators",
+         doc="A function returning true exactly when f returns nil or false for the same arguments.",
+         examples=("((complement even?) 3) ;=> true", "(filter (complement even?) [1 2 3 4]) ;=> [1 3]"))
+def complement(f):
+    def complemented(*args):
+        return not truthy(_call(f, args))
+
+    return _fn(complemented, "complement")
+
+
+@builtin("constantly", "(constantly x)", groups=("core",), category="combinators",
+         doc="A function that ignores its arguments and always returns x.",
+         examples=("((constantly 5) 1 2 3) ;=> 5",))
+def constantly(x):
+    def constant(*_args):
+        return x
+
+    return _fn(constant, "constantly")
+
+
+@builtin("every-pred", "(every-pred p & ps)", groups=("core",), category="combinators",
+         doc="A predicate that is true when every given predicate is truthy for every argument it receives "
+             "(always a boolean).",
+         examples=("((every-pred even? pos?) 4 6 8) ;=> true", "((every-pred even? pos?) -4) ;=> false"))
+def every_pred(p, *ps):
+    preds = (p, *ps)
+
+    def every(*args):
+        for q in preds:
+            for a in args:
+                if not truthy(_call(q, (a,))):
+                    return False
+        return True
+
+    return _fn(every, "every-pred")
+
+
+@builtin("some-fn", "(some-fn f & fs)", groups=("core",), category="combinators",
+         doc="A function returning the first truthy (f arg), trying each function against each argument in "
+             "turn; if none is truthy it returns the last result (nil or false).",
+         examples=("((some-fn :a :b) {:b 2}) ;=> 2", "((some-fn even? pos?) 3) ;=> true"))
+def some_fn(f, *fs):
+    fns = (f, *fs)
+
+    def some(*args):
+        r = None
+        for g in fns:
+            for a in args:
+                r = _call(g, (a,))
+                if truthy(r):
+                    return r
+        return r
+
+    return _fn(some, "some-fn")
+
+
+@builtin("fnil", "(fnil f x)", "(fnil f x y)", "(fnil f x y z)", groups=("core",), category="combinators",
+         doc="A function like f that first replaces a nil first (second, third) argument with the matching "
+             "default x (y, z).",
+         examples=("((fnil + 0) nil 5) ;=> 5", "(update {:n nil} :n (fnil inc 0)) ;=> {:n 1}"))
+def fnil(f, x, y=_NO, z=_NO):
+    defaults = tuple(d for d in (x, y, z) if d is not _NO)
+
+    def patched(*args):
+        if args:
+            args = list(args)
+            for i, d in enumerate(defaults):
+                if i < len(args) and args[i] is None:
+                    args[i] = d
+        return _call(f, tuple(args))
+
+    return _fn(patched, "fnil")

@@ -1,0 +1,418 @@
+"""Map builtins (functions.md §1.17): lookup, nested update, merging, views.
+
+Lookup rules (language.md §3.5): `get`, `get-in`, `contains?` on maps,
+`select-keys`, the intermediate steps of `assoc-in`/`update-in` and the
+old-value read of `update-in` use flexible keyword/string lookup. `keys`,
+`vals`, `dissoc`, the old-value read of `update` and every key *written*
+(`assoc`, `assoc-in`, `update`, `update-in`) use the exact key.
+
+Memory: results are charged for the entries they add, not for the entries
+they share with their input (the accounting a persistent map would give),
+so growing a map one `assoc` at a time stays linear in budget.
+Imports values, errors, meter, lib.common, lib.registry.
+"""
+from __future__ import annotations
+
+import threading
+
+from ..errors import PtcError
+from ..meter import map_cost, seq_cost
+from ..values import Map, Set, Vector, hk, sorted_items, type_name, unhk
+from .common import charge, entries, graphemes, out_vec, seq_items
+from .registry import as_fn, builtin
+
+_get_ident = threading.get_ident
+_NO = object()        # "argument not given"
+_ABSENT = object()    # "key not present"
+ENTRY = 40            # charged bytes per map entry added
+
+
+def fresh_map(d: dict) -> Map:
+    """A map over a freshly built backing dict (later assocs may extend it in place)."""
+    return Map(d, _get_ident())
+
+
+# ------------------------------------------------------------------ lookup steps
+
+def step_get(coll, k, missing=None):
+    """One lookup step: flexible map key, vector/string index, set membership."""
+    t = type(coll)
+    if t is Map:
+        return coll.lookup(k, missing)
+    if t is Vector:
+        if type(k) is int:
+            items = coll.lst()
+            if 0 <= k < len(items):
+                return items[k]
+        return missing
+    if t is str:
+        if type(k) is int and k >= 0:
+            gs = graphemes(coll)
+            if k < len(gs):
+                return gs[k]
+        return missing
+    if t is Set:
+        return k if coll.contains(k) else missing
+    return missing
+
+
+def path_get(root, path: list, missing=None):
+    """Follow `path` with `step_get`; `missing` as soon as a step is absent."""
+    x = root
+    for k in path:
+        x = step_get(x, k, _ABSENT)
+        if x is _ABSENT:
+            return missing
+    return x
+
+
+def _path_items(ks, who: str) -> list:
+    if ks is None:
+        return []
+    if type(ks) is Vector:
+        return ks.lst()
+    return seq_items(ks, who)
+
+
+def contains_key(coll, k) -> bool:
+    """`contains?` for maps: flexible key presence; a vector key is a path."""
+    if type(k) is Vector:
+        return path_get(coll, k.lst(), _ABSENT) is not _ABSENT
+    return coll.lookup(k, _ABSENT) is not _ABSENT
+
+
+# ------------------------------------------------------------------ writing steps
+
+def assoc1(coll, k, v, who: str):
+    """Associate one key in a map, vector (index <= count) or nil (new map)."""
+    t = type(coll)
+    if t is Map:
+        charge(ENTRY)
+        return coll.assoc(k, v)
+    if coll is None:
+        charge(map_cost(1))
+        return fresh_map({hk(k): v})
+    if t is Vector:
+        if type(k) is not int:
+            raise PtcError("type_error", f"{who}: a vector index must be an integer, got {type_name(k)}")
+        n = len(coll)
+        if k == n:
+            charge(8)
+            return coll.conj(v)
+        if k < 0 or k > n:
+            raise PtcError("runtime_error", f"{who}: index {k} out of bounds for a vector of {n} items")
+        items = list(coll.lst())
+        items[k] = v
+        return out_vec(items)
+    raise PtcError("type_error", f"{who}: expected a map or vector, got {type_name(coll)}")
+
+
+@builtin("get", "(get m k)", "(get m k default)", groups=("core",), category="maps",
+         doc="Looks up key k in a map (flexible keyword/string matching), an index in a vector or string, "
+             "or a member of a set; gives default (or nil) when absent. A vector k is followed as a path.",
+         examples=("(get {:a 1} :a) ;=> 1", "(get {:a 1} :b \"default\") ;=> \"default\"",
+                   "(get {:a {:b 2}} [:a :b]) ;=> 2"))
+def get_(m, k, default=None):
+    if type(k) is Vector and type(m) in (Map, Vector):
+        return path_get(m, k.lst(), default)
+    return step_get(m, k, default)
+
+
+@builtin("get-in", "(get-in m ks)", "(get-in m ks default)", groups=("core",), category="maps",
+         doc="Follows the keys in ks through nested maps, vectors, strings and sets; gives default (or nil) "
+             "when a step is missing. An empty path gives m itself.",
+         examples=("(get-in {:user {:name \"A\"}} [:user :name]) ;=> \"A\"", "(get-in [[1 2] [3 4]] [1 0]) ;=> 3",
+                   "(get-in {:a nil} [:a] :missing) ;=> nil"))
+def get_in(m, ks, default=None):
+    return path_get(m, _path_items(ks, "get-in"), default)
+
+
+@builtin("assoc", "(assoc m k v & kvs)", groups=("core",), category="maps",
+         doc="Returns m with each key set to its value. Maps keep the key spelling given; a vector index may "
+             "replace an item or append at the end; nil starts a new map.",
+         examples=("(assoc {:a 1} :b 2) ;=> {:a 1 :b 2}", "(assoc [1 2 3] 1 5) ;=> [1 5 3]",
+                   "(assoc nil :a 1) ;=> {:a 1}"))
+def assoc(m, k, v, *kvs):
+    if len(kvs) % 2:
+        raise PtcError("arity_error", "assoc: expects key/value pairs after the collection (got an odd count)")
+    m = assoc1(m, k, v, "assoc")
+    for i in range(0, len(kvs), 2):
+        m = assoc1(m, kvs[i], kvs[i + 1], "assoc")
+    return m
+
+
+def _assoc_path(m, path: list, leaf_fn, who: str):
+    """Rebuild `m` with the value at `path` replaced by `leaf_fn(old)`; missing levels become maps.
+
+    Intermediate levels are read with flexible lookup; keys are written as given.
+    An empty path means the single key nil.
+    """
+    if not path:
+        path = [None]
+    levels = [m]
+    x = m
+    for k in path[:-1]:
+        x = step_get(x, k, None) if type(x) in (Map, Vector) else _descend_error(x, who)
+        levels.append(x)
+    last = levels[-1]
+    if last is not None and type(last) not in (Map, Vector):
+        _descend_error(last, who)
+    old = step_get(last, path[-1], None)
+    val = leaf_fn(old)
+    for i in range(len(path) - 1, -1, -1):
+        val = assoc1(levels[i], path[i], val, who)
+    return val
+
+
+def _descend_error(x, who):
+    if x is None:
+        return None
+    raise PtcError("type_error", f"{who}: cannot step into a {type_name(x)}; expected a map or vector")
+
+
+@builtin("assoc-in", "(assoc-in m ks v)", groups=("core",), category="maps",
+         doc="Sets the value at the nested key path ks, creating maps for levels that do not exist yet.",
+         examples=("(assoc-in {} [:user :name] \"Bob\") ;=> {:user {:name \"Bob\"}}",
+                   "(assoc-in [[1 2] [3 4]] [0 1] 99) ;=> [[1 99] [3 4]]"))
+def assoc_in(m, ks, v):
+    return _assoc_path(m, list(_path_items(ks, "assoc-in")), lambda _old: v, "assoc-in")
+
+
+@builtin("update", "(update m k f & args)", groups=("core",), category="maps",
+         doc="Replaces the value under k with (f old & args), reading the old value with the exact key; "
+             "nil is treated as an empty map and a vector index equal to the count appends.",
+         examples=("(update {:n 1} :n inc) ;=> {:n 2}", "(update {:n 1} :n + 5) ;=> {:n 6}",
+                   "(update {:n nil} :n (fnil inc 0)) ;=> {:n 1}"))
+def update(m, k, f, *args):
+    f = as_fn(f, "update")
+    t = type(m)
+    if t is Map:
+        old = m.get_exact(k)
+    elif m is None:
+        old = None
+    elif t is Vector:
+        if type(k) is not int:
+            raise PtcError("type_error", f"update: a vector index must be an integer, got {type_name(k)}")
+        old = step_get(m, k, None)
+    else:
+        raise PtcError("type_error", f"update: expected a map or vector, got {type_name(m)}")
+    return assoc1(m, k, f(old, *args), "update")
+
+
+@builtin("update-in", "(update-in m ks f & args)", groups=("core",), category="maps",
+         doc="Nested update: applies (f old & args) to the value at the key path ks, creating missing levels.",
+         examples=("(update-in {:a {:b 1}} [:a :b] + 10) ;=> {:a {:b 11}}", "(update-in [1 2 3] [1] inc) ;=> [1 3 3]"))
+def update_in(m, ks, f, *args):
+    f = as_fn(f, "update-in")
+    return _assoc_path(m, list(_path_items(ks, "update-in")), lambda old: f(old, *args), "update-in")
+
+
+@builtin("dissoc", "(dissoc m & ks)", groups=("core",), category="maps",
+         doc="Returns the map without the given keys (matched exactly). nil stays nil.",
+         examples=("(dissoc {:a 1 :b 2 :c 3} :a :b) ;=> {:c 3}",))
+def dissoc(m, *ks):
+    if m is None:
+        return None
+    if type(m) is not Map:
+        raise PtcError("type_error", f"dissoc: expected a map, got {type_name(m)}")
+    for k in ks:
+        m = m.dissoc(k)
+    return m
+
+
+# ------------------------------------------------------------------ merging
+
+def _conj_into_map(acc: Map, x, who: str) -> Map:
+    t = type(x)
+    if t is Map:
+        charge(ENTRY * len(x))
+        for k, v in x.d().items():
+            acc = _assoc_hk(acc, k, v)
+        return acc
+    if t is Vector and len(x) == 2:
+        k, v = x.lst()
+        charge(ENTRY)
+        return acc.assoc(k, v)
+    raise PtcError("type_error", f"{who}: cannot merge a {type_name(x)} into a map")
+
+
+def _assoc_hk(m: Map, hkey, v) -> Map:
+    """assoc with an already-wrapped key."""
+    return m.assoc(unhk(hkey), v)
+
+
+@builtin("merge", "(merge & maps)", groups=("core",), category="maps",
+         doc="Combines maps left to right; on a shared key the later value wins. nil arguments are skipped; "
+             "with no map at all the result is nil.",
+         examples=("(merge {:a 1} {:b 2} {:a 3}) ;=> {:a 3 :b 2}", "(merge {:a 1} nil) ;=> {:a 1}"))
+def merge(*maps):
+    acc = _NO
+    for x in maps:
+        if x is None or x is False:
+            continue
+        if acc is _NO:
+            if type(x) not in (Map, Vector):
+                raise PtcError("type_error", f"merge: expected maps, got {type_name(x)}")
+            acc = x
+        elif type(acc) is Vector:
+            charge(8)
+            acc = acc.conj(x)
+        else:
+            acc = _conj_into_map(acc, x, "merge")
+    return None if acc is _NO else acc
+
+
+@builtin("merge-with", "(merge-with f & maps)", groups=("core",), category="maps",
+         doc="Like merge, but when a key is already present the two values are combined with (f old new).",
+         examples=("(merge-with + {:a 1 :b 2} {:a 3 :c 4}) ;=> {:a 4 :b 2 :c 4}",
+                   "(merge-with + {:a 1} {:a 2} {:a 3}) ;=> {:a 6}"))
+def merge_with(f, *maps):
+    f = as_fn(f, "merge-with")
+    acc = _NO
+    for x in maps:
+        if x is None or x is False:
+            continue
+        if type(x) is not Map:
+            raise PtcError("type_error", f"merge-with: expected maps, got {type_name(x)}")
+        if acc is _NO:
+            acc = x
+            continue
+        charge(ENTRY * len(x))
+        for k, v in sorted_items(x):
+            old = acc.d().get(hk(k), _ABSENT)
+            acc = acc.assoc(k, v if old is _ABSENT else f(old, v))
+    return None if acc is _NO else acc
+
+
+# ------------------------------------------------------------------ selection and views
+
+@builtin("select-keys", "(select-keys m keyseq)", groups=("core",), category="maps",
+         doc="A map of just the keys in keyseq that m has (flexible matching; the result uses the spelling "
+             "from keyseq). On a vector the keys are indexes.",
+         examples=("(select-keys {:a 1 :b 2 :c 3} [:a :c]) ;=> {:a 1 :c 3}",
+                   "(select-keys {:a 1 :b 2} [\"a\"]) ;=> {\"a\" 1}"))
+def select_keys(m, keyseq):
+    ks = seq_items(keyseq, "select-keys")
+    t = type(m)
+    if m is not None and t is not Map and t is not Vector:
+        raise PtcError("type_error", f"select-keys: expected a map, got {type_name(m)}")
+    charge(map_cost(min(len(ks), len(m) if m is not None else 0)))
+    d = {}
+    if m is not None:
+        for k in ks:
+            v = step_get(m, k, _ABSENT)
+            if v is not _ABSENT:
+                d[hk(k)] = v
+    return fresh_map(d)
+
+
+def _need_map(m, who: str) -> Map:
+    if type(m) is not Map:
+        raise PtcError("type_error", f"{who}: expected a map, got {type_name(m)}")
+    return m
+
+
+@builtin("keys", "(keys m)", groups=("core",), category="maps",
+         doc="The keys of a map as a vector, in key order. nil gives nil.",
+         examples=("(keys {:b 2 :a 1}) ;=> [:a :b]",))
+def keys_(m):
+    if m is None:
+        return None
+    return out_vec([k for k, _ in sorted_items(_need_map(m, "keys"))])
+
+
+@builtin("vals", "(vals m)", groups=("core",), category="maps",
+         doc="The values of a map as a vector, ordered by their keys. nil gives nil.",
+         examples=("(vals {:b 2 :a 1}) ;=> [1 2]",))
+def vals_(m):
+    if m is None:
+        return None
+    return out_vec([v for _, v in sorted_items(_need_map(m, "vals"))])
+
+
+@builtin("entries", "(entries m)", category="maps",
+         doc="The [key value] pairs of a map as a vector, in key order.",
+         examples=("(entries {:b 2 :a 1}) ;=> [[:a 1] [:b 2]]",))
+def entries_(m):
+    if m is None:
+        return out_vec([])
+    m = _need_map(m, "entries")
+    charge(seq_cost(2) * len(m))
+    return out_vec(entries(m))
+
+
+def _pair(e, who: str) -> list:
+    if type(e) is not Vector or len(e) != 2:
+        raise PtcError("type_error", f"{who}: expected a [key value] pair, got {type_name(e)}")
+    return e.lst()
+
+
+@builtin("key", "(key e)", groups=("core",), category="maps",
+         doc="The key (first item) of a [key value] entry.", examples=("(key [:a 1]) ;=> :a",))
+def key_(e):
+    return _pair(e, "key")[0]
+
+
+@builtin("val", "(val e)", groups=("core",), category="maps",
+         doc="The value (second item) of a [key value] entry.", examples=("(val [:a 1]) ;=> 1",))
+def val_(e):
+    return _pair(e, "val")[1]
+
+
+@builtin("update-vals", "(update-vals m f)", groups=("core",), category="maps",
+         doc="A map with the same keys whose values are (f v). On a vector, f is applied to every item; "
+             "nil gives {}.",
+         examples=("(update-vals {:a 1 :b 2} inc) ;=> {:a 2 :b 3}",))
+def update_vals(m, f):
+    f = as_fn(f, "update-vals")
+    if m is None:
+        return fresh_map({})
+    if type(m) is Vector:
+        return out_vec([f(x) for x in m.lst()])
+    m = _need_map(m, "update-vals")
+    charge(map_cost(len(m)))
+    d = {}
+    for k, v in sorted_items(m):
+        d[hk(k)] = f(v)
+    return fresh_map(d)
+
+
+@builtin("update-keys", "(update-keys m f)", groups=("core",), category="maps",
+         doc="A map whose keys are (f k) with the values kept; if two new keys coincide one value survives. "
+             "On a vector the keys are the indexes; nil gives {}.",
+         examples=("(update-keys {:a 1 :b 2} str) ;=> {\":a\" 1 \":b\" 2}",))
+def update_keys(m, f):
+    f = as_fn(f, "update-keys")
+    if m is None:
+        return fresh_map({})
+    if type(m) is Vector:
+        pairs = list(enumerate(m.lst()))
+    else:
+        pairs = sorted_items(_need_map(m, "update-keys"))
+    charge(map_cost(len(pairs)))
+    d = {}
+    for k, v in pairs:
+        d[hk(f(k))] = v
+    return fresh_map(d)
+
+
+@builtin("reduce-kv", "(reduce-kv f init m)", groups=("core",), category="aggregation",
+         doc="Folds over a map calling (f acc k v) for each entry in key order, starting from init. "
+             "Vectors fold over (index, item); nil gives init.",
+         examples=("(reduce-kv (fn [acc k v] (+ acc v)) 0 {:a 1 :b 2 :c 3}) ;=> 6",))
+def reduce_kv(f, init, m):
+    f = as_fn(f, "reduce-kv")
+    if m is None:
+        return init
+    t = type(m)
+    if t is Map:
+        pairs = sorted_items(m)
+    elif t is Vector:
+        pairs = enumerate(m.lst())
+    else:
+        raise PtcError("type_error", f"reduce-kv: expected a map, got {type_name(m)}")
+    acc = init
+    for k, v in pairs:
+        acc = f(acc, k, v)
+    return acc
+

@@ -1,0 +1,154 @@
+"""Coercions shared by the builtin families.
+
+Owns "seqable" (functions.md preamble): how vectors, strings (graphemes),
+maps (key-sorted `[k v]` entries), sets and nil are viewed as a sequence,
+plus number checks and output wrapping that charge the meter.
+Imports values, errors, meter.
+"""
+from __future__ import annotations
+
+import regex as _regex
+
+from ..errors import PtcError
+from ..meter import current, seq_cost
+from ..values import Keyword, Map, Set, Vector, sorted_items, sorted_members, type_name
+
+_GRAPHEME = _regex.compile(r"\X")
+
+
+def graphemes(s: str) -> list[str]:
+    """The user-perceived characters of `s` (extended grapheme clusters)."""
+    if s.isascii():
+        return list(s)
+    return _GRAPHEME.findall(s)
+
+
+def count_str(s: str) -> int:
+    if s.isascii():
+        return len(s)
+    return len(_GRAPHEME.findall(s))
+
+
+def entries(m: Map) -> list:
+    """Key-sorted `[k v]` entry vectors of a map."""
+    return [Vector([k, v]) for k, v in sorted_items(m)]
+
+
+def seq_items(x, who: str, *, maps: bool = True, sets: bool = True, strings: bool = True) -> list:
+    """The elements of a seqable value as a Python list (do not mutate it)."""
+    t = type(x)
+    if t is Vector:
+        return x.lst()
+    if x is None:
+        return []
+    if t is str and strings:
+        return graphemes(x)
+    if t is Map and maps:
+        return entries(x)
+    if t is Set and sets:
+        return sorted_members(x) if len(x) < 4096 else x.members()
+    raise PtcError("type_error", f"{who}: expected a collection, got {type_name(x)}")
+
+
+def positional_items(x, who: str) -> list:
+    """Like seq_items but maps and sets are rejected (DIV-29 positional ops)."""
+    t = type(x)
+    if t is Map:
+        raise PtcError("type_error", f"{who}: maps have no position; take a view first: (seq m), (keys m), (vals m)")
+    if t is Set:
+        raise PtcError("type_error", f"{who}: sets have no position; use (sort s) or (vec s) first")
+    return seq_items(x, who)
+
+
+def out_vec(items: list) -> Vector:
+    """Wrap a freshly built list as a vector, charging the meter for it."""
+    current().alloc(seq_cost(len(items)))
+    return Vector(items)
+
+
+def charge(nbytes: int):
+    current().alloc(nbytes)
+
+
+def need_int(x, who: str) -> int:
+    if type(x) is not int:
+        raise PtcError("type_error", f"{who}: expected an integer, got {type_name(x)}")
+    return x
+
+
+def need_num(x, who: str):
+    t = type(x)
+    if t is not int and t is not float:
+        raise PtcError("type_error", f"{who}: expected a number, got {type_name(x)}")
+    return x
+
+
+def need_str(x, who: str) -> str:
+    if type(x) is not str:
+        raise PtcError("type_error", f"{who}: expected a string, got {type_name(x)}")
+    return x
+
+
+def is_num(x) -> bool:
+    t = type(x)
+    return t is int or t is float
+
+
+KW = Keyword
+
+
+# ------------------------------------------------------------------ key functions
+# Shared by the key-taking helpers (sort-by, distinct-by, group-by, sum-by, ...).
+
+_ABSENT = object()
+
+
+def path_lookup(x, path: list, default=None):
+    """Follow `path` through maps (flexible keys) and vectors (integer indexes).
+
+    Returns `default` when a step is missing; a present nil at the end is nil.
+    """
+    for step in path:
+        t = type(x)
+        if t is Map:
+            x = x.lookup(step, _ABSENT)
+            if x is _ABSENT:
+                return default
+        elif t is Vector:
+            if type(step) is not int:
+                return default
+            items = x.lst()
+            if step < 0 or step >= len(items):
+                return default
+            x = items[step]
+        else:
+            return default
+    return x
+
+
+def keyfn(k, who: str):
+    """Turn a key argument into a one-argument Python key extractor.
+
+    Accepts a keyword or string (flexible map lookup; nil for non-maps), a
+    vector (a get-in style path), a set (membership), or any function value.
+    Maps, nil and other data raise `type_error`.
+    """
+    t = type(k)
+    if t is Keyword:
+        return k
+    if t is str:
+        def by_name(x, _k=k):
+            return x.lookup(_k) if type(x) is Map else None
+        return by_name
+    if t is Vector:
+        path = list(k.lst())
+        if len(path) == 1:
+            step = path[0]
+            if type(step) is Keyword:
+                return step
+
+        def by_path(x, _p=path):
+            return path_lookup(x, _p)
+        return by_path
+    from .registry import as_fn
+    return as_fn(k, who)

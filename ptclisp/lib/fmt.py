@@ -1,0 +1,394 @@
+"""`format`: Java-style %-formatting, implemented here from scratch.
+
+Owns functions.md §3 `format`. The format string is parsed by our own
+scanner (Java Formatter syntax `%[index$][flags][width][.precision]conv`);
+Python's str.format / f-string mini-language is never applied to program
+text, so `{0.__class__}` is just literal text.
+
+Supported: conversions s S d o x X f e E g G b B c C n %; flags - 0 + space
+, ( #; explicit argument indexes `n$` and `<` (reuse the previous argument).
+Numbers are rounded HALF_UP on their shortest decimal form, as Java does
+(`(format "%.2f" 2.675)` gives "2.68"). `%s` renders like `str` (nil gives
+""); other conversions render nil as "null". Width and precision are capped
+at 1,000,000 and every padded or expanded piece is charged to the meter.
+Any format problem (unknown conversion, flag mismatch, missing argument,
+wrong argument kind) is a `runtime_error`.
+Imports values, errors, meter, lib.common, lib.registry, lib.strings.
+"""
+from __future__ import annotations
+
+import math
+import re as _re
+from decimal import ROUND_HALF_UP, Decimal, localcontext
+
+from ..errors import PtcError
+from ..meter import str_cost
+from ..values import type_name
+from .common import charge, count_str, graphemes
+from .registry import builtin
+from .strings import display, int_text
+
+MAX_WIDTH = 1_000_000
+
+_SPEC = _re.compile(r"%([0-9]+\$)?([-#+ 0,(<]*)([0-9]+)?(\.[0-9]+)?([tT])?([a-zA-Z%])")
+
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+
+_ALLOWED = {
+    "s": "-#", "b": "-", "c": "-", "d": "-+ 0,(", "o": "-#0", "x": "-#0",
+    "e": "-#+ 0(", "f": "-#+ 0,(", "g": "-+ 0,(", "%": "-", "n": "",
+}
+
+
+def _err(msg: str) -> PtcError:
+    return PtcError("runtime_error", "format: " + msg)
+
+
+# ------------------------------------------------------------ decimal text
+
+
+def _dec(x) -> Decimal:
+    """Exact decimal of |x|: ints exactly, floats via their shortest repr."""
+    if type(x) is int:
+        if x.bit_length() > 14_000:
+            raise _err("the integer is too large to format")
+        return Decimal(abs(x))
+    return Decimal(repr(abs(x)))
+
+
+def _plain(q: Decimal, places: int) -> str:
+    """Text of a non-negative Decimal quantized to exponent -places, no exponent form."""
+    _, digits, _ = q.as_tuple()
+    ds = "".join(map(str, digits))
+    if places == 0:
+        return ds
+    if len(ds) <= places:
+        ds = "0" * (places - len(ds) + 1) + ds
+    return ds[:-places] + "." + ds[-places:]
+
+
+def _quantize(d: Decimal, places: int) -> Decimal:
+    with localcontext() as ctx:
+        ctx.prec = max(32, d.adjusted() + places + 8)
+        return d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def _fixed(d: Decimal, places: int) -> str:
+    return _plain(_quantize(d, places), places)
+
+
+def _sci_parts(d: Decimal, places: int) -> tuple[str, int]:
+    """Mantissa text with `places` decimals and the decimal exponent."""
+    if d == 0:
+        return _plain(Decimal(0).quantize(Decimal(1).scaleb(-places)), places), 0
+    e = d.adjusted()
+    with localcontext() as ctx:
+        ctx.prec = max(32, places + 8)
+        m = d.scaleb(-e)
+    q = _quantize(m, places)
+    if q >= 10:
+        e += 1
+        q = _quantize(Decimal(1), places)
+    return _plain(q, places), e
+
+
+def _exp_text(e: int) -> str:
+    s = str(abs(e))
+    if len(s) < 2:
+        s = "0" + s
+    return ("e-" if e < 0 else "e+") + s
+
+
+def _group(intpart: str) -> str:
+    n = len(intpart)
+    if n <= 3:
+        return intpart
+    head = n % 3 or 3
+    parts = [intpart[:head]] + [intpart[i:i + 3] for i in range(head, n, 3)]
+    return ",".join(parts)
+
+
+def _group_number(body: str) -> str:
+    if "." in body:
+        i, f = body.split(".", 1)
+        return _group(i) + "." + f
+    return _group(body)
+
+
+# -------------------------------------------------------------- assembling
+
+
+def _justify(s: str, flags: str, width: int | None, n: int | None = None) -> str:
+    if width is None:
+        return s
+    n = len(s) if n is None else n
+    if n >= width:
+        return s
+    pad = width - n
+    charge(str_cost(pad + len(s)))
+    return s + " " * pad if "-" in flags else " " * pad + s
+
+
+def _number(prefix: str, body: str, suffix: str, flags: str, width: int | None) -> str:
+    if "0" in flags and width is not None:
+        need = width - len(prefix) - len(body) - len(suffix)
+        if need > 0:
+            charge(str_cost(width))
+            body = "0" * need + body
+    return _justify(prefix + body + suffix, flags, width)
+
+
+def _sign(neg: bool, flags: str) -> tuple[str, str]:
+    if neg:
+        return ("(", ")") if "(" in flags else ("-", "")
+    if "+" in flags:
+        return "+", ""
+    if " " in flags:
+        return " ", ""
+    return "", ""
+
+
+def _integral(arg, conv: str, flags: str, width, spec: str) -> str:
+    t = type(arg)
+    if t is int:
+        v = arg
+    elif t is float and arg.is_integer():
+        v = int(arg)
+    else:
+        raise _err(f"{spec} needs an integer, got {_describe(arg)}")
+    low = conv.lower()
+    if low == "d":
+        prefix, suffix = _sign(v < 0, flags)
+        body = int_text(abs(v))
+        if "," in flags:
+            body = _group(body)
+        return _number(prefix, body, suffix, flags, width)
+    base = "o" if low == "o" else "x"
+    if _LONG_MIN <= v <= _LONG_MAX:
+        bad = [f for f in "+ ,(" if f in flags]
+        if bad:
+            raise _err(f"flag {bad[0]!r} is not allowed with {spec}")
+        if v < 0:
+            v += 1 << 64
+        prefix, suffix = "", ""
+        body = format(v, base)
+    else:
+        if "," in flags:
+            raise _err(f"flag ',' is not allowed with {spec}")
+        prefix, suffix = _sign(v < 0, flags)
+        if v.bit_length() > 60_000:
+            raise _err(f"{spec}: the integer is too large to format")
+        body = format(abs(v), base)
+    if "#" in flags:
+        prefix += "0" if base == "o" else "0x"
+    out = _number(prefix, body, suffix, flags, width)
+    return out.upper() if conv == "X" else out
+
+
+def _floating(arg, conv: str, flags: str, width, prec, spec: str) -> str:
+    t = type(arg)
+    if t is not float and t is not int:
+        raise _err(f"{spec} needs a number, got {_describe(arg)}")
+    low = conv.lower()
+    upper = conv != low
+    if t is float and not math.isfinite(arg):
+        if arg != arg:
+            text = "NaN"
+        else:
+            prefix, suffix = _sign(arg < 0, flags)
+            text = prefix + "Infinity" + suffix
+        text = text.upper() if upper else text
+        return _justify(text, flags.replace("0", ""), width)
+    neg = arg < 0 or (t is float and arg == 0 and math.copysign(1.0, arg) < 0)
+    d = _dec(arg)
+    if low == "f":
+        p = 6 if prec is None else prec
+        body = _fixed(d, p)
+        if "," in flags:
+            body = _group_number(body)
+        if "#" in flags and p == 0:
+            body += "."
+    elif low == "e":
+        p = 6 if prec is None else prec
+        mant, e = _sci_parts(d, p)
+        if "#" in flags and p == 0:
+            mant += "."
+        body = mant + _exp_text(e)
+    else:  # g
+        p = 6 if prec is None else (1 if prec == 0 else prec)
+        if d == 0:
+            body = _fixed(d, p - 1)
+        else:
+            _, e = _sci_parts(d, p - 1)
+            if -4 <= e < p:
+                body = _fixed(d, p - 1 - e)
+                if "," in flags:
+                    body = _group_number(body)
+            else:
+                mant, e = _sci_parts(d, p - 1)
+                body = mant + _exp_text(e)
+    if len(body) > 256:
+        charge(str_cost(len(body)))
+    prefix, suffix = _sign(neg, flags)
+    out = _number(prefix, body, suffix, flags, width)
+    return out.upper() if upper else out
+
+
+def _describe(x) -> str:
+    t = type(x)
+    if t is float:
+        return "##NaN" if x != x else ("##Inf" if x == math.inf else ("##-Inf" if x == -math.inf else "a fractional number"))
+    return "nil" if x is None else type_name(x)
+
+
+def _truncate(s: str, prec) -> str:
+    if prec is None:
+        return s
+    if s.isascii():
+        return s[:prec]
+    gs = graphemes(s)
+    return "".join(gs[:prec]) if len(gs) > prec else s
+
+
+def _char(arg, spec: str) -> str:
+    t = type(arg)
+    if t is int:
+        if 0 <= arg <= 0x10FFFF and not (0xD800 <= arg <= 0xDFFF):
+            return chr(arg)
+        raise _err(f"{spec}: {arg} is not a valid code point")
+    if t is str and count_str(arg) == 1:
+        return arg
+    raise _err(f"{spec} needs a character, got {_describe(arg)}")
+
+
+# ------------------------------------------------------------------ driver
+
+
+_VALID = frozenset("sSbBcCdoxXeEfgGn%")
+
+
+def _check_flags(flags: str, conv: str, width, spec: str):
+    if conv not in _VALID:
+        raise _err(f"unsupported conversion {spec}")
+    if len(set(flags)) != len(flags):
+        raise _err(f"duplicate flag in {spec}")
+    allowed = _ALLOWED.get(conv.lower())
+    if allowed is None:
+        raise _err(f"unsupported conversion {spec}")
+    for f in flags:
+        if f not in allowed:
+            raise _err(f"flag {f!r} is not allowed with {spec}")
+    if "-" in flags and "0" in flags:
+        raise _err(f"flags '-' and '0' cannot be combined ({spec})")
+    if "+" in flags and " " in flags:
+        raise _err(f"flags '+' and ' ' cannot be combined ({spec})")
+    if ("-" in flags or "0" in flags) and width is None:
+        raise _err(f"{spec}: the '-' and '0' flags need a width")
+
+
+def render_format(fmt: str, args) -> str:
+    """Apply Java-style format string `fmt` to the sequence `args`."""
+    out: list[str] = []
+    i = 0
+    n = len(fmt)
+    ordinary = 0
+    last = None
+    while i < n:
+        j = fmt.find("%", i)
+        if j < 0:
+            out.append(fmt[i:])
+            break
+        if j > i:
+            out.append(fmt[i:j])
+        m = _SPEC.match(fmt, j)
+        if m is None:
+            bad = fmt[j:j + 2]
+            raise _err(f"unknown or incomplete conversion {bad!r} at position {j}")
+        idx, flags, width_s, prec_s, tt, conv = m.groups()
+        spec = m.group(0)
+        i = m.end()
+        if tt:
+            raise _err(f"date/time conversions are not supported ({spec}{fmt[i:i + 1]})")
+        width = int(width_s) if width_s else None
+        prec = int(prec_s[1:]) if prec_s else None
+        if width is not None and not (1 <= width <= MAX_WIDTH):
+            raise _err(f"width must be between 1 and {MAX_WIDTH} ({spec})")
+        if prec is not None and prec > MAX_WIDTH:
+            raise _err(f"precision must be at most {MAX_WIDTH} ({spec})")
+        relative = "<" in flags
+        flags = flags.replace("<", "")
+        _check_flags(flags, conv, width, spec)
+        if conv == "%":
+            if prec is not None:
+                raise _err(f"precision is not allowed with {spec}")
+            out.append(_justify("%", flags, width))
+            continue
+        if conv == "n":
+            if width is not None or prec is not None:
+                raise _err(f"width and precision are not allowed with {spec}")
+            out.append("\n")
+            continue
+        # pick the argument
+        if relative:
+            if last is None:
+                raise _err(f"{spec} refers to a previous argument but there is none")
+            k = last
+        elif idx:
+            k = int(idx[:-1]) - 1
+            if k < 0:
+                raise _err(f"argument index must start at 1 ({spec})")
+        else:
+            k = ordinary
+            ordinary += 1
+        if k >= len(args):
+            raise _err(f"not enough arguments for {spec} (got {len(args)})")
+        last = k
+        arg = args[k]
+        low = conv.lower()
+        if low == "s":
+            if "#" in flags:
+                raise _err(f"flag '#' is not allowed with {spec}")
+            s = _truncate(display(arg), prec)
+            if conv == "S":
+                s = s.upper()
+            out.append(_justify(s, flags, width, count_str(s) if width is not None else None))
+        elif low == "b":
+            s = "false" if arg is None or arg is False else "true"
+            s = _truncate(s, prec)
+            out.append(_justify(s.upper() if conv == "B" else s, flags, width))
+        elif low == "c":
+            if prec is not None:
+                raise _err(f"precision is not allowed with {spec}")
+            s = "null" if arg is None else _char(arg, spec)
+            out.append(_justify(s.upper() if conv == "C" else s, flags, width, 1))
+        elif low in ("d", "o", "x"):
+            if prec is not None:
+                raise _err(f"precision is not allowed with {spec}")
+            if arg is None:
+                out.append(_justify("null", flags.replace("0", ""), width))
+            else:
+                out.append(_integral(arg, conv, flags, width, spec))
+        elif low in ("e", "f", "g"):
+            if arg is None:
+                out.append(_justify("NULL" if conv != low else "null", flags.replace("0", ""), width))
+            else:
+                out.append(_floating(arg, conv, flags, width, prec, spec))
+        else:  # pragma: no cover - _check_flags rejects the rest
+            raise _err(f"unsupported conversion {spec}")
+    charge(str_cost(sum(len(p) for p in out)))
+    return "".join(out)
+
+
+@builtin("format", "(format fmt & args)", groups=("core", "string"), category="strings",
+         doc="Fills a Java-style format string: %s (display text, nil gives \"\"), %d, %o, %x/%X (integers; "
+             "whole floats allowed), %f, %e, %g (numbers, default 6 digits, half-up rounding), %b, %c, %n, "
+             "%%. Flags - 0 + space , ( # and a width (up to 1,000,000) and .precision are accepted; "
+             "%2$s picks an argument by position. Extra arguments are ignored; too few is an error.",
+         examples=('(format "%s has %d items" "cart" 3) ;=> "cart has 3 items"', '(format "%.2f" 3.14159) ;=> "3.14"',
+                   '(format "[%5s][%-4s][%03d]" "a" "b" 7) ;=> "[    a][b   ][007]"'))
+def format_(fmt, *args):
+    if type(fmt) is not str:
+        raise PtcError("type_error", f"format: the format must be a string, got {type_name(fmt)}")
+    if "%" not in fmt:
+        return fmt
+    return render_format(fmt, args)

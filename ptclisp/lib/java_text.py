@@ -1,0 +1,627 @@
+"""Java-named numbers and strings: the `java.lang` half of the interop surface.
+
+Owns the Java failure conditions (`java_type_error`, `java_domain_error`,
+`invalid_java_string`), the argument coercions Java overloads apply to PTC
+numbers (int / long / double parameters), the UTF-16 view of strings used by
+the `java.lang.String` methods, the Java number parsers (`Integer/parseInt`,
+`Long/parseLong`, `Double/parseDouble`, `Float/parseFloat`,
+`Boolean/parseBoolean`) and the `java.lang.Math` members.
+
+Everything here follows the Java contract (language.md R3): string searches
+answer -1, bad input raises a Java condition instead of returning nil.
+The member tables live in `ptclisp.lib.java`. Imports values, errors, meter.
+"""
+from __future__ import annotations
+
+import math
+import re
+import struct
+import unicodedata
+from decimal import Decimal
+
+from ..errors import PtcError
+from ..meter import current, str_cost
+from ..values import type_name
+
+INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
+LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1
+MAX_VIEW_BYTES = 256_000
+
+
+# ------------------------------------------------------------------ conditions
+
+def _show(x, limit: int = 40) -> str:
+    """A short, safe rendering of an offending argument for messages."""
+    if type(x) is str:
+        s = x if len(x) <= limit else x[:limit] + "..."
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if x is None:
+        return "nil"
+    t = type(x)
+    if t is bool:
+        return "true" if x else "false"
+    if t is int:
+        s = str(x) if x.bit_length() < 200 else "<large integer>"
+        return s
+    if t is float:
+        return repr(x)
+    return type_name(x)
+
+
+def java_type_error(who: str, message: str, **details) -> PtcError:
+    return PtcError("java_type_error", f"{who}: {message}", details=details or None)
+
+
+def java_domain_error(who: str, exception: str, message: str, **details) -> PtcError:
+    details["java_exception"] = exception
+    return PtcError("java_domain_error", f"{who}: {exception}: {message}", details=details)
+
+
+def null_pointer(who: str, what: str = "argument") -> PtcError:
+    return java_domain_error(who, "NullPointerException", f"the {what} is nil (Java null)")
+
+
+def invalid_java_string(who: str, message: str, reason: str) -> PtcError:
+    return PtcError("invalid_java_string", f"{who}: {message}",
+                    details={"java_exception": "invalid_java_string", "reason": reason})
+
+
+def arg_type_error(who: str, expected: str, got, position: str = "argument") -> PtcError:
+    return java_type_error(who, f"{position} must be {expected}, got {type_name(got)} {_show(got)}",
+                           expected=expected, actual=type_name(got))
+
+
+# ------------------------------------------------------------------ coercions
+
+def as_int(x, who: str) -> int:
+    """A Java `int` parameter: 32-bit integers; floats truncate (NaN -> 0)."""
+    t = type(x)
+    if t is int:
+        if INT_MIN <= x <= INT_MAX:
+            return x
+        raise java_type_error(who, f"{_show(x)} does not fit a Java int", expected="int", actual="number")
+    if t is float:
+        if x != x:
+            return 0
+        if math.isinf(x):
+            raise java_type_error(who, f"{_show(x)} does not fit a Java int", expected="int", actual="number")
+        v = math.trunc(x)
+        if INT_MIN <= v <= INT_MAX:
+            return v
+        raise java_type_error(who, f"{_show(x)} does not fit a Java int", expected="int", actual="number")
+    raise arg_type_error(who, "an integer (Java int)", x)
+
+
+def as_long(x, who: str) -> int:
+    """A Java `long` parameter: 64-bit integers; floats truncate (NaN -> 0, infinities rejected)."""
+    t = type(x)
+    if t is int:
+        if LONG_MIN <= x <= LONG_MAX:
+            return x
+        raise java_type_error(who, f"{_show(x)} does not fit a Java long", expected="long", actual="number")
+    if t is float:
+        if x != x:
+            return 0
+        if not math.isinf(x):
+            v = math.trunc(x)
+            if LONG_MIN <= v <= LONG_MAX:
+                return v
+        raise java_type_error(who, f"{_show(x)} does not fit a Java long", expected="long", actual="number")
+    raise arg_type_error(who, "an integer (Java long)", x)
+
+
+def as_double(x, who: str) -> float:
+    """A Java `double` parameter: floats as is, long-range integers widened."""
+    t = type(x)
+    if t is float:
+        return x
+    if t is int:
+        if LONG_MIN <= x <= LONG_MAX:
+            return float(x)
+        raise java_type_error(who, f"{_show(x)} is outside the Java long range", expected="double",
+                              actual="number")
+    raise arg_type_error(who, "a number (Java double)", x)
+
+
+# ------------------------------------------------------------------ UTF-16 views
+
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+
+def _split_pair(m) -> str:
+    c = ord(m.group()) - 0x10000
+    return chr(0xD800 + (c >> 10)) + chr(0xDC00 + (c & 0x3FF))
+
+
+def check_view(s: str, who: str) -> str:
+    """Validate a string handed to a Java String method (size and well-formedness)."""
+    if s.isascii():
+        if len(s) > MAX_VIEW_BYTES:
+            raise invalid_java_string(who, f"string of {len(s)} bytes exceeds the {MAX_VIEW_BYTES}-byte "
+                                           "limit of Java String views", "too_large")
+        return s
+    if len(s) > MAX_VIEW_BYTES:
+        raise invalid_java_string(who, f"string exceeds the {MAX_VIEW_BYTES}-byte limit of Java String views",
+                                  "too_large")
+    try:
+        n = len(s.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise invalid_java_string(who, "string contains an unpaired surrogate", "invalid_utf8") from None
+    if n > MAX_VIEW_BYTES:
+        raise invalid_java_string(who, f"string of {n} bytes exceeds the {MAX_VIEW_BYTES}-byte limit of "
+                                       "Java String views", "too_large")
+    return s
+
+
+def u16(s: str) -> str:
+    """`s` with every supplementary character split into its two surrogate code units.
+
+    Python indexes, lengths and searches on the result count UTF-16 code
+    units, exactly like Java's String.
+    """
+    if s.isascii() or _ASTRAL.search(s) is None:
+        return s
+    return _ASTRAL.sub(_split_pair, s)
+
+
+def from_u16(v: str, who: str) -> str:
+    """Rejoin surrogate pairs of a UTF-16 view; a lone surrogate is an error."""
+    if v.isascii():
+        return v
+    try:
+        return v.encode("utf-16-be", "surrogatepass").decode("utf-16-be")
+    except UnicodeDecodeError:
+        raise invalid_java_string(who, "the slice would split a surrogate pair (a character outside the "
+                                       "Basic Multilingual Plane)", "unpaired_surrogate") from None
+
+
+def _str_arg(x, who: str, what: str = "argument") -> str:
+    if type(x) is str:
+        return check_view(x, who)
+    if x is None:
+        raise null_pointer(who, what)
+    raise arg_type_error(who, "a string", x, what)
+
+
+# ------------------------------------------------------------------ String methods
+_NO_ARG = object()
+
+# Each takes the receiver first; the receiver class was checked by the dispatcher.
+
+def _needle(x, who: str) -> str | None:
+    """The search argument as a UTF-16 view: a string, or an integer code point (GAP-J05).
+
+    None means "can never be found" (a negative or surrogate code point, or one past U+10FFFF)."""
+    if type(x) is int:
+        if not INT_MIN <= x <= INT_MAX:
+            raise java_type_error(who, f"{_show(x)} does not fit a Java int", expected="int", actual="number")
+        if 0 <= x < 0xD800 or 0xE000 <= x <= 0x10FFFF:
+            return u16(chr(x))
+        return None
+    return u16(_str_arg(x, who))
+
+
+def s_index_of(s, sub, from_index=_NO_ARG):
+    who = ".indexOf"
+    check_view(s, who)
+    w = _needle(sub, who)
+    start = 0 if from_index is _NO_ARG else as_int(from_index, who)
+    if w is None:
+        return -1
+    v = u16(s)
+    n = len(v)
+    if start < 0:
+        start = 0
+    if start >= n:
+        return n if not w else -1
+    return v.find(w, start)
+
+
+def s_last_index_of(s, sub, from_index=_NO_ARG):
+    who = ".lastIndexOf"
+    check_view(s, who)
+    w = _needle(sub, who)
+    start = None if from_index is _NO_ARG else as_int(from_index, who)
+    if w is None:
+        return -1
+    v = u16(s)
+    if start is None:
+        return v.rfind(w)
+    if start < 0:
+        return -1
+    start = min(start, len(v) - len(w))
+    if start < 0:
+        return -1
+    return v.rfind(w, 0, start + len(w))
+
+
+def s_starts_with(s, prefix, offset=_NO_ARG):
+    who = ".startsWith"
+    check_view(s, who)
+    p = _str_arg(prefix, who)
+    if offset is _NO_ARG:
+        return s.startswith(p)
+    k = as_int(offset, who)
+    v, w = u16(s), u16(p)
+    if k < 0 or k > len(v) - len(w):
+        return False
+    return v.startswith(w, k)
+
+
+def s_ends_with(s, suffix):
+    who = ".endsWith"
+    check_view(s, who)
+    return s.endswith(_str_arg(suffix, who))
+
+
+def s_contains(s, sub):
+    who = ".contains"
+    check_view(s, who)
+    return _str_arg(sub, who) in s
+
+
+def s_length(s):
+    check_view(s, ".length")
+    if s.isascii():
+        return len(s)
+    return len(s) + len(_ASTRAL.findall(s))
+
+
+def s_substring(s, begin, end=_NO_ARG):
+    who = ".substring"
+    check_view(s, who)
+    b = as_int(begin, who)
+    v = u16(s)
+    n = len(v)
+    e = n if end is _NO_ARG else as_int(end, who)
+    if b < 0 or e > n or b > e:
+        raise java_domain_error(who, "StringIndexOutOfBoundsException",
+                                f"begin {b}, end {e}, length {n}", begin=b, end=e, length=n)
+    current().alloc(str_cost(e - b))
+    return from_u16(v[b:e], who)
+
+
+_JAVA_WS = "".join(chr(i) for i in range(0x21))
+
+
+def s_trim(s):
+    check_view(s, ".trim")
+    out = s.strip(_JAVA_WS)
+    current().alloc(str_cost(len(out)))
+    return out
+
+
+# ------------------------------------------------------------------ integer parsing
+
+def _java_digit(ch: str, radix: int) -> int:
+    """Character.digit(ch, radix) on one UTF-16 unit (BMP decimal digits and Latin letters)."""
+    c = ord(ch)
+    if 48 <= c <= 57:
+        d = c - 48
+    elif 97 <= c <= 122 or 65 <= c <= 90:
+        d = (c | 32) - 87
+    elif 0xFF21 <= c <= 0xFF3A or 0xFF41 <= c <= 0xFF5A:  # fullwidth Latin letters
+        d = (c - 0xFF21 if c <= 0xFF3A else c - 0xFF41) + 10
+    elif c >= 0x10000:
+        return -1
+    else:
+        d = unicodedata.decimal(ch, -1)
+    return d if d < radix else -1
+
+
+def parse_integral(x, who: str, lo: int, hi: int, radix=10) -> int:
+    if type(radix) is not int:
+        raise arg_type_error(who, "an integer radix", radix, "radix")
+    if not 2 <= radix <= 36:
+        raise java_domain_error(who, "NumberFormatException", f"radix {_show(radix)} is outside 2..36")
+    if x is None:
+        raise java_domain_error(who, "NumberFormatException", "cannot parse nil (Java null)")
+    if type(x) is not str:
+        raise arg_type_error(who, "a string", x)
+    s = x
+    i, sign = 0, 1
+    if s[:1] in ("-", "+"):
+        sign = -1 if s[0] == "-" else 1
+        i = 1
+    if i >= len(s):
+        raise java_domain_error(who, "NumberFormatException", f"for input string {_show(s)}", input=s[:40])
+    limit = -lo if sign < 0 else hi
+    acc = 0
+    for ch in s[i:]:
+        d = _java_digit(ch, radix)
+        if d < 0:
+            raise java_domain_error(who, "NumberFormatException", f"for input string {_show(s)}"
+                                    + (f" under radix {radix}" if radix != 10 else ""), input=s[:40])
+        acc = acc * radix + d
+        if acc > limit:
+            raise java_domain_error(who, "NumberFormatException",
+                                    f"for input string {_show(s)} (out of range)", input=s[:40])
+    return sign * acc
+
+
+def parse_int(x, radix=10):
+    return parse_integral(x, "Integer/parseInt", INT_MIN, INT_MAX, radix)
+
+
+def parse_long(x, radix=10):
+    return parse_integral(x, "Long/parseLong", LONG_MIN, LONG_MAX, radix)
+
+
+def parse_boolean(x):
+    if x is None:
+        return False
+    if type(x) is not str:
+        raise arg_type_error("Boolean/parseBoolean", "a string or nil", x)
+    return len(x) == 4 and x.lower() == "true"
+
+
+# ------------------------------------------------------------------ floating parsing
+
+_DEC = re.compile(r"([+-]?)(?:([0-9]+)(?:\.([0-9]*))?|\.([0-9]+))(?:[eE]([+-]?[0-9]+))?[fFdD]?\Z")
+_HEX = re.compile(r"([+-]?)0[xX](?:([0-9a-fA-F]+)(?:\.([0-9a-fA-F]*))?|\.([0-9a-fA-F]+))"
+                  r"[pP]([+-]?[0-9]+)[fFdD]?\Z")
+_SPECIAL = {"NaN": math.nan, "+NaN": math.nan, "-NaN": math.nan,
+            "Infinity": math.inf, "+Infinity": math.inf, "-Infinity": -math.inf}
+_FLT_MAX = struct.unpack(">f", bytes.fromhex("7f7fffff"))[0]
+
+
+def _f32(d: float) -> float:
+    """Round a double to the nearest float32 (ties to even), as a double."""
+    try:
+        return struct.unpack("f", struct.pack("f", d))[0]
+    except OverflowError:
+        return math.copysign(math.inf, d)
+
+
+def _f32_bits(f: float) -> int:
+    return struct.unpack(">I", struct.pack(">f", f))[0]
+
+
+def _f32_next(f: float, up: bool) -> float:
+    """The float32 neighbour of a non-negative float32 `f` (2**128 stands for overflow)."""
+    bits = _f32_bits(f)
+    bits = bits + 1 if up else bits - 1
+    if bits >= 0x7F800000:
+        return 2.0 ** 128
+    return struct.unpack(">f", struct.pack(">I", bits))[0]
+
+
+def _round_f32(mag: float, cmp_exact) -> float:
+    """float32 nearest to the exact non-negative value whose nearest double is `mag`.
+
+    `cmp_exact(d)` compares the exact value with the double `d` (-1/0/1). Rounding
+    through the double is wrong only when the double lands exactly on a float32
+    midpoint; those cases are settled against the exact value.
+    """
+    if mag == 0 or math.isinf(mag):
+        return mag
+    f = _f32(mag)
+    if f == mag:
+        return f
+    if math.isinf(f) or f > mag:
+        hi = 2.0 ** 128 if math.isinf(f) else f
+        lo = _FLT_MAX if math.isinf(f) else _f32_next(f, False)
+    else:
+        lo, hi = f, _f32_next(f, True)
+    if mag == (lo + hi) / 2:
+        c = cmp_exact(mag)
+        if c > 0:
+            f = hi
+        elif c < 0:
+            f = lo
+    return math.inf if f >= 2.0 ** 128 else f
+
+
+def parse_floating(x, who: str, single: bool) -> float:
+    if x is None:
+        raise null_pointer(who)
+    if type(x) is not str:
+        raise arg_type_error(who, "a string", x)
+    s = x.strip(_JAVA_WS)
+    sp = _SPECIAL.get(s)
+    if sp is not None:
+        return sp
+    m = _DEC.match(s)
+    if m is not None:
+        sign, ip, fp, lead, ex = m.groups()
+        if ip is None:
+            ip, fp = "", lead
+        fp = fp or ""
+        digits = (ip + fp).lstrip("0")
+        neg = sign == "-"
+        if not digits:
+            return -0.0 if neg else 0.0
+        exp = _exponent(ex)
+        if exp is None:  # an absurd exponent: overflow or underflow outright
+            mag = math.inf if not ex.startswith("-") else 0.0
+        else:
+            text = f"{digits}e{exp - len(fp)}"
+            mag = float(text)
+            if single:
+                exact = Decimal(text)
+                mag = _round_f32(mag, lambda d: (exact > Decimal(d)) - (exact < Decimal(d)))
+        return -mag if neg else mag
+    m = _HEX.match(s)
+    if m is not None:
+        sign, ip, fp, lead, ex = m.groups()
+        if ip is None:
+            ip, fp = "", lead
+        fp = fp or ""
+        neg = sign == "-"
+        mant = int((ip + fp) or "0", 16)
+        if mant == 0:
+            return -0.0 if neg else 0.0
+        exp = _exponent(ex)
+        if exp is None:
+            mag = math.inf if not ex.startswith("-") else 0.0
+        else:
+            e2 = exp - 4 * len(fp)
+            order = mant.bit_length() - 1 + e2
+            if order > 1100:
+                mag = math.inf
+            elif order < -1200:
+                mag = 0.0
+            else:
+                mag = _ratio_to_double(mant, e2)
+                if single:
+                    mag = _round_f32(mag, lambda d: _cmp_dyadic(mant, e2, d))
+        return -mag if neg else mag
+    raise java_domain_error(who, "NumberFormatException", f"for input string {_show(x)}", input=x[:40])
+
+
+def _exponent(ex: str | None) -> int | None:
+    """The value of an exponent field; None when it is too large to matter (over 12 digits)."""
+    if not ex:
+        return 0
+    digits = ex.lstrip("+-").lstrip("0")
+    if len(digits) > 12:
+        return None
+    v = int(digits or "0")
+    return -v if ex.startswith("-") else v
+
+
+def _ratio_to_double(mant: int, e2: int) -> float:
+    """mant * 2**e2 correctly rounded to a double."""
+    try:
+        if e2 >= 0:
+            return float(mant << e2)
+        return mant / (1 << -e2)
+    except OverflowError:
+        return math.inf
+
+
+def _cmp_dyadic(mant: int, e2: int, d: float) -> int:
+    n, den = d.as_integer_ratio()
+    # compare mant * 2**e2 with n / den, cross-multiplied
+    if e2 >= 0:
+        left, right = (mant << e2) * den, n
+    else:
+        left, right = mant * den, n << -e2
+    return (left > right) - (left < right)
+
+
+def parse_double(x):
+    return parse_floating(x, "Double/parseDouble", single=False)
+
+
+def parse_float(x):
+    return parse_floating(x, "Float/parseFloat", single=True)
+
+
+# ------------------------------------------------------------------ java.lang.Math
+
+def _math_integral(x) -> bool:
+    return type(x) is int and LONG_MIN <= x <= LONG_MAX
+
+
+def math_abs(x):
+    t = type(x)
+    if t is int:
+        if not _math_integral(x):
+            raise java_type_error("Math/abs", f"{_show(x)} is outside the Java long range",
+                                  expected="int, long, float or double", actual="number")
+        return x if x == LONG_MIN else abs(x)
+    if t is float:
+        return abs(x)
+    raise arg_type_error("Math/abs", "a number", x)
+
+
+def _same_kind_pair(who: str, a, b):
+    ta, tb = type(a), type(b)
+    if ta is int and tb is int:
+        if _math_integral(a) and _math_integral(b):
+            return True
+    elif ta is float and tb is float:
+        return False
+    got = f"({type_name(a)} {_show(a)}, {type_name(b)} {_show(b)})"
+    raise java_type_error(who, f"no overload accepts {got}; pass two integers or two floats "
+                               "(Java does not mix primitive kinds here)",
+                          expected="two int/long or two float/double", actual=[type_name(a), type_name(b)])
+
+
+def math_max(a, b):
+    if _same_kind_pair("Math/max", a, b):
+        return a if a >= b else b
+    if a != a or b != b:
+        return math.nan
+    if a == b == 0:
+        return -0.0 if math.copysign(1, a) < 0 and math.copysign(1, b) < 0 else 0.0
+    return a if a >= b else b
+
+
+def math_min(a, b):
+    if _same_kind_pair("Math/min", a, b):
+        return a if a <= b else b
+    if a != a or b != b:
+        return math.nan
+    if a == b == 0:
+        return -0.0 if math.copysign(1, a) < 0 or math.copysign(1, b) < 0 else 0.0
+    return a if a <= b else b
+
+
+def math_ceil(x):
+    x = as_double(x, "Math/ceil")
+    if not math.isfinite(x) or x.is_integer():
+        return x
+    r = float(math.ceil(x))
+    return -0.0 if r == 0 else r
+
+
+def math_floor(x):
+    x = as_double(x, "Math/floor")
+    if not math.isfinite(x) or x.is_integer():
+        return x
+    return float(math.floor(x))
+
+
+def math_round(x):
+    if type(x) is not float:
+        if type(x) is int:
+            raise java_type_error("Math/round", f"expects a float, got the integer {_show(x)} "
+                                                "(Math/round has only float and double overloads; use round)",
+                                  expected="float or double", actual="integer")
+        raise arg_type_error("Math/round", "a float", x)
+    if x != x:
+        return 0
+    if math.isinf(x):
+        return LONG_MAX if x > 0 else LONG_MIN
+    i = math.trunc(x)
+    frac = x - i
+    if frac >= 0.5:
+        i += 1
+    elif frac < -0.5:
+        i -= 1
+    return max(LONG_MIN, min(LONG_MAX, i))
+
+
+def math_sqrt(x):
+    x = as_double(x, "Math/sqrt")
+    if x != x or x < 0:
+        return math.nan
+    return math.sqrt(x)
+
+
+def _odd_integer(y: float) -> bool:
+    return math.isfinite(y) and y.is_integer() and abs(y) < 2.0 ** 53 and int(y) % 2 == 1
+
+
+def math_pow(a, b):
+    a = as_double(a, "Math/pow")
+    b = as_double(b, "Math/pow")
+    if b != b:
+        return math.nan
+    if b == 0:
+        return 1.0
+    if a != a:
+        return math.nan
+    if math.isinf(b) and abs(a) == 1:
+        return math.nan
+    if a == 0 and b < 0:
+        neg = math.copysign(1, a) < 0 and _odd_integer(b)
+        return -math.inf if neg else math.inf
+    try:
+        return math.pow(a, b)
+    except OverflowError:
+        return -math.inf if a < 0 and _odd_integer(b) else math.inf
+    except ValueError:
+        return math.nan

@@ -1,0 +1,335 @@
+"""Math builtins (functions.md §6): abs, min/max, rounding to integers, int and
+double conversion, sqrt, pow and the bitwise operations. `quot` sits with
+`rem`/`mod` in numbers.py.
+
+Rounding functions return integers; NaN and the infinities pass through
+them unchanged. `pow` follows the JVM's Math.pow special cases and never
+raises. Bit operations work on unbounded integers (no 64-bit wrapping); a
+left shift or bit-set whose result would be enormous is sized first and
+fails with memory_exceeded.
+Imports errors, values, lib.numbers, lib.registry.
+"""
+from __future__ import annotations
+
+import math
+
+from ..errors import PtcError
+from ..values import type_name
+from .numbers import INF, NAN, _is_num, _not_num, _tof, int_result_bits
+from .registry import builtin
+
+_isinf = math.isinf
+_trunc = math.trunc
+
+
+def _need_index(n, who: str) -> int:
+    if type(n) is not int:
+        raise PtcError("type_error", f"{who}: expected an integer bit index, got {type_name(n)}")
+    if n < 0:
+        raise PtcError("type_error", f"{who}: bit index must be non-negative, got {n}")
+    return n
+
+
+# ------------------------------------------------------------------ §6 math functions
+
+@builtin("abs", "(abs x)", groups=("core",), category="math",
+         doc="The absolute value of a number; -Infinity gives Infinity. Integers of any size.",
+         examples=("(abs -5) ;=> 5", "(abs -2.5) ;=> 2.5"))
+def abs_(x):
+    t = type(x)
+    if t is int or t is float:
+        return abs(x)
+    raise _not_num("abs", x)
+
+
+def _extreme(who, x, more, pick_later):
+    if not more:
+        return x  # one argument comes back as it is
+    if not _is_num(x):
+        raise _not_num(who, x)
+    acc = x
+    nan = x != x
+    for y in more:
+        t = type(y)
+        if t is not int and t is not float:
+            raise _not_num(who, y)
+        if y != y:
+            nan = True
+        elif pick_later(acc, y):
+            acc = y
+    return NAN if nan else acc
+
+
+@builtin("max", "(max x)", "(max x y & more)", groups=("core",), category="math",
+         doc="The largest of the numbers; NaN anywhere gives NaN. A single argument is returned "
+             "unchanged. Non-numbers are a type_error (use max-by or sort for other values).",
+         examples=("(max 1 5 3) ;=> 5", "(max 1 2.5) ;=> 2.5"))
+def max_(x, *more):
+    return _extreme("max", x, more, lambda acc, y: not acc > y)
+
+
+@builtin("min", "(min x)", "(min x y & more)", groups=("core",), category="math",
+         doc="The smallest of the numbers; NaN anywhere gives NaN. A single argument is returned "
+             "unchanged. Non-numbers are a type_error.",
+         examples=("(min 1 5 3) ;=> 1", "(min -1 -1.5) ;=> -1.5"))
+def min_(x, *more):
+    return _extreme("min", x, more, lambda acc, y: not acc < y)
+
+
+def _whole(x, who, fn):
+    t = type(x)
+    if t is int:
+        return x
+    if t is float:
+        if x != x or _isinf(x):
+            return x  # NaN and the infinities pass through
+        return fn(x)
+    raise _not_num(who, x)
+
+
+def _round_half_away(x: float) -> int:
+    t = _trunc(x)
+    if abs(x - t) >= 0.5:
+        t += 1 if x > 0 else -1
+    return t
+
+
+@builtin("floor", "(floor x)", category="math",
+         doc="The greatest integer not above x, as an integer. NaN and the infinities come back "
+             "unchanged. (Math/floor gives a float instead.)",
+         examples=("(floor 3.7) ;=> 3", "(floor -3.2) ;=> -4"))
+def floor(x):
+    return _whole(x, "floor", math.floor)
+
+
+@builtin("ceil", "(ceil x)", category="math",
+         doc="The least integer not below x, as an integer. NaN and the infinities come back unchanged.",
+         examples=("(ceil 3.2) ;=> 4", "(ceil -3.7) ;=> -3"))
+def ceil(x):
+    return _whole(x, "ceil", math.ceil)
+
+
+@builtin("round", "(round x)", category="math",
+         doc="The nearest integer to x; halves round away from zero. NaN and the infinities come "
+             "back unchanged. (Math/round rounds halves up instead.)",
+         examples=("(round 3.5) ;=> 4", "(round -2.5) ;=> -3", "(round 2.4) ;=> 2"))
+def round_(x):
+    return _whole(x, "round", _round_half_away)
+
+
+@builtin("trunc", "(trunc x)", category="math",
+         doc="x with its fractional part dropped (toward zero), as an integer. NaN and the "
+             "infinities come back unchanged.",
+         examples=("(trunc 3.7) ;=> 3", "(trunc -3.7) ;=> -3"))
+def trunc(x):
+    return _whole(x, "trunc", _trunc)
+
+
+@builtin("double", "(double x)", groups=("core",), aliases=("float",), category="math",
+         doc="The number as a float (integers too large for a double become ±Infinity). "
+             "`float` is the same function.",
+         examples=("(double 5) ;=> 5.0", "(float 1) ;=> 1.0"))
+def double(x):
+    t = type(x)
+    if t is float:
+        return x
+    if t is int:
+        return _tof(x)
+    raise _not_num("double", x)
+
+
+_INT_MIN = -(1 << 31)
+_INT_MAX = (1 << 31) - 1
+
+
+@builtin("int", "(int x)", groups=("core",), category="math",
+         doc="Truncates a number toward zero to an integer that must fit in 32 bits (otherwise an "
+             "arithmetic_error; the infinities too). NaN gives 0. A one-character string gives "
+             "its code point.",
+         examples=("(int 3.7) ;=> 3", "(int -3.7) ;=> -3", "(int \\A) ;=> 65",
+                   "(int 2147483648) ;!! arithmetic_error"))
+def int_(x):
+    t = type(x)
+    if t is str:
+        if len(x) == 1:
+            return ord(x)
+        raise PtcError("type_error", f"int: expected a number or a single character, got a string of length {len(x)}")
+    if t is not int and t is not float:
+        raise _not_num("int", x)
+    if x != x:
+        return 0
+    if x < _INT_MIN or x > _INT_MAX:
+        shown = x if t is float or x.bit_length() < 128 else "a large integer"
+        raise PtcError("arithmetic_error", f"int: value out of range for a 32-bit int: {shown}")
+    return _trunc(x) if t is float else x
+
+
+@builtin("sqrt", "(sqrt x)", category="math",
+         doc="The square root as a float; a negative number gives NaN.",
+         examples=("(sqrt 16) ;=> 4.0", "(sqrt -1) ;=> ##NaN"))
+def sqrt(x):
+    if not _is_num(x):
+        raise _not_num("sqrt", x)
+    f = _tof(x)
+    if f < 0:
+        return NAN
+    return math.sqrt(f)
+
+
+def java_pow(x: float, y: float) -> float:
+    """Math.pow with the JVM's special cases; never raises."""
+    if y == 0:
+        return 1.0
+    if x != x or y != y:
+        return NAN
+    if _isinf(y) and abs(x) == 1:
+        return NAN
+    try:
+        return math.pow(x, y)
+    except ValueError:
+        if x == 0:  # zero to a negative power
+            odd = y == _trunc(y) and _trunc(y) % 2 == 1
+            return -INF if (odd and math.copysign(1.0, x) < 0) else INF
+        return NAN  # negative base, non-integer exponent
+    except OverflowError:
+        odd = y == _trunc(y) and _trunc(y) % 2 == 1
+        return -INF if (x < 0 and odd) else INF
+
+
+@builtin("pow", "(pow x y)", category="math",
+         doc="x raised to the power y as a float, with the JVM's Math.pow rules for zero, NaN and "
+             "the infinities; it never raises.",
+         examples=("(pow 2 3) ;=> 8.0", "(pow 2 -1) ;=> 0.5", "(pow -8 (/ 1 3)) ;=> ##NaN"))
+def pow_(x, y):
+    if not (_is_num(x) and _is_num(y)):
+        raise _not_num("pow", x, y)
+    return java_pow(_tof(x), _tof(y))
+
+
+# ------------------------------------------------------------------ bitwise (§6; 8.4.1)
+
+def _ints(who, args):
+    for a in args:
+        if type(a) is not int:
+            raise PtcError("type_error", f"{who}: expected integers, got {'float' if type(a) is float else type_name(a)}")
+
+
+@builtin("bit-and", "(bit-and x y & more)", groups=("core",), category="math",
+         doc="Bitwise AND of two or more integers (two's complement, any size).",
+         examples=("(bit-and 12 10) ;=> 8",))
+def bit_and(x, y, *more):
+    _ints("bit-and", (x, y) + more)
+    r = x & y
+    for z in more:
+        r &= z
+    return r
+
+
+@builtin("bit-or", "(bit-or x y & more)", groups=("core",), category="math",
+         doc="Bitwise OR of two or more integers.",
+         examples=("(bit-or 12 10) ;=> 14",))
+def bit_or(x, y, *more):
+    _ints("bit-or", (x, y) + more)
+    r = x | y
+    for z in more:
+        r |= z
+    return r
+
+
+@builtin("bit-xor", "(bit-xor x y & more)", groups=("core",), category="math",
+         doc="Bitwise exclusive OR of two or more integers.",
+         examples=("(bit-xor 12 10) ;=> 6",))
+def bit_xor(x, y, *more):
+    _ints("bit-xor", (x, y) + more)
+    r = x ^ y
+    for z in more:
+        r ^= z
+    return r
+
+
+@builtin("bit-and-not", "(bit-and-not x y & more)", groups=("core",), category="math",
+         doc="x with every bit that is set in any later argument cleared (x AND NOT y ...).",
+         examples=("(bit-and-not 15 9) ;=> 6",))
+def bit_and_not(x, y, *more):
+    _ints("bit-and-not", (x, y) + more)
+    r = x & ~y
+    for z in more:
+        r &= ~z
+    return r
+
+
+@builtin("bit-not", "(bit-not x)", groups=("core",), category="math",
+         doc="The bitwise complement of an integer (two's complement: -x - 1).",
+         examples=("(bit-not 0) ;=> -1", "(bit-not 7) ;=> -8"))
+def bit_not(x):
+    _ints("bit-not", (x,))
+    return ~x
+
+
+@builtin("bit-shift-left", "(bit-shift-left x n)", groups=("core",), category="math",
+         doc="x shifted left by n bits (n >= 0). Integers are unbounded, so the result grows "
+             "instead of wrapping; an enormous result fails with memory_exceeded.",
+         examples=("(bit-shift-left 1 4) ;=> 16", "(bit-shift-left 1 64) ;=> 18446744073709551616"))
+def bit_shift_left(x, n):
+    _ints("bit-shift-left", (x,))
+    _need_index(n, "bit-shift-left")
+    if x == 0:
+        return 0
+    int_result_bits(x.bit_length() + n, "bit-shift-left")
+    return x << n
+
+
+@builtin("bit-shift-right", "(bit-shift-right x n)", groups=("core",), category="math",
+         doc="x shifted right by n bits (n >= 0), keeping the sign (arithmetic shift).",
+         examples=("(bit-shift-right 256 4) ;=> 16", "(bit-shift-right -16 2) ;=> -4"))
+def bit_shift_right(x, n):
+    _ints("bit-shift-right", (x,))
+    _need_index(n, "bit-shift-right")
+    return x >> n
+
+
+def _bit_is_set(x: int, n: int) -> bool:
+    return (x >> n) & 1 == 1
+
+
+@builtin("bit-set", "(bit-set x n)", groups=("core",), category="math",
+         doc="x with bit n (n >= 0) set.",
+         examples=("(bit-set 0 3) ;=> 8",))
+def bit_set(x, n):
+    _ints("bit-set", (x,))
+    _need_index(n, "bit-set")
+    if _bit_is_set(x, n):
+        return x
+    int_result_bits(max(x.bit_length(), n + 1), "bit-set")
+    return x | (1 << n)
+
+
+@builtin("bit-clear", "(bit-clear x n)", groups=("core",), category="math",
+         doc="x with bit n (n >= 0) cleared.",
+         examples=("(bit-clear 15 1) ;=> 13",))
+def bit_clear(x, n):
+    _ints("bit-clear", (x,))
+    _need_index(n, "bit-clear")
+    if not _bit_is_set(x, n):
+        return x
+    int_result_bits(max(x.bit_length(), n + 1), "bit-clear")
+    return x & ~(1 << n)
+
+
+@builtin("bit-flip", "(bit-flip x n)", groups=("core",), category="math",
+         doc="x with bit n (n >= 0) inverted.",
+         examples=("(bit-flip 0 2) ;=> 4", "(bit-flip 4 2) ;=> 0"))
+def bit_flip(x, n):
+    _ints("bit-flip", (x,))
+    _need_index(n, "bit-flip")
+    int_result_bits(max(x.bit_length(), n + 1), "bit-flip")
+    return x ^ (1 << n)
+
+
+@builtin("bit-test", "(bit-test x n)", groups=("core",), category="math",
+         doc="True when bit n (n >= 0) of x is set.",
+         examples=("(bit-test 5 0) ;=> true", "(bit-test 5 1) ;=> false"))
+def bit_test(x, n):
+    _ints("bit-test", (x,))
+    _need_index(n, "bit-test")
+    return _bit_is_set(x, n)

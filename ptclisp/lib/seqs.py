@@ -1,0 +1,370 @@
+"""Sequence builtins: filtering, transforming and ordering (functions.md §1.7-1.9).
+
+Every builtin takes "seqables" (vector, string as graphemes, map as key-sorted
+`[k v]` entries, set, nil) and returns a fresh vector; nothing is lazy.
+Subsetting lives in seqs_subset.py; constructing, tree walking and `range` in
+seqs_build.py. Both are imported at the bottom so that importing this module
+registers the whole family.
+Imports values, errors, meter and the lib helpers.
+"""
+from __future__ import annotations
+
+from ..errors import PtcError
+from ..values import Keyword, Map, Set, Vector, equal, hk, type_name, unhk
+from .common import graphemes, keyfn, out_vec, path_lookup, positional_items, seq_items
+from .registry import builtin
+from .seqs_common import NO, fn_arg, order_indexes, sort_values
+
+_ABSENT = object()
+
+
+# ------------------------------------------------------------------ filtering (§1.7)
+
+def _selector(who: str, keep: bool):
+    def select(pred, coll):
+        f = fn_arg(pred, who)
+        out = []
+        app = out.append
+        if keep:
+            for x in seq_items(coll, who):
+                r = f(x)
+                if r is not None and r is not False:
+                    app(x)
+        else:
+            for x in seq_items(coll, who):
+                r = f(x)
+                if r is None or r is False:
+                    app(x)
+        return out_vec(out)
+    select.__name__ = who.replace("-", "_")
+    return select
+
+
+builtin("filter", "(filter pred coll)", groups=("core",), category="sequences",
+        doc="A vector of the items of coll for which (pred item) is truthy, in order. "
+            "pred may be a function, a keyword (field lookup) or a set (membership); "
+            "a map is walked as [k v] entries and a string as characters.",
+        examples=("(filter even? [1 2 3 4]) ;=> [2 4]", "(filter :ok [{:ok true} {:ok false}]) ;=> [{:ok true}]"),
+        )(_selector("filter", True))
+builtin("filterv", "(filterv pred coll)", groups=("core",), category="sequences",
+        doc="Same as filter: keeps the items for which (pred item) is truthy, as a vector.",
+        examples=("(filterv odd? [1 2 3]) ;=> [1 3]",),
+        )(_selector("filterv", True))
+builtin("remove", "(remove pred coll)", groups=("core",), category="sequences",
+        doc="The complement of filter: a vector of the items for which (pred item) is nil or false.",
+        examples=("(remove nil? [1 nil 2]) ;=> [1 2]",),
+        )(_selector("remove", False))
+
+
+@builtin("keep", "(keep f coll)", groups=("core",), category="sequences",
+         doc="Calls f on every item and collects the results that are not nil "
+             "(false is kept). f may be a keyword to pluck a field where present.",
+         examples=("(keep :email [{:email \"a@x\"} {}]) ;=> [\"a@x\"]",))
+def keep(f, coll):
+    f = fn_arg(f, "keep")
+    out = []
+    app = out.append
+    for x in seq_items(coll, "keep"):
+        r = f(x)
+        if r is not None:
+            app(r)
+    return out_vec(out)
+
+
+@builtin("keep-indexed", "(keep-indexed f coll)", groups=("core",), category="sequences",
+         doc="Calls (f index item) for every item and collects the non-nil results.",
+         examples=("(keep-indexed (fn [i x] (when (even? i) x)) [:a :b :c]) ;=> [:a :c]",))
+def keep_indexed(f, coll):
+    f = fn_arg(f, "keep-indexed")
+    out = []
+    for i, x in enumerate(seq_items(coll, "keep-indexed")):
+        r = f(i, x)
+        if r is not None:
+            out.append(r)
+    return out_vec(out)
+
+
+@builtin("dedupe", "(dedupe coll)", groups=("core",), category="sequences",
+         doc="Drops each item that is = to the one right before it, so runs of repeats collapse to one.",
+         examples=("(dedupe [1 1 2 1]) ;=> [1 2 1]",))
+def dedupe(coll):
+    out = []
+    prev = _ABSENT
+    for x in seq_items(coll, "dedupe"):
+        if prev is _ABSENT or not equal(x, prev):
+            out.append(x)
+        prev = x
+    return out_vec(out)
+
+
+@builtin("find", "(find coll key)", groups=("core",), category="sequences",
+         doc="The entry for key as a [key value] vector, or nil when absent. On a map the key is "
+             "matched flexibly (keyword/string) and a vector key is a path; on a vector key is an "
+             "index. A present nil value still gives an entry. This is a key lookup, not a search.",
+         examples=("(find {:a 1} :a) ;=> [:a 1]", "(find [10 20] 1) ;=> [1 20]"))
+def find(coll, key):
+    if coll is None:
+        return None
+    t = type(coll)
+    if t is Map:
+        if type(key) is Vector:
+            v = path_lookup(coll, key.lst(), _ABSENT)
+            return None if v is _ABSENT else Vector([key, v])
+        d = coll.d()
+        sk = coll.find_key(key)
+        v = d.get(sk, _ABSENT)
+        return None if v is _ABSENT else Vector([unhk(sk), v])
+    if t is Vector:
+        items = coll.lst()
+        if type(key) is int and 0 <= key < len(items):
+            return Vector([key, items[key]])
+        return None
+    raise PtcError("type_error", f"find: expected a map or vector, got {type_name(coll)} "
+                   "(find looks up a key; use some or filter to search)")
+
+
+@builtin("some", "(some pred coll)", groups=("core",), category="sequences",
+         doc="The first truthy value of (pred item) over coll (the result, not the item), or nil. "
+             "With a keyword it returns the first truthy field; with a set, the first member found.",
+         examples=("(some #{3} [1 3 5]) ;=> 3", "(some even? [1 3]) ;=> nil"))
+def some(pred, coll):
+    f = fn_arg(pred, "some")
+    for x in seq_items(coll, "some"):
+        r = f(x)
+        if r is not None and r is not False:
+            return r
+    return None
+
+
+@builtin("every?", "(every? pred coll)", groups=("core",), category="sequences",
+         doc="true when (pred item) is truthy for every item (and for an empty coll), else false.",
+         examples=("(every? pos? [1 2]) ;=> true", "(every? pos? []) ;=> true"))
+def every_p(pred, coll):
+    f = fn_arg(pred, "every?")
+    for x in seq_items(coll, "every?"):
+        r = f(x)
+        if r is None or r is False:
+            return False
+    return True
+
+
+@builtin("not-any?", "(not-any? pred coll)", groups=("core",), category="sequences",
+         doc="true when (pred item) is truthy for no item (true for an empty coll).",
+         examples=("(not-any? neg? [1 2]) ;=> true",))
+def not_any_p(pred, coll):
+    f = fn_arg(pred, "not-any?")
+    for x in seq_items(coll, "not-any?"):
+        r = f(x)
+        if r is not None and r is not False:
+            return False
+    return True
+
+
+@builtin("not-every?", "(not-every? pred coll)", groups=("core",), category="sequences",
+         doc="true when (pred item) is falsy for at least one item (false for an empty coll).",
+         examples=("(not-every? even? [2 3]) ;=> true",))
+def not_every_p(pred, coll):
+    f = fn_arg(pred, "not-every?")
+    for x in seq_items(coll, "not-every?"):
+        r = f(x)
+        if r is None or r is False:
+            return True
+    return False
+
+
+def _leading_run(f, items) -> int:
+    n = 0
+    for x in items:
+        r = f(x)
+        if r is None or r is False:
+            break
+        n += 1
+    return n
+
+
+@builtin("take-while", "(take-while pred coll)", groups=("core",), category="sequences",
+         doc="The items from the start of coll up to (not including) the first one for which pred is falsy.",
+         examples=("(take-while pos? [2 1 0 3]) ;=> [2 1]",))
+def take_while(pred, coll):
+    f = fn_arg(pred, "take-while")
+    items = seq_items(coll, "take-while")
+    return out_vec(items[:_leading_run(f, items)])
+
+
+@builtin("drop-while", "(drop-while pred coll)", groups=("core",), category="sequences",
+         doc="What is left of coll after skipping the leading items for which pred is truthy.",
+         examples=("(drop-while pos? [2 1 0 3]) ;=> [0 3]",))
+def drop_while(pred, coll):
+    f = fn_arg(pred, "drop-while")
+    items = seq_items(coll, "drop-while")
+    return out_vec(items[_leading_run(f, items):])
+
+
+def _unique(items: list, keys: list) -> list:
+    seen = set()
+    out = []
+    for x, k in zip(items, keys):
+        t = type(k)
+        if t is int or t is str or t is Keyword:
+            h = k
+        elif t is float:
+            if k != k:  # NaN is never a repeat of anything
+                out.append(x)
+                continue
+            h = ("f", k)
+        else:
+            h = hk(k)
+        if h not in seen:
+            seen.add(h)
+            out.append(x)
+    return out
+
+
+@builtin("distinct", "(distinct coll)", groups=("core",), category="sequences",
+         doc="The items of coll without repeats, first occurrence first. Items are compared by exact "
+             "identity, so 1 and 1.0 both stay. A map must be turned into a view first (seq, keys, vals).",
+         examples=("(distinct [1 2 1 3]) ;=> [1 2 3]",))
+def distinct(coll):
+    if type(coll) is Map:
+        positional_items(coll, "distinct")
+    items = seq_items(coll, "distinct")
+    return out_vec(_unique(items, items))
+
+
+@builtin("distinct-by", "(distinct-by keyfn coll)", category="sequences",
+         doc="Keeps the first item for each distinct (keyfn item). keyfn may be a keyword or string "
+             "(flexible field lookup), a vector path, or a function.",
+         examples=("(distinct-by :id [{:id 1 :v :a} {:id 1 :v :b}]) ;=> [{:id 1 :v :a}]",))
+def distinct_by(k, coll):
+    f = keyfn(k, "distinct-by")
+    items = seq_items(coll, "distinct-by")
+    return out_vec(_unique(items, [f(x) for x in items]))
+
+
+# ------------------------------------------------------------------ transforming (§1.8)
+
+def _mapper(who: str):
+    def mapping(f, c1, c2=NO, c3=NO):
+        f = fn_arg(f, who)
+        if c2 is NO:
+            return out_vec([f(x) for x in seq_items(c1, who)])
+        a = seq_items(c1, who)
+        b = seq_items(c2, who)
+        if c3 is NO:
+            return out_vec([f(x, y) for x, y in zip(a, b)])
+        c = seq_items(c3, who)
+        return out_vec([f(x, y, z) for x, y, z in zip(a, b, c)])
+    mapping.__name__ = who
+    return mapping
+
+
+builtin("map", "(map f coll)", "(map f c1 c2)", "(map f c1 c2 c3)", groups=("core",), category="sequences",
+        doc="A vector of (f item) for every item. With two or three collections f receives one item "
+            "from each, walking them in step and stopping at the shortest. f may be a keyword.",
+        examples=("(map inc [1 2]) ;=> [2 3]", "(map + [1 2] [10 20 30]) ;=> [11 22]"),
+        )(_mapper("map"))
+builtin("mapv", "(mapv f coll)", "(mapv f c1 c2)", "(mapv f c1 c2 c3)", groups=("core",), category="sequences",
+        doc="Same as map (every sequence result is already a vector).",
+        examples=("(mapv :id [{:id 1} {:id 2}]) ;=> [1 2]",),
+        )(_mapper("mapv"))
+
+
+def _splice_into(out: list, r, who: str):
+    t = type(r)
+    if t is Vector:
+        out.extend(r.lst())
+    elif r is None:
+        return
+    elif t is str:
+        out.extend(graphemes(r))
+    elif t is Map or t is Set:
+        out.extend(seq_items(r, who))
+    else:
+        raise PtcError("type_error", f"{who}: the function must return a collection, got {type_name(r)}")
+
+
+@builtin("mapcat", "(mapcat f coll)", "(mapcat f c1 c2)", "(mapcat f c1 c2 c3)", groups=("core",),
+         category="sequences",
+         doc="Calls f like map and concatenates the collections it returns (nil adds nothing). "
+             "With a keyword, a vector field is spliced in, any other non-nil field is added as one "
+             "item, and a missing field adds nothing.",
+         examples=("(mapcat (fn [x] [x x]) [1 2]) ;=> [1 1 2 2]", "(mapcat :tags [{:tags [:a]} {:tags :b}]) ;=> [:a :b]"))
+def mapcat(f, c1, c2=NO, c3=NO):
+    out: list = []
+    if c2 is NO and type(f) is Keyword:
+        for x in seq_items(c1, "mapcat"):
+            r = f(x)
+            if type(r) is Vector:
+                out.extend(r.lst())
+            elif r is not None:
+                out.append(r)
+        return out_vec(out)
+    f = fn_arg(f, "mapcat")
+    if c2 is NO:
+        for x in seq_items(c1, "mapcat"):
+            _splice_into(out, f(x), "mapcat")
+    elif c3 is NO:
+        for x, y in zip(seq_items(c1, "mapcat"), seq_items(c2, "mapcat")):
+            _splice_into(out, f(x, y), "mapcat")
+    else:
+        for x, y, z in zip(seq_items(c1, "mapcat"), seq_items(c2, "mapcat"), seq_items(c3, "mapcat")):
+            _splice_into(out, f(x, y, z), "mapcat")
+    return out_vec(out)
+
+
+@builtin("map-indexed", "(map-indexed f coll)", groups=("core",), category="sequences",
+         doc="A vector of (f index item) for every item, indexes counting from 0.",
+         examples=("(map-indexed vector [:a :b]) ;=> [[0 :a] [1 :b]]",))
+def map_indexed(f, coll):
+    f = fn_arg(f, "map-indexed")
+    return out_vec([f(i, x) for i, x in enumerate(seq_items(coll, "map-indexed"))])
+
+
+# ------------------------------------------------------------------ ordering (§1.9)
+
+def _sort_items(coll, who: str, allow_map: bool) -> list:
+    t = type(coll)
+    if t is Set:
+        raise PtcError("type_error", f"{who}: sets have no order to keep; use (sort (vec s)) or sort-by")
+    if t is Map and not allow_map:
+        raise PtcError("type_error", f"{who}: with a comparator the collection cannot be a map; sort (seq m) instead")
+    return seq_items(coll, who)
+
+
+@builtin("sort", "(sort coll)", "(sort cmp coll)", groups=("core",), category="sequences",
+         doc="The items of coll in ascending natural order (stable). cmp may be :asc, :desc, a "
+             "function returning a number (negative: first argument goes first) or a boolean "
+             "(true: first argument goes first). Values of different kinds cannot be sorted "
+             "together. A map sorts its [k v] entries; a set must be made a vector first.",
+         examples=("(sort [3 1 2]) ;=> [1 2 3]", "(sort :desc [1 3 2]) ;=> [3 2 1]", "(sort > [1 3 2]) ;=> [3 2 1]"))
+def sort(a, b=NO):
+    if b is NO:
+        return out_vec(sort_values(_sort_items(a, "sort", True), NO, "sort"))
+    return out_vec(sort_values(_sort_items(b, "sort", False), a, "sort"))
+
+
+@builtin("sort-by", "(sort-by keyfn coll)", "(sort-by keyfn cmp coll)", groups=("core",), category="sequences",
+         doc="The items of coll ordered by (keyfn item), stable. keyfn may be a keyword or string "
+             "(flexible field lookup), a vector path or a function; cmp is optional as in sort. "
+             "Maps are sorted as [k v] entries, sets as their members.",
+         examples=("(sort-by :age [{:age 3} {:age 1}]) ;=> [{:age 1} {:age 3}]",
+                   "(sort-by count :desc [\"a\" \"abc\"]) ;=> [\"abc\" \"a\"]"))
+def sort_by(k, a, b=NO):
+    if b is NO:
+        cmp, coll = NO, a
+    else:
+        cmp, coll = a, b
+    f = keyfn(k, "sort-by")
+    items = seq_items(coll, "sort-by")
+    keys = [f(x) for x in items]
+    return out_vec([items[i] for i in order_indexes(keys, cmp, "sort-by")])
+
+
+@builtin("reverse", "(reverse coll)", groups=("core",), category="sequences",
+         doc="The items of coll in reverse order, as a vector (a string gives its characters reversed).",
+         examples=("(reverse [1 2 3]) ;=> [3 2 1]", "(reverse \"ab\") ;=> [\"b\" \"a\"]"))
+def reverse(coll):
+    return out_vec(positional_items(coll, "reverse")[::-1])
+
+
+from . import seqs_build, seqs_subset  # noqa: E402,F401  (register the rest of the family)

@@ -1,0 +1,448 @@
+"""Sequence builtins: combining and constructing, `combinations` and
+`tree-seq`, and `range` (functions.md §1.11, §1.12, §1.16; `walk`, `prewalk`
+and `postwalk` live in walk.py).
+
+Adding to an existing collection (`conj`, `into`) goes through the
+value-stealing `Vector.conj_all` / `Map.assoc` / `Set.conj`, so the agent
+idiom of growing a collection inside `reduce` stays linear; the meter is
+charged only for the slots added. Builders whose output size depends on
+their arguments (`range`, `combinations`) charge before building.
+Imports values, errors, meter and the lib helpers.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+from ..errors import PtcError
+from ..meter import SLOT, current, map_cost, seq_cost
+from ..values import Map, Set, Vector, hk, type_name
+from .common import out_vec, positional_items, seq_items
+from .registry import builtin
+from .seqs_common import NO, charge_slots, charge_vecs, count_arg, fn_arg
+
+_ENTRY_COST = 40
+
+
+# ------------------------------------------------------------------ map entries
+
+def _entry_error(who: str, e) -> PtcError:
+    return PtcError("type_error", f"{who}: a map takes [key value] entries, got {type_name(e)}"
+                    + (f" of {len(e)} items" if type(e) is Vector else ""))
+
+
+def _put_entries(d: dict, xs, who: str):
+    """Store [k v] vectors (and whole maps; nil is skipped) into a backing dict."""
+    for e in xs:
+        t = type(e)
+        if t is Vector:
+            kv = e.lst()
+            if len(kv) != 2:
+                raise _entry_error(who, e)
+            d[hk(kv[0])] = kv[1]
+        elif t is Map:
+            d.update(e.d())
+        elif e is not None:
+            raise _entry_error(who, e)
+
+
+def _add_entries(m: Map, xs: list, who: str) -> Map:
+    """`m` with the entries `xs` added (a copy when many, stealing appends when few)."""
+    current().alloc(_ENTRY_COST * len(xs))
+    if len(xs) >= len(m) or len(xs) > 8:
+        d = dict(m.d())
+        _put_entries(d, xs, who)
+        return Map(d)
+    for e in xs:
+        t = type(e)
+        if t is Vector:
+            kv = e.lst()
+            if len(kv) != 2:
+                raise _entry_error(who, e)
+            m = m.assoc(kv[0], kv[1])
+        elif t is Map:
+            for k, v in e.items():
+                m = m.assoc(k, v)
+        elif e is not None:
+            raise _entry_error(who, e)
+    return m
+
+
+def _add_members(s: Set, xs: list) -> Set:
+    charge_slots(len(xs))
+    if len(xs) > 8 and len(xs) >= len(s):
+        d = dict(s.d())
+        for x in xs:
+            d[hk(x)] = x
+        return Set(d)
+    for x in xs:
+        s = s.conj(x)
+    return s
+
+
+# ------------------------------------------------------------------ combining (§1.11)
+
+@builtin("cons", "(cons x coll)", groups=("core",), category="sequences",
+         doc="A vector with x in front of the items of coll (a map gives its entries, a string its characters).",
+         examples=("(cons 0 [1 2]) ;=> [0 1 2]", "(cons 1 nil) ;=> [1]"))
+def cons(x, coll):
+    items = seq_items(coll, "cons")
+    return out_vec([x, *items])
+
+
+@builtin("conj", "(conj)", "(conj coll)", "(conj coll x & xs)", groups=("core",), category="sequences",
+         doc="Adds items to a collection: appended to a vector, added to a set, or, for a map, "
+             "[k v] entries (or whole maps) merged in. nil starts a new vector. (conj) is [].",
+         examples=("(conj [1] 2 3) ;=> [1 2 3]", "(conj {:a 1} [:b 2]) ;=> {:a 1 :b 2}",
+                   "(conj nil :x) ;=> [:x]"))
+def conj(*args):
+    if not args:
+        return Vector([])
+    coll = args[0]
+    xs = args[1:]
+    if not xs:
+        return coll
+    t = type(coll)
+    if t is Vector:
+        charge_slots(len(xs))
+        return coll.conj(xs[0]) if len(xs) == 1 else coll.conj_all(xs)
+    if coll is None:
+        return out_vec(list(xs))
+    if t is Set:
+        return _add_members(coll, list(xs))
+    if t is Map:
+        if len(xs) == 1 and type(xs[0]) is Vector and len(xs[0]) == 2:
+            current().alloc(_ENTRY_COST)
+            k, v = xs[0].lst()
+            return coll.assoc(k, v)
+        return _add_entries(coll, list(xs), "conj")
+    raise PtcError("type_error", f"conj: expected a vector, map, set or nil, got {type_name(coll)}")
+
+
+@builtin("concat", "(concat & colls)", groups=("core",), category="sequences",
+         doc="One vector with the items of every collection in turn; nil adds nothing, a string adds its characters.",
+         examples=("(concat [1] [2 3] nil) ;=> [1 2 3]",))
+def concat(*colls):
+    out: list = []
+    for c in colls:
+        out.extend(seq_items(c, "concat"))
+    return out_vec(out)
+
+
+@builtin("into", "(into)", "(into to)", "(into to from)", groups=("core",), category="sequences",
+         doc="Pours the items of from into to: appended to a vector, added to a set, or merged into "
+             "a map (from must then hold [k v] entries or be a map). A map poured into a vector "
+             "gives its [k v] entries. nil as to gives a vector.",
+         examples=("(into [] #{1}) ;=> [1]", "(into {} [[:a 1]]) ;=> {:a 1}", "(into [0] {:a 1}) ;=> [0 [:a 1]]"))
+def into(to=NO, frm=NO):
+    if to is NO:
+        return Vector([])
+    if frm is NO:
+        return to
+    t = type(to)
+    if t is Map:
+        if type(frm) is Map:
+            src = frm.d()
+            current().alloc(_ENTRY_COST * len(src))
+            if len(src) > 8 or len(src) >= len(to):
+                d = dict(to.d())
+                d.update(src)
+                return Map(d)
+            m = to
+            for k, v in frm.items():
+                m = m.assoc(k, v)
+            return m
+        return _add_entries(to, seq_items(frm, "into"), "into")
+    items = seq_items(frm, "into")
+    if t is Vector:
+        charge_slots(len(items))
+        return to.conj_all(items)
+    if to is None:
+        return out_vec(list(items))
+    if t is Set:
+        return _add_members(to, items)
+    raise PtcError("type_error", f"into: expected a vector, map, set or nil to pour into, got {type_name(to)}")
+
+
+@builtin("flatten", "(flatten x)", groups=("core",), category="sequences",
+         doc="All non-vector values inside nested vectors, depth first, as one flat vector. Maps, sets "
+             "and strings are kept whole; anything that is not a vector gives [].",
+         examples=("(flatten [1 [2 [3]] {:a 4}]) ;=> [1 2 3 {:a 4}]",))
+def flatten(x):
+    if type(x) is not Vector:
+        return out_vec([])
+    out = []
+    app = out.append
+    stack = [iter(x.lst())]
+    while stack:
+        for y in stack[-1]:
+            if type(y) is Vector:
+                stack.append(iter(y.lst()))
+                break
+            app(y)
+        else:
+            stack.pop()
+    return out_vec(out)
+
+
+@builtin("interleave", "(interleave & colls)", groups=("core",), category="sequences",
+         doc="The first item of each collection, then the second of each, and so on, stopping when the "
+             "shortest runs out.",
+         examples=("(interleave [1 2] [:a :b]) ;=> [1 :a 2 :b]",))
+def interleave(*colls):
+    lists = [positional_items(c, "interleave") for c in colls]
+    if not lists:
+        return out_vec([])
+    n = min(len(xs) for xs in lists)
+    return out_vec([xs[i] for i in range(n) for xs in lists])
+
+
+@builtin("interpose", "(interpose sep coll)", groups=("core",), category="sequences",
+         doc="The items of coll with sep placed between each pair of neighbours.",
+         examples=("(interpose 0 [1 2 3]) ;=> [1 0 2 0 3]",))
+def interpose(sep, coll):
+    items = positional_items(coll, "interpose")
+    out = []
+    for i, x in enumerate(items):
+        if i:
+            out.append(sep)
+        out.append(x)
+    return out_vec(out)
+
+
+@builtin("zip", "(zip v1 v2)", category="sequences",
+         doc="Pairs up two vectors position by position into [a b] vectors, stopping at the shorter one.",
+         examples=("(zip [1 2 3] [:a :b]) ;=> [[1 :a] [2 :b]]",))
+def zip_(a, b):
+    for v in (a, b):
+        if type(v) is not Vector and v is not None:
+            raise PtcError("type_error", f"zip: expected vectors, got {type_name(v)}")
+    xs = a.lst() if a is not None else []
+    ys = b.lst() if b is not None else []
+    n = min(len(xs), len(ys))
+    charge_vecs(n, 2)
+    return Vector([Vector([x, y]) for x, y in zip(xs, ys)])
+
+
+@builtin("zipmap", "(zipmap keys vals)", groups=("core",), category="sequences",
+         doc="A map pairing each key with the value at the same position; extra keys or values are "
+             "ignored and a repeated key keeps its last value.",
+         examples=("(zipmap [:a :b] [1 2]) ;=> {:a 1 :b 2}",))
+def zipmap(ks, vs):
+    keys = seq_items(ks, "zipmap")
+    vals = seq_items(vs, "zipmap")
+    current().alloc(map_cost(min(len(keys), len(vals))))
+    return Map({hk(k): v for k, v in zip(keys, vals)})
+
+
+@builtin("empty", "(empty coll)", groups=("core",), category="sequences",
+         doc="An empty collection of the same kind: [] for a vector, {} for a map, #{} for a set; "
+             "nil for anything else.",
+         examples=("(empty [1 2]) ;=> []", "(empty {:a 1}) ;=> {}"))
+def empty(coll):
+    t = type(coll)
+    if t is Vector:
+        return Vector([])
+    if t is Map:
+        return Map({})
+    if t is Set:
+        return Set({})
+    return None
+
+
+def _need_vector(v, who: str) -> list:
+    if type(v) is not Vector:
+        raise PtcError("type_error", f"{who}: expected a vector, got {type_name(v)}")
+    return v.lst()
+
+
+@builtin("peek", "(peek v)", groups=("core",), category="sequences",
+         doc="The last item of a vector; nil for an empty vector or nil.",
+         examples=("(peek [1 2 3]) ;=> 3",))
+def peek(v):
+    if v is None:
+        return None
+    items = _need_vector(v, "peek")
+    return items[-1] if items else None
+
+
+@builtin("pop", "(pop v)", groups=("core",), category="sequences",
+         doc="The vector without its last item; nil for an empty vector or nil.",
+         examples=("(pop [1 2 3]) ;=> [1 2]", "(pop []) ;=> nil"))
+def pop(v):
+    if v is None:
+        return None
+    items = _need_vector(v, "pop")
+    return out_vec(items[:-1]) if items else None
+
+
+@builtin("subvec", "(subvec v start)", "(subvec v start end)", groups=("core",), category="sequences",
+         doc="The items of vector v from index start up to (not including) end, default the end. "
+             "Indexes are clamped to the vector, so this never fails on range.",
+         examples=("(subvec [0 1 2 3] 1 3) ;=> [1 2]", "(subvec [0 1] 1 9) ;=> [1]"))
+def subvec(v, start, end=NO):
+    items = _need_vector(v, "subvec")
+    n = len(items)
+    s = min(max(count_arg(start, "subvec"), 0), n)
+    e = n if end is NO else min(max(count_arg(end, "subvec"), s), n)
+    return out_vec(items[s:e])
+
+
+@builtin("list", "(list & items)", groups=("core",), category="sequences",
+         doc="A vector of the arguments (there is no separate list type).",
+         examples=("(list 1 2) ;=> [1 2]",))
+def list_(*xs):
+    return out_vec(list(xs))
+
+
+def _map_of(who: str):
+    def build(*kvs):
+        if len(kvs) % 2:
+            raise PtcError("arity_error", f"{who}: expects key/value pairs, got an odd number of arguments ({len(kvs)})")
+        current().alloc(map_cost(len(kvs) // 2))
+        return Map({hk(kvs[i]): kvs[i + 1] for i in range(0, len(kvs), 2)})
+    build.__name__ = who.replace("-", "_")
+    return build
+
+
+builtin("hash-map", "(hash-map & keyvals)", groups=("core",), category="sequences",
+        doc="A map of the key/value arguments; a repeated key keeps its last value.",
+        examples=("(hash-map :a 1 :b 2) ;=> {:a 1 :b 2}",),
+        )(_map_of("hash-map"))
+builtin("array-map", "(array-map & keyvals)", groups=("core",), category="sequences",
+        doc="Same as hash-map.",
+        examples=("(array-map :a 1) ;=> {:a 1}",),
+        )(_map_of("array-map"))
+
+
+# ------------------------------------------------------------------ combinations and tree-seq (§1.12)
+
+@builtin("combinations", "(combinations coll n)", category="sequences",
+         doc="Every way of choosing n items from coll, each choice a vector keeping the input order. "
+             "n = 0 gives [[]]; n larger than the collection gives [].",
+         examples=("(combinations [1 2 3] 2) ;=> [[1 2] [1 3] [2 3]]",))
+def combinations(coll, n):
+    k = count_arg(n, "combinations")
+    items = seq_items(coll, "combinations")
+    if k < 0 or k > len(items):
+        return out_vec([])
+    charge_vecs(math.comb(len(items), k), k)
+    return Vector([Vector(list(c)) for c in itertools.combinations(items, k)])
+
+
+@builtin("tree-seq", "(tree-seq branch? children root)", groups=("core",), category="sequences",
+         doc="Every node of a tree in depth-first pre-order: a node is listed, and when (branch? node) "
+             "is truthy the nodes of (children node) follow it. branch? and children may be keywords.",
+         examples=("(map :id (tree-seq :kids :kids {:id 1 :kids [{:id 2}]})) ;=> [1 2]",))
+def tree_seq(branch, children, root):
+    br = fn_arg(branch, "tree-seq")
+    ch = fn_arg(children, "tree-seq")
+    meter = current()
+    out = []
+    charged = 0
+    stack = [iter((root,))]
+    while stack:
+        for node in stack[-1]:
+            out.append(node)
+            if len(out) - charged >= 1024:
+                meter.alloc(SLOT * 1024)
+                charged += 1024
+            r = br(node)
+            if r is None or r is False:
+                continue
+            kids = seq_items(ch(node), "tree-seq")
+            # a one-character string whose children are itself is a leaf, as a
+            # character is in Clojure (GAP-S77): otherwise this never ends
+            if type(node) is str and len(kids) == 1 and kids[0] == node:
+                continue
+            if kids:
+                stack.append(iter(kids))
+                break
+        else:
+            stack.pop()
+    meter.alloc(seq_cost(len(out)) - SLOT * charged)
+    return Vector(out)
+
+
+# ------------------------------------------------------------------ range (§1.16)
+
+def _range_num(x, what: str):
+    t = type(x)
+    if t is not int and t is not float:
+        raise PtcError("type_error", f"range: {what} must be a number, got {type_name(x)}")
+    return x
+
+
+def range_count(start, end, step) -> float:
+    """How many items (range start end step) holds (inf when unbounded); step != 0."""
+    if type(start) is int and type(end) is int and type(step) is int:
+        if step > 0:
+            return max(0, (end - start + step - 1) // step)
+        return max(0, (start - end - step - 1) // -step)
+    if start != start or end != end or step != step:
+        return 0
+    if (step > 0 and start >= end) or (step < 0 and start <= end):
+        return 0
+    try:
+        n = math.ceil((end - start) / step)
+    except (OverflowError, ValueError):
+        return math.inf
+    return n
+
+
+@builtin("range", "(range end)", "(range start end)", "(range start end step)", groups=("core",),
+         category="sequences",
+         doc="A vector of numbers from start (default 0) up to but not including end, counting by step "
+             "(default 1; may be negative or fractional). Always finite: there is no endless (range), "
+             "and step 0 is only allowed in the shape (take n (range a b 0)).",
+         examples=("(range 4) ;=> [0 1 2 3]", "(range 10 0 -3) ;=> [10 7 4 1]", "(range 0 1 0.25) ;=> [0 0.25 0.5 0.75]"))
+def range_(a, b=NO, c=NO):
+    if b is NO:
+        start, end, step = 0, _range_num(a, "end"), 1
+    else:
+        start, end = _range_num(a, "start"), _range_num(b, "end")
+        step = 1 if c is NO else _range_num(c, "step")
+    if step == 0:
+        if start == end:
+            return out_vec([])
+        raise PtcError("type_error", "range: a step of 0 never reaches the end; only (take n (range a b 0)) may use it")
+    n = range_count(start, end, step)
+    meter = current()
+    if n == math.inf or n > (1 << 56):
+        meter.alloc(1 << 62)
+    meter.alloc(seq_cost(n))
+    if type(start) is int and type(end) is int and type(step) is int:
+        return Vector(list(range(start, end, step)))
+    out = []
+    x = start
+    limit = n + 2
+    if step > 0:
+        while x < end and len(out) < limit:
+            out.append(x)
+            nx = x + step
+            if nx == x:
+                raise PtcError("type_error", "range: the step is too small to advance past the start")
+            x = nx
+    else:
+        while x > end and len(out) < limit:
+            out.append(x)
+            nx = x + step
+            if nx == x:
+                raise PtcError("type_error", "range: the step is too small to advance past the start")
+            x = nx
+    return Vector(out)
+
+
+def take_zero_step_range(n, start, end):
+    """(take n (range start end 0)): n copies of start (none when start = end).
+
+    Not a builtin: the analyzer may route that exact call shape here, since a
+    zero step alone never terminates (functions.md §1.16, GAP-S45).
+    """
+    k = count_arg(n, "take")
+    _range_num(start, "start")
+    _range_num(end, "end")
+    if k <= 0 or start == end:
+        return out_vec([])
+    current().alloc(seq_cost(k))
+    return Vector([start] * k)

@@ -1,0 +1,169 @@
+"""Small helpers shared by the sequence builtins (seqs*.py).
+
+Argument checks for callables and counts, truthiness of callback results,
+and the natural-order / comparator machinery used by `sort` and `sort-by`.
+Imports values, errors, meter, printer and the lib helpers.
+"""
+from __future__ import annotations
+
+import math
+from functools import cmp_to_key
+
+from ..errors import PtcError
+from ..meter import SLOT, current, seq_cost
+from ..printer import preview
+from ..values import Keyword, SortKey, Vector, type_name, utf16_key
+from .registry import as_fn
+
+NO = object()
+"""Marker for an optional positional argument that was not passed."""
+
+ASC = Keyword("asc")
+DESC = Keyword("desc")
+
+
+def fn_arg(f, who: str):
+    """A callable argument of a higher-order builtin.
+
+    A vector gets a hint: a one-element vector is probably a key written in
+    brackets, a longer one a path that needs a function.
+    """
+    if type(f) is Vector:
+        items = f.lst()
+        if len(items) == 1:
+            hint = f"use {preview(items[0])} instead of [{preview(items[0])}]"
+        else:
+            hint = "a path needs a function, e.g. #(get-in % path)"
+        raise PtcError("type_error", f"{who}: expected a function or keyword, got a vector; {hint}")
+    return as_fn(f, who)
+
+
+def count_arg(n, who: str) -> int:
+    """An index or count argument: an integer; a finite float is truncated (GAP-S79, Clojure)."""
+    t = type(n)
+    if t is int:
+        return n
+    if t is float and math.isfinite(n):
+        return int(n)
+    what = "a non-finite number" if t is float else type_name(n)
+    raise PtcError("type_error", f"{who}: expected an integer, got {what}")
+
+
+def charge_slots(n: int):
+    """Charge for `n` new element slots (appends to an existing collection)."""
+    current().alloc(SLOT * n)
+
+
+def charge_vecs(count: int, each: int):
+    """Charge for an outer vector of `count` inner vectors of `each` elements."""
+    current().alloc(seq_cost(count) + count * seq_cost(each))
+
+
+# ------------------------------------------------------------------ ordering
+
+def natural_keys(keys: list) -> tuple[list, bool]:
+    """Sort keys for `keys` in natural order.
+
+    Returns (sort_keys, plain). When the non-nil keys are all real numbers,
+    all booleans, or all strings/keywords inside the Basic Multilingual Plane,
+    Python's own ordering agrees with natural order, so the keys are used as
+    they are (plain=True; nil becomes a tuple that sorts first). Otherwise
+    they are wrapped in `SortKey`, whose comparison raises `type_error` for
+    unordered kinds and NaN.
+    """
+    kind = 0
+    has_nil = False
+    for k in keys:
+        t = type(k)
+        if t is int or t is float:
+            if k != k:
+                kind = -1
+                break
+            c = 1
+        elif t is str:
+            if utf16_key(k) is not k:
+                kind = -1
+                break
+            c = 2
+        elif t is Keyword:
+            if utf16_key(k.name) is not k.name:
+                kind = -1
+                break
+            c = 3
+        elif k is None:
+            has_nil = True
+            continue
+        elif t is bool:
+            c = 4
+        else:
+            kind = -1
+            break
+        if kind != c:
+            if kind:
+                kind = -1
+                break
+            kind = c
+    if kind == -1:
+        return [SortKey(k) for k in keys], False
+    if kind == 3:
+        keys = [None if k is None else k.name for k in keys]
+    if has_nil:
+        return [(0, 0) if k is None else (1, k) for k in keys], True
+    return keys, True
+
+
+def comparator(cmp, who: str):
+    """A Python key wrapper for a PTC comparator function.
+
+    Like Clojure: a numeric result orders by its sign (floats truncated); a
+    boolean result is read as "a goes before b", and when false the reverse
+    call decides between "after" and "equal" so an always-false comparator
+    keeps the input order.
+    """
+    f = fn_arg(cmp, who)
+
+    def cmp3(a, b):
+        r = f(a, b)
+        t = type(r)
+        if t is bool:
+            if r:
+                return -1
+            return 1 if f(b, a) is True else 0
+        if t is int:
+            return r
+        if t is float:
+            return int(r) if math.isfinite(r) else (0 if r != r else (1 if r > 0 else -1))
+        raise PtcError("type_error", f"{who}: a comparator must return a number or a boolean, got {type_name(r)}")
+
+    return cmp_to_key(cmp3)
+
+
+def order_indexes(keys: list, cmp, who: str) -> list[int]:
+    """Positions 0..n-1 stably ordered by `keys` under `cmp`.
+
+    `cmp` is NO / nil (natural ascending), :asc, :desc or a comparator
+    function. Anything else is a `type_error`.
+    """
+    n = len(keys)
+    if cmp is NO or cmp is None or cmp is ASC or cmp is DESC:
+        sk, _ = natural_keys(keys)
+        return sorted(range(n), key=sk.__getitem__, reverse=cmp is DESC)
+    if type(cmp) is Keyword:
+        raise PtcError("type_error", f"{who}: expected :asc, :desc or a comparator function, got :{cmp.name}")
+    wrap = comparator(cmp, who)
+    wk = [wrap(k) for k in keys]
+    return sorted(range(n), key=wk.__getitem__)
+
+
+def sort_values(items: list, cmp, who: str) -> list:
+    """`items` stably sorted (natural order, :asc/:desc or a comparator)."""
+    if cmp is NO or cmp is None or cmp is ASC or cmp is DESC:
+        sk, plain = natural_keys(items)
+        desc = cmp is DESC
+        if plain and sk is items:
+            return sorted(items, reverse=desc)
+        order = sorted(range(len(items)), key=sk.__getitem__, reverse=desc)
+        return [items[i] for i in order]
+    if type(cmp) is Keyword:
+        raise PtcError("type_error", f"{who}: expected :asc, :desc or a comparator function, got :{cmp.name}")
+    return sorted(items, key=comparator(cmp, who))

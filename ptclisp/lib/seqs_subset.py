@@ -1,0 +1,303 @@
+"""Sequence builtins: subsetting (functions.md §1.10).
+
+Positional accessors (`first`, `rest`, `nth`, ...) refuse maps and sets, which
+have no position (DIV-29); counting slicers (`take`, `drop`, `partition`, ...)
+accept every seqable. Out-of-range positions give nil or a clamped slice,
+never an error (DIV-26). Counts follow Clojure: a negative count takes
+nothing / drops nothing (GAP-S32), a finite float count is truncated (GAP-S79).
+Imports values, errors and the lib helpers.
+"""
+from __future__ import annotations
+
+from ..errors import PtcError
+from ..values import Map, Set, Vector, equal, type_name
+from .common import graphemes, out_vec, positional_items, seq_items
+from .registry import builtin
+from .seqs_common import NO, charge_vecs, count_arg, fn_arg
+
+_ABSENT = object()
+
+
+def _pos_items(coll, who: str) -> list:
+    if type(coll) is Vector:
+        return coll.lst()
+    return positional_items(coll, who)
+
+
+def _first(coll, who: str):
+    t = type(coll)
+    if t is Vector:
+        items = coll.lst()
+        return items[0] if items else None
+    if coll is None:
+        return None
+    if t is str:
+        if not coll:
+            return None
+        c0 = coll[0]
+        if c0.isascii() and (len(coll) == 1 or coll[1].isascii()):
+            return c0
+        return graphemes(coll)[0]
+    items = positional_items(coll, who)
+    return items[0] if items else None
+
+
+def _next(coll, who: str):
+    items = _pos_items(coll, who)
+    return Vector(items[1:]) if len(items) > 1 else None
+
+
+@builtin("first", "(first coll)", groups=("core",), category="sequences",
+         doc="The first item of a vector or the first character of a string; nil when empty or nil. "
+             "Maps and sets have no first item: take a view such as (seq m) first.",
+         examples=("(first [1 2]) ;=> 1", "(first []) ;=> nil"))
+def first(coll):
+    return _first(coll, "first")
+
+
+@builtin("second", "(second coll)", groups=("core",), category="sequences",
+         doc="The second item (or character), or nil when there is none.",
+         examples=("(second [1 2 3]) ;=> 2",))
+def second(coll):
+    items = _pos_items(coll, "second")
+    return items[1] if len(items) > 1 else None
+
+
+@builtin("last", "(last coll)", groups=("core",), category="sequences",
+         doc="The last item (or character), or nil when empty.",
+         examples=("(last [1 2 3]) ;=> 3",))
+def last(coll):
+    items = _pos_items(coll, "last")
+    return items[-1] if items else None
+
+
+@builtin("nth", "(nth coll index)", "(nth coll index not-found)", groups=("core",), category="sequences",
+         doc="The item at a zero-based index of a vector or string (by character). A negative or "
+             "too large index gives not-found, or nil without it, instead of an error.",
+         examples=("(nth [10 20 30] 1) ;=> 20", "(nth [10] 5 :none) ;=> :none"))
+def nth(coll, index, not_found=NO):
+    i = count_arg(index, "nth")
+    default = None if not_found is NO else not_found
+    if coll is None:
+        return default
+    t = type(coll)
+    if t is not Vector and t is not str:
+        if t is Map or t is Set:
+            positional_items(coll, "nth")
+        raise PtcError("type_error", f"nth: expected a vector or string, got {type_name(coll)}")
+    items = _pos_items(coll, "nth")
+    if 0 <= i < len(items):
+        return items[i]
+    return default
+
+
+@builtin("rest", "(rest coll)", groups=("core",), category="sequences",
+         doc="Everything after the first item, as a vector; [] when there is nothing left.",
+         examples=("(rest [1 2 3]) ;=> [2 3]", "(rest []) ;=> []"))
+def rest(coll):
+    return out_vec(_pos_items(coll, "rest")[1:])
+
+
+@builtin("next", "(next coll)", groups=("core",), category="sequences",
+         doc="Everything after the first item, or nil when that would be empty.",
+         examples=("(next [1 2]) ;=> [2]", "(next [1]) ;=> nil"))
+def next_(coll):
+    return _next(coll, "next")
+
+
+@builtin("butlast", "(butlast coll)", groups=("core",), category="sequences",
+         doc="Everything except the last item, or nil when that would be empty.",
+         examples=("(butlast [1 2 3]) ;=> [1 2]", "(butlast [1]) ;=> nil"))
+def butlast(coll):
+    items = _pos_items(coll, "butlast")
+    return out_vec(items[:-1]) if len(items) > 1 else None
+
+
+@builtin("ffirst", "(ffirst coll)", groups=("core",), category="sequences",
+         doc="(first (first coll)).", examples=("(ffirst [[1 2] [3]]) ;=> 1",))
+def ffirst(coll):
+    return _first(_first(coll, "ffirst"), "ffirst")
+
+
+@builtin("fnext", "(fnext coll)", groups=("core",), category="sequences",
+         doc="(first (next coll)), i.e. the second item.", examples=("(fnext [1 2 3]) ;=> 2",))
+def fnext(coll):
+    return _first(_next(coll, "fnext"), "fnext")
+
+
+@builtin("nfirst", "(nfirst coll)", groups=("core",), category="sequences",
+         doc="(next (first coll)).", examples=("(nfirst [[1 2] [3]]) ;=> [2]",))
+def nfirst(coll):
+    return _next(_first(coll, "nfirst"), "nfirst")
+
+
+@builtin("nnext", "(nnext coll)", groups=("core",), category="sequences",
+         doc="(next (next coll)): everything after the second item, or nil.",
+         examples=("(nnext [1 2 3 4]) ;=> [3 4]",))
+def nnext(coll):
+    return _next(_next(coll, "nnext"), "nnext")
+
+
+@builtin("take", "(take n coll)", groups=("core",), category="sequences",
+         doc="The first n items of coll (all of them when there are fewer; none when n <= 0). "
+             "A map gives [k v] entries, a string characters.",
+         examples=("(take 2 [1 2 3]) ;=> [1 2]", "(take 2 \"hey\") ;=> [\"h\" \"e\"]"))
+def take(n, coll):
+    n = count_arg(n, "take")
+    items = seq_items(coll, "take")
+    return out_vec(items[:n] if n > 0 else [])
+
+
+@builtin("drop", "(drop n coll)", groups=("core",), category="sequences",
+         doc="coll without its first n items (all of coll when n <= 0).",
+         examples=("(drop 2 [1 2 3]) ;=> [3]",))
+def drop(n, coll):
+    n = count_arg(n, "drop")
+    items = seq_items(coll, "drop")
+    return out_vec(items[n:] if n > 0 else list(items))
+
+
+@builtin("nthrest", "(nthrest coll n)", groups=("core",), category="sequences",
+         doc="coll without its first n items, like drop but with the collection first.",
+         examples=("(nthrest [1 2 3] 2) ;=> [3]",))
+def nthrest(coll, n):
+    n = count_arg(n, "nthrest")
+    items = seq_items(coll, "nthrest")
+    return out_vec(items[n:] if n > 0 else list(items))
+
+
+@builtin("nthnext", "(nthnext coll n)", groups=("core",), category="sequences",
+         doc="coll without its first n items, or nil when nothing is left.",
+         examples=("(nthnext [1 2 3] 1) ;=> [2 3]", "(nthnext [1 2 3] 3) ;=> nil"))
+def nthnext(coll, n):
+    n = count_arg(n, "nthnext")
+    items = seq_items(coll, "nthnext")
+    tail = items[n:] if n > 0 else items
+    return out_vec(list(tail)) if tail else None
+
+
+@builtin("take-last", "(take-last n coll)", groups=("core",), category="sequences",
+         doc="The last n items of coll, or nil when that is empty (including n <= 0).",
+         examples=("(take-last 2 [1 2 3]) ;=> [2 3]", "(take-last 2 []) ;=> nil"))
+def take_last(n, coll):
+    n = count_arg(n, "take-last")
+    items = seq_items(coll, "take-last")
+    if n <= 0 or not items:
+        return None
+    return out_vec(items[-n:])
+
+
+@builtin("drop-last", "(drop-last coll)", "(drop-last n coll)", groups=("core",), category="sequences",
+         doc="coll without its last item, or without its last n items (all of coll when n <= 0).",
+         examples=("(drop-last [1 2 3]) ;=> [1 2]", "(drop-last 2 [1 2 3]) ;=> [1]"))
+def drop_last(a, b=NO):
+    if b is NO:
+        n, coll = 1, a
+    else:
+        n, coll = count_arg(a, "drop-last"), b
+    items = seq_items(coll, "drop-last")
+    if n <= 0:
+        return out_vec(list(items))
+    return out_vec(items[:-n] if n < len(items) else [])
+
+
+@builtin("split-at", "(split-at n coll)", groups=("core",), category="sequences",
+         doc="[(take n coll) (drop n coll)]: coll cut in two after n items.",
+         examples=("(split-at 1 [1 2 3]) ;=> [[1] [2 3]]",))
+def split_at(n, coll):
+    n = max(0, count_arg(n, "split-at"))
+    items = seq_items(coll, "split-at")
+    charge_vecs(2, 0)
+    return out_vec([Vector(items[:n]), Vector(items[n:])])
+
+
+@builtin("split-with", "(split-with pred coll)", groups=("core",), category="sequences",
+         doc="[(take-while pred coll) (drop-while pred coll)]: coll cut at the first item for which pred is falsy.",
+         examples=("(split-with odd? [1 3 4 5]) ;=> [[1 3] [4 5]]",))
+def split_with(pred, coll):
+    f = fn_arg(pred, "split-with")
+    items = seq_items(coll, "split-with")
+    n = 0
+    for x in items:
+        r = f(x)
+        if r is None or r is False:
+            break
+        n += 1
+    charge_vecs(2, 0)
+    return out_vec([Vector(items[:n]), Vector(items[n:])])
+
+
+def _positive(x, who: str, what: str) -> int:
+    n = count_arg(x, who)
+    if n <= 0:
+        raise PtcError("type_error", f"{who}: {what} must be a positive integer, got {n}")
+    return n
+
+
+@builtin("partition", "(partition n coll)", "(partition n step coll)", "(partition n step pad coll)",
+         groups=("core",), category="sequences",
+         doc="Chunks of n items, starting every step items (default n). Only full chunks are kept, "
+             "except that with pad the first short chunk is filled up from pad (and may stay short).",
+         examples=("(partition 2 [1 2 3 4 5]) ;=> [[1 2] [3 4]]",
+                   "(partition 2 1 [1 2 3]) ;=> [[1 2] [2 3]]",
+                   "(partition 2 2 [:x] [1 2 3]) ;=> [[1 2] [3 :x]]"))
+def partition(n, a, b=NO, c=NO):
+    if b is NO:
+        step, pad, coll = NO, NO, a
+    elif c is NO:
+        step, pad, coll = a, NO, b
+    else:
+        step, pad, coll = a, b, c
+    size = count_arg(n, "partition")
+    if size < 0:
+        seq_items(coll, "partition")
+        return out_vec([])
+    if size == 0:
+        raise PtcError("type_error", "partition: n must be a positive integer, got 0")
+    step = size if step is NO else _positive(step, "partition", "step")
+    items = seq_items(coll, "partition")
+    pad_items = [] if pad is NO or pad is None else seq_items(pad, "partition")
+    total = len(items)
+    full = (total - size) // step + 1 if total >= size else 0
+    charge_vecs(full + 1, min(size, total))
+    out = [Vector(items[i:i + size]) for i in range(0, full * step, step)]
+    i = full * step
+    if pad is not NO and i < total:
+        chunk = items[i:i + size]
+        out.append(Vector(chunk + pad_items[:size - len(chunk)]))
+    return out_vec(out)
+
+
+@builtin("partition-all", "(partition-all n coll)", "(partition-all n step coll)", groups=("core",),
+         category="sequences",
+         doc="Like partition, but the short chunks at the end are kept.",
+         examples=("(partition-all 2 [1 2 3]) ;=> [[1 2] [3]]",))
+def partition_all(n, a, b=NO):
+    step, coll = (NO, a) if b is NO else (a, b)
+    size = _positive(n, "partition-all", "n")
+    step = size if step is NO else _positive(step, "partition-all", "step")
+    items = seq_items(coll, "partition-all")
+    starts = range(0, len(items), step)
+    charge_vecs(len(starts), min(size, len(items)))
+    return out_vec([Vector(items[i:i + size]) for i in starts])
+
+
+@builtin("partition-by", "(partition-by f coll)", groups=("core",), category="sequences",
+         doc="Splits coll into runs: a new chunk starts whenever (f item) differs (by =) from the previous item's.",
+         examples=("(partition-by odd? [1 3 2 4 5]) ;=> [[1 3] [2 4] [5]]",))
+def partition_by(f, coll):
+    f = fn_arg(f, "partition-by")
+    out = []
+    chunk: list = []
+    prev = _ABSENT
+    for x in seq_items(coll, "partition-by"):
+        k = f(x)
+        if prev is not _ABSENT and not equal(k, prev):
+            out.append(Vector(chunk))
+            chunk = []
+        chunk.append(x)
+        prev = k
+    if chunk:
+        out.append(Vector(chunk))
+    charge_vecs(len(out), 0)
+    return out_vec(out)

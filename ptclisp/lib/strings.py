@@ -1,0 +1,665 @@
+"""String builtins (functions.md §3, all but `format` and the `extract` pair).
+
+Owns text building (`str`, `pr-str`, `join`), slicing and searching by
+grapheme (`subs`, `index-of`, `last-index-of`), splitting (`split`,
+`split-lines`, Java split semantics), trimming with Java's whitespace set,
+case mapping, `replace` (both the clojure.string 3-arity form and the
+clojure.core `(replace smap coll)` form), `name`, and the nil-on-failure
+parsers (`parse-long`, `parse-int`, `parse-double`, `parse-boolean`).
+
+Every builder charges the meter before it builds text whose size depends on
+its input; rendering a collection first walks it to estimate the text size
+(`charge_render`) so a value with heavy structural sharing cannot expand
+into gigabytes of text.
+Imports values, errors, meter, printer, lib.common, lib.registry, lib.regexes.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import re as _re
+
+from ..errors import PtcError
+from ..meter import current, str_cost
+from ..printer import pr_str, str_of
+from ..values import Keyword, Map, Regex, Set, SymbolRef, Vector, type_name
+from .common import charge, count_str, graphemes, need_str, out_vec, seq_items
+from .registry import as_fn, builtin
+from . import regexes as rx
+
+_NO = object()
+_MISSING = object()
+
+# Java Character.isWhitespace
+WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+              "\u2008\u2009\u200a\u2028\u2029\u205f\u3000")
+
+# ------------------------------------------------------------ text of values
+
+
+def render_size(x, cap: int) -> int:
+    """Estimated length of the readable text of `x`; stops early once above `cap`."""
+    t = type(x)
+    if t is not Vector and t is not Map and t is not Set:
+        return _atom_size(x)
+    m = current()
+    total = 0
+    nodes = 0
+    stack = [iter((x,))]
+    while stack:
+        for v in stack[-1]:
+            break
+        else:
+            stack.pop()
+            continue
+        nodes += 1
+        if not (nodes & 4095) and m.expired:
+            m.raise_expired()
+        t = type(v)
+        if t is Vector:
+            total += 2 + len(v)
+            stack.append(iter(v.lst()))
+        elif t is Map:
+            total += 2 + 2 * len(v)
+            stack.append(itertools.chain.from_iterable(v.d().items()))
+        elif t is Set:
+            total += 3 + len(v)
+            stack.append(iter(v.d().values()))
+        else:
+            total += _atom_size(v)
+        if total > cap:
+            return total
+    return total
+
+
+def _atom_size(v) -> int:
+    t = type(v)
+    if t is str:
+        return len(v) + 2
+    if t is int:
+        if -10 ** 18 < v < 10 ** 18:
+            return 20
+        return int(v.bit_length() * 0.30103) + 3
+    if t is Keyword:
+        return len(v.name) + 1
+    if t is Regex:
+        return len(v.source) + 3
+    return 24
+
+
+def charge_render(x):
+    """Charge the meter for rendering collection `x` as text (before rendering)."""
+    m = current()
+    cap = m.budget - m.allocated + 1
+    m.alloc(str_cost(render_size(x, cap)))
+
+
+def _too_long_int() -> PtcError:
+    return PtcError("runtime_error", "an integer has too many digits to be turned into text (limit 4300)")
+
+
+def int_text(v: int) -> str:
+    """Decimal text of an integer; huge integers are an error, not a crash."""
+    try:
+        return str(v)
+    except ValueError:
+        raise _too_long_int() from None
+
+
+def display(x) -> str:
+    """`str` of one value; collections are charged before they are rendered."""
+    t = type(x)
+    if t is str:
+        return x
+    if x is None:
+        return ""
+    if t is Regex:
+        return x.source
+    try:
+        if t is Vector or t is Map or t is Set:
+            charge_render(x)
+            return pr_str(x)
+        return str_of(x)
+    except ValueError:
+        raise _too_long_int() from None
+
+
+def readable(x) -> str:
+    """`pr-str` of one value, charged like `display`."""
+    t = type(x)
+    if t is Vector or t is Map or t is Set:
+        charge_render(x)
+    elif t is str and len(x) > 256:
+        charge(str_cost(len(x) + 2))
+    try:
+        return pr_str(x)
+    except ValueError:
+        raise _too_long_int() from None
+
+
+def index_arg(x, who: str) -> int:
+    """An index/count argument: an integer, or a finite float truncated toward zero."""
+    t = type(x)
+    if t is int:
+        return x
+    if t is float and math.isfinite(x):
+        return int(x)
+    raise PtcError("type_error", f"{who}: expected an integer index, got {type_name(x)}")
+
+
+def _g_to_cp(s: str, g: int) -> int:
+    """Code point offset where grapheme number `g` starts (clamped to the end)."""
+    if s.isascii():
+        return min(g, len(s))
+    off = 0
+    for i, gr in enumerate(graphemes(s)):
+        if i >= g:
+            break
+        off += len(gr)
+    return off
+
+
+def _cp_to_g(s: str, cp: int) -> int:
+    if s.isascii():
+        return cp
+    return count_str(s[:cp])
+
+
+# --------------------------------------------------------------- building
+
+
+@builtin("str", "(str & xs)", groups=("core", "string"), category="strings",
+         doc="Joins the display text of every argument: nil gives nothing, strings are taken as they are, "
+             "keywords keep their colon, numbers and booleans print plainly, collections print in "
+             "readable form.",
+         examples=('(str "a" 1 :k nil) ;=> "a1:k"', '(str) ;=> ""', '(str {:a 1}) ;=> "{:a 1}"'))
+def str_(*xs):
+    if not xs:
+        return ""
+    if len(xs) == 1 and type(xs[0]) is str:
+        return xs[0]
+    parts = []
+    plain = 0
+    for x in xs:
+        t = type(x)
+        if t is Vector or t is Map or t is Set:
+            parts.append(display(x))
+        else:
+            p = display(x)
+            plain += len(p)
+            parts.append(p)
+    charge(str_cost(plain))
+    return "".join(parts)
+
+
+@builtin("pr-str", "(pr-str & xs)", groups=("core", "string"), category="strings",
+         doc="Readable text of the arguments, separated by single spaces: strings are quoted and escaped, "
+             "nil prints as nil, map entries are sorted by key.",
+         examples=('(pr-str "hi") ;=> "\\"hi\\""', '(pr-str 1 "a" nil) ;=> "1 \\"a\\" nil"'))
+def pr_str_(*xs):
+    parts = [readable(x) for x in xs]
+    charge(str_cost(sum(len(p) for p in parts) + len(parts)))
+    return " ".join(parts)
+
+
+@builtin("join", "(join coll)", "(join sep coll)", groups=("string",), category="strings",
+         doc="Concatenates the display text (as str gives it) of every element of a collection, with the "
+             "separator between elements when one is given. nil is an empty collection; a string joins "
+             "its characters.",
+         examples=('(join ", " ["a" "b" "c"]) ;=> "a, b, c"', '(join [1 2 3]) ;=> "123"'))
+def join(a, b=_NO):
+    if b is _NO:
+        sep, coll = "", a
+    else:
+        sep, coll = display(a), b
+    items = seq_items(coll, "join")
+    if not items:
+        return ""
+    parts = [display(x) for x in items]
+    charge(str_cost(sum(len(p) for p in parts) + len(sep) * (len(parts) - 1)))
+    return sep.join(parts)
+
+
+@builtin("subs", "(subs s start)", "(subs s start end)", groups=("core", "string"), category="strings",
+         doc="The part of s from index start (inclusive) to end (exclusive, default: the end), counted in "
+             "characters. A negative or too large start gives \"\"; end is clamped to the length; end "
+             "before start gives \"\".",
+         examples=('(subs "hello" 1 4) ;=> "ell"', '(subs "abc" 0 100) ;=> "abc"', '(subs "abc" -1) ;=> ""'))
+def subs(s, start, end=_NO):
+    s = need_str(s, "subs")
+    a = index_arg(start, "subs")
+    b = None if end is _NO else index_arg(end, "subs")
+    if s.isascii():
+        n = len(s)
+        if a < 0 or a >= n:
+            return ""
+        b = n if b is None else min(b, n)
+        if b - a > 256:
+            charge(str_cost(b - a))
+        return s[a:b] if b > a else ""
+    gs = graphemes(s)
+    n = len(gs)
+    if a < 0 or a >= n:
+        return ""
+    b = n if b is None else min(b, n)
+    if b <= a:
+        return ""
+    if b - a > 256:
+        charge(str_cost(b - a))
+    return "".join(gs[a:b])
+
+
+# ---------------------------------------------------------------- splitting
+
+
+def java_split(text: str, spans, limit: int) -> Vector:
+    """Split `text` at the (start, end) `spans` the way Java's Pattern.split does.
+
+    A zero-width match at position 0 gives no leading empty piece; no match at
+    all gives [text]; limit > 0 caps the number of pieces (the last holds the
+    rest); limit 0 drops trailing empty pieces; limit < 0 keeps them.
+    """
+    out: list[str] = []
+    index = 0
+    bounded = limit > 0
+    for a, b in spans:
+        if bounded and len(out) >= limit - 1:
+            break
+        if index == 0 and a == 0 and b == 0:
+            continue
+        if b - a > 0 or a - index > 64:
+            charge(str_cost(a - index))
+        out.append(text[index:a])
+        index = b
+    if index == 0 and not out:
+        return out_vec([text])
+    if not bounded or len(out) < limit:
+        charge(str_cost(len(text) - index))
+        out.append(text[index:])
+    if limit == 0:
+        while out and out[-1] == "":
+            out.pop()
+    return out_vec(out)
+
+
+def _literal_spans(text: str, sep: str):
+    k = len(sep)
+    i = text.find(sep)
+    while i >= 0:
+        yield i, i + k
+        i = text.find(sep, i + k)
+
+
+def _split_chars(s: str, limit: int) -> Vector:
+    gs = graphemes(s)
+    if not gs:
+        return out_vec([""])
+    if limit > 0 and len(gs) > limit:
+        gs = gs[: limit - 1] + ["".join(gs[limit - 1:])]
+    charge(str_cost(len(s)) + 49 * len(gs))
+    return out_vec(gs)
+
+
+@builtin("split", "(split s sep)", "(split s sep limit)", groups=("string",), category="strings",
+         doc="Splits s around a regex or a single-character string; \"\" (or #\"\") splits into characters. "
+             "Trailing empty pieces are dropped. A positive limit caps the number of pieces, the last one "
+             "keeping the rest; a negative limit keeps trailing empty pieces.",
+         examples=('(split "a,b,c" ",") ;=> ["a" "b" "c"]', '(split "a--b" #"-+") ;=> ["a" "b"]',
+                   '(split "a,b,c" "," 2) ;=> ["a" "b,c"]'))
+def split(s, sep, limit=0):
+    s = need_str(s, "split")
+    limit = index_arg(limit, "split")
+    t = type(sep)
+    if t is Regex:
+        if sep.source == "":
+            return _split_chars(s, limit)
+        text = rx.bound_input(s)
+        return java_split(text, (mt.span() for mt in rx.iter_matches(sep, text, "split")), limit)
+    if t is not str:
+        raise PtcError("type_error", f"split: the separator must be a regex or a one-character string, got {type_name(sep)}")
+    if sep == "":
+        return _split_chars(s, limit)
+    if len(sep) != 1 and count_str(sep) != 1:
+        raise PtcError("type_error", f"split: a plain-string separator must be one character (got {len(sep)}); "
+                                     f"use a regex such as #\"...\" for longer separators")
+    charge(49 * (s.count(sep) + 1))
+    return java_split(s, _literal_spans(s, sep), limit)
+
+
+@builtin("split-lines", "(split-lines s)", groups=("string",), category="strings",
+         doc="Splits s at \\n or \\r\\n line breaks; trailing empty lines are dropped.",
+         examples=('(split-lines "a\\nb\\r\\nc") ;=> ["a" "b" "c"]', '(split-lines "a\\n\\n") ;=> ["a"]'))
+def split_lines(s):
+    s = need_str(s, "split-lines")
+    if "\n" not in s:
+        return out_vec([s])
+    charge(str_cost(len(s)) + 49 * (s.count("\n") + 1))
+    lines = s.split("\n")
+    for i in range(len(lines) - 1):
+        ln = lines[i]
+        if ln.endswith("\r"):
+            lines[i] = ln[:-1]
+    while lines and lines[-1] == "":
+        lines.pop()
+    return out_vec(lines)
+
+
+# ------------------------------------------------------------- trim & case
+
+
+@builtin("trim", "(trim s)", groups=("string",), category="strings",
+         doc="s without leading and trailing whitespace (Java's whitespace characters; a no-break space is kept).",
+         examples=('(trim "  hi \\n") ;=> "hi"',))
+def trim(s):
+    return need_str(s, "trim").strip(WHITESPACE)
+
+
+@builtin("triml", "(triml s)", groups=("string",), category="strings",
+         doc="s without leading whitespace.", examples=('(triml "  hi ") ;=> "hi "',))
+def triml(s):
+    return need_str(s, "triml").lstrip(WHITESPACE)
+
+
+@builtin("trimr", "(trimr s)", groups=("string",), category="strings",
+         doc="s without trailing whitespace.", examples=('(trimr "  hi ") ;=> "  hi"',))
+def trimr(s):
+    return need_str(s, "trimr").rstrip(WHITESPACE)
+
+
+@builtin("trim-newline", "(trim-newline s)", groups=("string",), category="strings",
+         doc="s without any trailing \\r and \\n characters.", examples=('(trim-newline "hi\\r\\n\\n") ;=> "hi"',))
+def trim_newline(s):
+    return need_str(s, "trim-newline").rstrip("\r\n")
+
+
+@builtin("blank?", "(blank? s)", groups=("string",), category="strings",
+         doc="True for nil, the empty string, or a string of whitespace only.",
+         examples=('(blank? "  \\t") ;=> true', '(blank? nil) ;=> true', '(blank? "a") ;=> false'))
+def is_blank(s):
+    if s is None:
+        return True
+    return need_str(s, "blank?").strip(WHITESPACE) == ""
+
+
+@builtin("upper-case", "(upper-case s)", groups=("string",), aliases=("upcase",), category="strings",
+         doc="s in upper case (Unicode rules). upcase is the same function.",
+         examples=('(upper-case "hello") ;=> "HELLO"',))
+def upper_case(s):
+    s = need_str(s, "upper-case")
+    if len(s) > 256:
+        charge(str_cost(len(s)))
+    return s.upper()
+
+
+@builtin("lower-case", "(lower-case s)", groups=("string",), aliases=("downcase",), category="strings",
+         doc="s in lower case (Unicode rules). downcase is the same function.",
+         examples=('(lower-case "HeLLo") ;=> "hello"',))
+def lower_case(s):
+    s = need_str(s, "lower-case")
+    if len(s) > 256:
+        charge(str_cost(len(s)))
+    return s.lower()
+
+
+# ---------------------------------------------------------------- searching
+
+
+@builtin("starts-with?", "(starts-with? s prefix)", groups=("string",), category="strings",
+         doc="True when s begins with prefix (always true for \"\").",
+         examples=('(starts-with? "hello" "he") ;=> true',))
+def starts_with(s, prefix):
+    return need_str(s, "starts-with?").startswith(need_str(prefix, "starts-with?"))
+
+
+@builtin("ends-with?", "(ends-with? s suffix)", groups=("string",), category="strings",
+         doc="True when s ends with suffix (always true for \"\").",
+         examples=('(ends-with? "hello" "lo") ;=> true',))
+def ends_with(s, suffix):
+    return need_str(s, "ends-with?").endswith(need_str(suffix, "ends-with?"))
+
+
+@builtin("includes?", "(includes? s sub)", groups=("string",), category="strings",
+         doc="True when sub occurs somewhere in s (always true for \"\").",
+         examples=('(includes? "hello" "ll") ;=> true',))
+def includes(s, sub):
+    return need_str(sub, "includes?") in need_str(s, "includes?")
+
+
+@builtin("index-of", "(index-of s value)", "(index-of s value from)", groups=("string",), category="strings",
+         doc="Character index of the first occurrence of value in s, searching from index from (default 0); "
+             "nil when absent.",
+         examples=('(index-of "hello" "l") ;=> 2', '(index-of "hello" "l" 3) ;=> 3', '(index-of "hello" "x") ;=> nil'))
+def index_of(s, value, frm=_NO):
+    s = need_str(s, "index-of")
+    v = need_str(value, "index-of")
+    start = 0 if frm is _NO else max(0, index_arg(frm, "index-of"))
+    if start == 0:
+        i = s.find(v)
+    else:
+        n = count_str(s)
+        if start >= n:
+            return n if v == "" else None
+        i = s.find(v, _g_to_cp(s, start))
+    return None if i < 0 else _cp_to_g(s, i)
+
+
+@builtin("last-index-of", "(last-index-of s value)", "(last-index-of s value from)", groups=("string",),
+         category="strings",
+         doc="Character index of the last occurrence of value in s that starts at or before index from "
+             "(default: anywhere); nil when absent or when from is negative.",
+         examples=('(last-index-of "hello" "l") ;=> 3', '(last-index-of "aaa" "aa") ;=> 1',
+                   '(last-index-of "hello" "") ;=> 5'))
+def last_index_of(s, value, frm=_NO):
+    s = need_str(s, "last-index-of")
+    v = need_str(value, "last-index-of")
+    if frm is _NO:
+        i = s.rfind(v)
+    else:
+        f = index_arg(frm, "last-index-of")
+        if f < 0:
+            return None
+        cp = _g_to_cp(s, f)
+        i = s.rfind(v, 0, cp + len(v))
+    return None if i < 0 else _cp_to_g(s, i)
+
+
+# ---------------------------------------------------------------- replacing
+
+
+def _java_replacement(r: str, rxv: Regex, who: str) -> list:
+    """Parse a regex replacement string: `$n`, `${name}`, `\\x` escapes (Java rules)."""
+    comp = rxv.compiled
+    ngroups = comp.groups
+    parts: list = []
+    lit: list[str] = []
+    i, n = 0, len(r)
+    while i < n:
+        c = r[i]
+        if c == "\\":
+            i += 1
+            if i >= n:
+                raise PtcError("runtime_error", f"{who}: replacement ends with a lone backslash")
+            lit.append(r[i])
+            i += 1
+        elif c == "$":
+            i += 1
+            if i >= n:
+                raise PtcError("runtime_error", f"{who}: replacement has '$' without a group number")
+            if r[i] == "{":
+                j = r.find("}", i + 1)
+                name = r[i + 1:j] if j > 0 else ""
+                if j < 0 or not name or not name.isascii() or not name.isalnum():
+                    raise PtcError("runtime_error", f"{who}: malformed ${{name}} group reference in replacement")
+                g = comp.groupindex.get(name)
+                if g is None:
+                    raise PtcError("runtime_error", f"{who}: no group named {name!r} in the pattern")
+                i = j + 1
+            else:
+                if not ("0" <= r[i] <= "9"):
+                    raise PtcError("runtime_error", f"{who}: illegal group reference in replacement (use \\$ for a literal $)")
+                g = ord(r[i]) - 48
+                i += 1
+                while i < n and "0" <= r[i] <= "9":
+                    g2 = g * 10 + ord(r[i]) - 48
+                    if g2 > ngroups:
+                        break
+                    g = g2
+                    i += 1
+                if g > ngroups:
+                    raise PtcError("runtime_error", f"{who}: replacement refers to group {g}, the pattern has {ngroups}")
+            if lit:
+                parts.append("".join(lit))
+                lit = []
+            parts.append(g)
+        else:
+            lit.append(c)
+            i += 1
+    if lit:
+        parts.append("".join(lit))
+    return parts
+
+
+def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
+    text = rx.bound_input(s)
+    if type(repl) is str:
+        parts = _java_replacement(repl, rxv, who)
+        fn = None
+    else:
+        fn = as_fn(repl, who)
+        parts = None
+    out: list[str] = []
+    pos = 0
+    m = current()
+    for mt in rx.iter_matches(rxv, text, who):
+        a, b = mt.span()
+        if fn is not None:
+            piece = display(fn(rx.groups_of(mt, rxv)))
+        elif len(parts) == 1 and type(parts[0]) is str:
+            piece = parts[0]
+        else:
+            piece = "".join(p if type(p) is str else (mt.group(p) or "") for p in parts)
+        m.alloc(str_cost(a - pos + len(piece)))
+        out.append(text[pos:a])
+        out.append(piece)
+        pos = b
+    if not out:
+        return text
+    charge(str_cost(len(text) - pos))
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _replace_coll(smap, coll):
+    items = seq_items(coll, "replace")
+    t = type(smap)
+    if t is Map:
+        out = []
+        for e in items:
+            v = smap.lookup(e, _MISSING)
+            out.append(e if v is _MISSING else v)
+        return out_vec(out)
+    if t is Vector:
+        lst = smap.lst()
+        n = len(lst)
+        return out_vec([lst[e] if type(e) is int and 0 <= e < n else e for e in items])
+    raise PtcError("type_error", f"replace: the replacement table must be a map or a vector, got {type_name(smap)}")
+
+
+@builtin("replace", "(replace s match replacement)", "(replace smap coll)", groups=("core", "string"),
+         category="strings",
+         doc="With three arguments, replaces every occurrence of match in s: a string match is replaced "
+             "literally; with a regex match the replacement may use $1 / ${name} group references "
+             "(\\$ for a literal dollar) or be a function of the match. With two arguments, maps every "
+             "element of coll through smap (a map, or a vector indexed by position), keeping elements "
+             "that have no entry.",
+         examples=('(replace "hello" "l" "L") ;=> "heLLo"', '(replace "a1b22" #"\\d+" "<$0>") ;=> "a<1>b<22>"',
+                   '(replace {:a :x} [:a :b]) ;=> [:x :b]'))
+def replace(a, b, c=_NO):
+    if c is _NO:
+        return _replace_coll(a, b)
+    s = need_str(a, "replace")
+    t = type(b)
+    if t is str:
+        if type(c) is not str:
+            raise PtcError("type_error", f"replace: with a string match the replacement must be a string, got {type_name(c)}")
+        if not b:
+            n = count_str(s) + 1
+        else:
+            n = s.count(b)
+            if n == 0:
+                return s
+        if len(s) > 256 or n * len(c) > 256:
+            charge(str_cost(len(s) + n * max(0, len(c) - len(b))))
+        return s.replace(b, c)
+    if t is Regex:
+        return _regex_replace(s, b, c, "replace")
+    raise PtcError("type_error", f"replace: match must be a string or a regex, got {type_name(b)}")
+
+
+# --------------------------------------------------------------------- names
+
+
+@builtin("name", "(name x)", groups=("core", "string"), category="strings",
+         doc="The name of a keyword (without the colon) or quoted symbol; a string is returned unchanged.",
+         examples=('(name :foo) ;=> "foo"', '(name "bar") ;=> "bar"'))
+def name(x):
+    t = type(x)
+    if t is str:
+        return x
+    if t is Keyword:
+        return x.name
+    if t is SymbolRef:
+        return x.name
+    raise PtcError("type_error", f"name: expected a keyword, symbol or string, got {type_name(x)}")
+
+
+# ------------------------------------------------------------------- parsing
+
+_LONG_RE = _re.compile(r"[+-]?[0-9]+")
+_DOUBLE_RE = _re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_SPECIAL_DOUBLES = {"Infinity": math.inf, "+Infinity": math.inf, "-Infinity": -math.inf, "NaN": math.nan}
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+
+
+@builtin("parse-long", "(parse-long s)", groups=("core", "string"), category="strings",
+         doc="Reads a whole string of an optional sign and decimal digits as an integer within the signed "
+             "64-bit range; nil for anything else (including non-strings and surrounding spaces).",
+         examples=('(parse-long "42") ;=> 42', '(parse-long "42abc") ;=> nil', '(parse-long nil) ;=> nil'))
+def parse_long(s):
+    if type(s) is not str or len(s) > 21 or not _LONG_RE.fullmatch(s):
+        return None
+    n = int(s)
+    return n if _LONG_MIN <= n <= _LONG_MAX else None
+
+
+@builtin("parse-int", "(parse-int s)", groups=("string",), category="strings",
+         doc="Same as parse-long.", examples=('(parse-int "-17") ;=> -17',))
+def parse_int(s):
+    return parse_long(s)
+
+
+@builtin("parse-double", "(parse-double s)", groups=("core", "string"), category="strings",
+         doc="Reads a whole decimal string (optional sign, digits, optional fraction and exponent) as a "
+             "float; also Infinity, +Infinity, -Infinity and NaN. nil for anything else.",
+         examples=('(parse-double "3.14") ;=> 3.14', '(parse-double "1e3") ;=> 1000.0', '(parse-double "x") ;=> nil'))
+def parse_double(s):
+    if type(s) is not str:
+        return None
+    if _DOUBLE_RE.fullmatch(s):
+        return float(s)
+    return _SPECIAL_DOUBLES.get(s)
+
+
+@builtin("parse-boolean", "(parse-boolean s)", groups=("core", "string"), category="strings",
+         doc="true for exactly \"true\", false for exactly \"false\", nil for anything else.",
+         examples=('(parse-boolean "true") ;=> true', '(parse-boolean "TRUE") ;=> nil'))
+def parse_boolean(s):
+    if s == "true" and type(s) is str:
+        return True
+    if s == "false" and type(s) is str:
+        return False
+    return None
+
+
+__all__ = ["display", "readable", "charge_render", "render_size", "index_arg", "java_split", "WHITESPACE",
+           "parse_long"]

@@ -1,0 +1,208 @@
+"""Resource limits and the per-evaluation meter.
+
+Owns `Limits` (the knobs of runtime.md §7, reference defaults) and `Meter`
+(one per evaluation: deadline, allocation budget, loop cap, tool-call budget,
+print budget). The deadline is enforced cooperatively: a single watchdog
+thread flips `meter.expired` when a deadline passes, and compiled code checks
+that flag at every function entry and loop back-edge, which costs one
+attribute read. Builtins that build collections or strings call
+`meter.alloc(nbytes)` *before* building, so `(range 1e9)` fails at once.
+
+The meter of the running evaluation is found with `current()` (thread-local;
+parallel workers install their parent's meter). Imports errors only.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+import time
+
+import attrs
+
+from .errors import PtcError
+
+
+@attrs.define(slots=True)
+class Limits:
+    """Per-evaluation limits. Trusted callers may raise any of them without a ceiling."""
+
+    timeout_ms: int = 1000
+    memory_bytes: int = 10_000_000
+    loop_limit: int = 1000
+    max_tool_calls: int | None = None
+    max_print_chars: int = 2000
+    max_prints: int = 10_000
+    max_program_bytes: int = 1_000_000
+    max_symbols: int = 10_000
+    max_depth: int = 64
+    max_parallel_workers: int = 8
+    pmap_timeout_ms: int = 5000
+    max_result_bytes: int | None = None
+    recursion_limit: int = 2000
+    regex_timeout_ms: int = 250
+
+
+# cost model (bytes) used by builtins when charging their output
+SLOT = 8
+OBJ = 56
+
+
+def seq_cost(n: int) -> int:
+    return OBJ + SLOT * n
+
+
+def map_cost(n: int) -> int:
+    return 64 + 40 * n
+
+
+def str_cost(n: int) -> int:
+    return 49 + n
+
+
+class Meter:
+    """The resource meter of one evaluation."""
+
+    __slots__ = (
+        "limits", "deadline", "expired", "cancelled", "allocated", "budget",
+        "prints", "print_chars", "tool_calls", "tool_count", "parallel_live",
+        "parallel_lock", "_wd_id", "env", "loop_limit", "__weakref__",
+    )
+
+    def __init__(self, limits: Limits | None = None):
+        self.limits = limits or Limits()
+        self.deadline = None
+        self.expired = False
+        self.cancelled = False
+        self.allocated = 0
+        self.budget = self.limits.memory_bytes
+        self.prints: list[str] = []
+        self.print_chars = 0
+        self.tool_calls: list = []
+        self.tool_count = 0
+        self.parallel_live = 0
+        self.parallel_lock = threading.Lock()
+        self._wd_id = None
+        self.env = None  # the evaluation environment (session namespace, tools, data)
+        self.loop_limit = self.limits.loop_limit
+
+    # -- time
+    def start(self):
+        ms = self.limits.timeout_ms
+        if ms is not None:
+            self.deadline = time.monotonic() + ms / 1000.0
+            self._wd_id = _WATCHDOG.watch(self, self.deadline)
+
+    def stop(self):
+        if self._wd_id is not None:
+            _WATCHDOG.forget(self._wd_id)
+            self._wd_id = None
+
+    def check(self):
+        """Raise when the deadline has passed (called from hot paths)."""
+        if self.expired:
+            self.raise_expired()
+
+    def raise_expired(self):
+        if self.cancelled:
+            raise PtcError("timeout", "evaluation cancelled", details={"cancelled": True})
+        raise PtcError("timeout", f"evaluation exceeded its time limit of {self.limits.timeout_ms} ms",
+                       details={"timeout_ms": self.limits.timeout_ms, "phase": "eval"})
+
+    def remaining_s(self) -> float | None:
+        if self.deadline is None:
+            return None
+        return max(0.0, self.deadline - time.monotonic())
+
+    # -- memory
+    def alloc(self, nbytes: int):
+        """Charge `nbytes` against the allocation budget before building."""
+        a = self.allocated + nbytes
+        self.allocated = a
+        if a > self.budget:
+            raise PtcError(
+                "memory_exceeded",
+                f"evaluation exceeded its memory budget of {self.budget} bytes",
+                details={"limit_bytes": self.budget, "requested_bytes": nbytes},
+            )
+        if self.expired:
+            self.raise_expired()
+
+    # -- output
+    def print_line(self, text: str):
+        cap = self.limits.max_print_chars
+        if len(text) > cap:
+            text = text[:cap] + f"... ({cap}/{len(text)} chars)"
+        if len(self.prints) >= self.limits.max_prints:
+            raise PtcError("memory_exceeded", f"too many printed lines (limit {self.limits.max_prints})")
+        self.alloc(str_cost(len(text)))
+        self.prints.append(text)
+
+
+class _Watchdog:
+    """One daemon thread that flips `expired` on meters whose deadline passed."""
+
+    def __init__(self):
+        self._heap: list = []
+        self._live: dict = {}
+        self._cond = threading.Condition()
+        self._ids = itertools.count()
+        self._thread = None
+
+    def watch(self, meter: Meter, deadline: float) -> int:
+        wid = next(self._ids)
+        with self._cond:
+            self._live[wid] = meter
+            heapq.heappush(self._heap, (deadline, wid))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="ptclisp-watchdog", daemon=True)
+                self._thread.start()
+            if self._heap[0][1] == wid:
+                self._cond.notify()
+        return wid
+
+    def forget(self, wid: int):
+        with self._cond:
+            self._live.pop(wid, None)
+
+    def _run(self):
+        with self._cond:
+            while True:
+                while self._heap and self._heap[0][1] not in self._live:
+                    heapq.heappop(self._heap)
+                if not self._heap:
+                    self._cond.wait()
+                    continue
+                deadline, wid = self._heap[0]
+                delay = deadline - time.monotonic()
+                if delay > 0:
+                    self._cond.wait(delay)
+                    continue
+                heapq.heappop(self._heap)
+                meter = self._live.pop(wid, None)
+                if meter is not None:
+                    meter.expired = True
+
+
+_WATCHDOG = _Watchdog()
+
+_local = threading.local()
+_UNBOUNDED = None
+
+
+def current() -> Meter:
+    """The meter of the evaluation running on this thread (an unbounded one outside evaluations)."""
+    m = getattr(_local, "meter", None)
+    if m is None:
+        global _UNBOUNDED
+        if _UNBOUNDED is None:
+            _UNBOUNDED = Meter(Limits(timeout_ms=None, memory_bytes=1 << 62, loop_limit=1 << 62))
+        return _UNBOUNDED
+    return m
+
+
+def install(meter: Meter | None):
+    """Make `meter` the current one on this thread; returns the previous one."""
+    prev = getattr(_local, "meter", None)
+    _local.meter = meter
+    return prev

@@ -1,0 +1,390 @@
+"""Text -> forms with source spans.
+
+Owns the lark LALR parser over `grammar/ptclisp.lark`, the post-lex rules
+(nil/true/false words, escape decoding, digit and depth limits) and the
+classification of reader failures into `parse_error` with line, column and
+a short hint. `ReadError.incomplete` marks input that only needs more text
+(unclosed bracket or string), which the REPL uses for multi-line entry.
+
+    read(text)        -> list of forms (a whole program)
+    read_string(text) -> one value, read as data (no evaluation)
+
+Imports errors, values, forms.
+"""
+from __future__ import annotations
+
+import math
+import re
+import threading
+from importlib import resources
+from pathlib import Path
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from .errors import ReadError, Span
+from .forms import (
+    Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm, split_symbol,
+)
+from .values import Keyword, Map, Regex, Set, SymbolRef, VarRef, Vector, hk
+
+MAX_DEPTH = 64
+MAX_INT_DIGITS = 100
+
+_CHAR_NAMES = {
+    "newline": "\n", "space": " ", "tab": "\t", "return": "\r",
+    "backspace": "\b", "formfeed": "\f",
+}
+_SPECIAL_FLOATS = {"##Inf": math.inf, "##-Inf": -math.inf, "##NaN": math.nan}
+_WORDS = {"nil": None, "true": True, "false": False}
+_ESCAPES = {"\\": "\\", '"': '"', "n": "\n", "t": "\t", "r": "\r"}
+_ESC_RE = re.compile(r"\\(.)", re.S)
+_OPENERS = {"LPAR": "list", "LSQB": "vector", "LBRACE": "map", "HASH_LBRACE": "set", "HASH_LPAR": "short function"}
+
+
+def decode_string(body: str) -> str:
+    """Decode the escapes of language.md §2.6; any other backslash pair stays verbatim."""
+    if "\\" not in body:
+        return body
+    return _ESC_RE.sub(lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), body)
+
+
+def _span(tok: Token) -> Span:
+    return Span(tok.line, tok.column, tok.end_line, tok.end_column)
+
+
+def _span2(first: Token, last: Token) -> Span:
+    return Span(first.line, first.column, last.end_line, last.end_column)
+
+
+class _State(threading.local):
+    depth = 0
+    max_depth = MAX_DEPTH
+    names: set | None = None
+
+
+_state = _State()
+
+
+class _ToForms(Transformer):
+    """Internal LALR transformer: builds forms directly (no parse tree)."""
+
+    def start(self, children):
+        return children
+
+    def list(self, c):
+        return List(c[1:-1], _span2(c[0], c[-1]))
+
+    def vector(self, c):
+        return VecForm(c[1:-1], _span2(c[0], c[-1]))
+
+    def map(self, c):
+        items = c[1:-1]
+        if len(items) % 2:
+            raise ReadError(f"map literal at line {c[0].line}, column {c[0].column} has an odd number of forms "
+                            f"({len(items)}); every key needs a value", _span(c[0]))
+        return MapForm(items, _span2(c[0], c[-1]))
+
+    def set(self, c):
+        return SetForm(c[1:-1], _span2(c[0], c[-1]))
+
+    def short_fn(self, c):
+        return ShortFn(c[1:-1], _span2(c[0], c[-1]))
+
+    def var_quote(self, c):
+        sym = self._symbol(c[1])
+        if not isinstance(sym, Sym):
+            raise ReadError(f"#' must be followed by a symbol (line {c[0].line}, column {c[0].column})", _span(c[0]))
+        return VarQuote(sym, _span2(c[0], c[1]))
+
+    def sym_quote(self, c):
+        tok = c[0]
+        ns, name = split_symbol(tok.value[1:])
+        self._note(tok.value[1:])
+        return Quote(Sym(ns, name, _span(tok)), _span(tok))
+
+    def regex(self, c):
+        tok = c[0]
+        return RegexLit(decode_string(tok.value[2:-1]), _span(tok))
+
+    def atom(self, c):
+        tok = c[0]
+        t = tok.type
+        if t == "SYMBOL":
+            return self._symbol(tok)
+        if t == "INTEGER":
+            digits = len(tok.value.lstrip("-"))
+            if digits > MAX_INT_DIGITS:
+                raise ReadError(f"integer literal with {digits} digits at line {tok.line}, column {tok.column} "
+                                f"(at most {MAX_INT_DIGITS})", _span(tok))
+            return Lit(int(tok.value), _span(tok))
+        if t == "FLOAT":
+            return Lit(float(tok.value), _span(tok))
+        if t == "STRING":
+            return Lit(decode_string(tok.value[1:-1]), _span(tok))
+        if t == "KEYWORD":
+            self._note(tok.value)
+            return Lit(Keyword(tok.value[1:]), _span(tok))
+        if t == "CHAR":
+            body = tok.value[1:]
+            return Lit(_CHAR_NAMES.get(body, body), _span(tok))
+        if t == "SPECIAL_FLOAT":
+            return Lit(_SPECIAL_FLOATS[tok.value], _span(tok))
+        raise ReadError(f"unexpected token {tok.value!r}", _span(tok))  # pragma: no cover
+
+    def _symbol(self, tok: Token):
+        text = tok.value
+        if text in _WORDS:
+            return Lit(_WORDS[text], _span(tok))
+        self._note(text)
+        ns, name = split_symbol(text)
+        return Sym(ns, name, _span(tok))
+
+    @staticmethod
+    def _note(text):
+        names = _state.names
+        if names is not None:
+            names.add(text)
+
+
+def _open(tok: Token):
+    d = _state.depth + 1
+    _state.depth = d
+    if d > _state.max_depth:
+        raise ReadError(f"nesting deeper than {_state.max_depth} levels at line {tok.line}, column {tok.column}",
+                        _span(tok))
+    return tok
+
+
+def _close(tok: Token):
+    _state.depth -= 1
+    return tok
+
+
+def _grammar_text() -> str:
+    try:
+        return resources.files("ptclisp.grammar").joinpath("ptclisp.lark").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, TypeError):
+        return (Path(__file__).resolve().parent.parent / "grammar" / "ptclisp.lark").read_text(encoding="utf-8")
+
+
+_callbacks = {name: _open for name in _OPENERS}
+_callbacks.update({name: _close for name in ("RPAR", "RSQB", "RBRACE")})
+_PARSER = Lark(_grammar_text(), parser="lalr", lexer="basic", transformer=_ToForms(),
+               lexer_callbacks=_callbacks, propagate_positions=False, maybe_placeholders=False)
+
+
+# ------------------------------------------------------------------------ errors
+
+_BRACKETS = {"(": ")", "[": "]", "{": "}"}
+_NAMES = {"(": "list", "[": "vector", "{": "map", "#{": "set", "#(": "short function"}
+
+
+def scan(text: str):
+    """A light bracket scanner aware of strings, comments and char literals.
+
+    Returns None when brackets balance, else (problem, span, incomplete) where
+    problem is a human message.
+    """
+    stack: list[tuple[str, int, int]] = []
+    i, n, line, col = 0, len(text), 1, 1
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            i += 1
+            line += 1
+            col = 1
+            continue
+        if c == ";":
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            col += j - i
+            i = j
+            continue
+        if c == "\\":
+            i += 2
+            col += 2
+            continue
+        if c == '"' or (c == "#" and i + 1 < n and text[i + 1] == '"'):
+            start_line, start_col = line, col
+            k = i + (2 if c == "#" else 1)
+            col += k - i
+            closed = False
+            while k < n:
+                d = text[k]
+                if d == "\\" and k + 1 < n and text[k + 1] not in "\r\n":
+                    k += 2
+                    col += 2
+                    continue
+                if d == "\\":
+                    break
+                if d == '"':
+                    closed = True
+                    k += 1
+                    col += 1
+                    break
+                if d == "\n":
+                    line += 1
+                    col = 1
+                else:
+                    col += 1
+                k += 1
+            if not closed:
+                return (f"unclosed string starting at line {start_line}, column {start_col}",
+                        Span(start_line, start_col), k >= n)
+            i = k
+            continue
+        if c == "#" and i + 1 < n and text[i + 1] in "({":
+            stack.append(("#" + text[i + 1], line, col))
+            i += 2
+            col += 2
+            continue
+        if c in "([{":
+            stack.append((c, line, col))
+        elif c in ")]}":
+            if not stack:
+                return (f"unexpected closing {c!r} at line {line}, column {col} with nothing open",
+                        Span(line, col), False)
+            opener, ol, oc = stack.pop()
+            if _BRACKETS[opener[-1]] != c:
+                return (f"mismatched {c!r} at line {line}, column {col}: the {_NAMES[opener]} opened at line {ol}, "
+                        f"column {oc} needs {_BRACKETS[opener[-1]]!r}", Span(line, col), False)
+        i += 1
+        col += 1
+    if stack:
+        opener, ol, oc = stack[-1]
+        return (f"unclosed {_NAMES[opener]} at line {ol}, column {oc}", Span(ol, oc), True)
+    return None
+
+
+def _char_hint(text: str, pos: int) -> str | None:
+    c = text[pos]
+    nxt = text[pos + 1] if pos + 1 < len(text) else ""
+    if c == "#":
+        if nxt == "_":
+            return "reader discard syntax (#_) is not supported. Use ; for comments"
+        if nxt == "?":
+            return "reader conditionals (#?) are not supported"
+        if nxt == "!":
+            return "#! lines are not supported"
+        if nxt == "#":
+            return "unknown special value; only ##Inf, ##-Inf and ##NaN exist"
+        return f"unsupported reader syntax #{nxt} (tagged literals are not supported)"
+    if c == "@":
+        return "deref syntax (@var) is not supported"
+    if c == "^":
+        return "metadata syntax (^) is not supported"
+    if c == "`":
+        return "syntax-quote (`) is not supported"
+    if c == "~":
+        return "unquote (~) is not supported"
+    if c == "'":
+        if nxt in "([{":
+            return "quoted collections are not supported; only symbols can be quoted ('name)"
+        return "quote (') must be followed by a symbol"
+    if c == "\\":
+        return "invalid character literal (use \\a, \\newline, \\space, \\tab, ...)"
+    if c == ":":
+        if nxt == ":":
+            return "auto-resolved keywords (::k) are not supported"
+        return "invalid keyword (keywords are :name with letters, digits and + - * < > = ? ! _; no namespaces)"
+    if c.isdigit() or (c == "-" and nxt.isdigit()):
+        return "invalid number literal (no ratios, hex, radix or suffixes)"
+    if not c.isascii():
+        return f"character {c!r} is not allowed here (symbols are ASCII-only)"
+    return None
+
+
+def _classify(text: str, exc: UnexpectedInput) -> ReadError:
+    if isinstance(exc, UnexpectedCharacters):
+        pos = exc.pos_in_stream
+        line, col = exc.line, exc.column
+        if text[pos] == '"' or text[pos:pos + 2] == '#"':
+            problem = scan(text)
+            if problem is not None:
+                return ReadError(problem[0], problem[1], incomplete=problem[2])
+        hint = _char_hint(text, pos)
+        if hint is None:
+            problem = scan(text)
+            if problem is not None:
+                return ReadError(problem[0], problem[1], incomplete=problem[2])
+            hint = f"unexpected character {text[pos]!r}"
+        return ReadError(f"{hint} (line {line}, column {col})", Span(line, col))
+    problem = scan(text)
+    if problem is not None:
+        return ReadError(problem[0], problem[1], incomplete=problem[2])
+    if isinstance(exc, UnexpectedToken):
+        tok = exc.token
+        return ReadError(f"unexpected {tok.value!r} at line {tok.line}, column {tok.column}", _span(tok))
+    return ReadError("unexpected end of input", None, incomplete=True)
+
+
+def read(text: str, *, max_depth: int = MAX_DEPTH, names: set | None = None) -> list[Form]:
+    """Read a whole program. `names` (optional) collects distinct symbol/keyword texts."""
+    _state.depth = 0
+    _state.max_depth = max_depth
+    _state.names = names
+    try:
+        return _PARSER.parse(text)
+    except ReadError as exc:
+        problem = scan(text) if "nesting" not in exc.message else None
+        if problem is not None and problem[2]:
+            return _raise(ReadError(problem[0], problem[1], incomplete=True))
+        raise
+    except VisitError as exc:  # pragma: no cover - exceptions inside callbacks
+        orig = exc.orig_exc
+        if isinstance(orig, ReadError):
+            raise orig from None
+        raise ReadError(str(orig)) from None
+    except UnexpectedInput as exc:
+        inner = getattr(exc, "__context__", None)
+        if isinstance(inner, ReadError):
+            raise inner from None
+        raise _classify(text, exc) from None
+    except RecursionError:
+        raise ReadError(f"nesting deeper than {max_depth} levels") from None
+    finally:
+        _state.names = None
+
+
+def _raise(e):
+    raise e
+
+
+# ------------------------------------------------------------------- data reading
+
+def form_to_value(f: Form):
+    """Convert a read form into a data value (used by read_string)."""
+    t = type(f)
+    if t is Lit:
+        return f.value
+    if t is VecForm or t is List:
+        return Vector([form_to_value(x) for x in f.items])
+    if t is MapForm:
+        it = f.items
+        d = {}
+        for i in range(0, len(it), 2):
+            d[hk(form_to_value(it[i]))] = form_to_value(it[i + 1])
+        return Map(d)
+    if t is SetForm:
+        return Set.of(form_to_value(x) for x in f.items)
+    if t is Sym:
+        return SymbolRef(f.ns, f.name)
+    if t is Quote:
+        return SymbolRef(f.sym.ns, f.sym.name)
+    if t is VarQuote:
+        return VarRef(f.sym.full)
+    if t is RegexLit:
+        from .lib.regexes import compile_regex
+        return compile_regex(f.source)
+    if t is ShortFn:
+        raise ReadError("a short function #(...) is code, not data", f.span)
+    raise ReadError(f"cannot read {f!r} as data", f.span)  # pragma: no cover
+
+
+def read_string(text: str):
+    """Read exactly one literal as data, without evaluating it."""
+    forms = read(text)
+    if len(forms) != 1:
+        raise ReadError(f"expected exactly one form, found {len(forms)}")
+    return form_to_value(forms[0])

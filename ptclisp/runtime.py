@@ -1,0 +1,224 @@
+"""Helpers that compiled code calls: destructuring, keyword lookup, iteration,
+definitions, literals, and the user `Namespace`.
+
+Owns the run-time half of lowered forms. Every name compiled code may use is
+put into `RT` (the `__builtins__` of generated modules) by the compiler; the
+generated code can reach nothing else of Python.
+"""
+from __future__ import annotations
+
+from .errors import FailSignal, PtcError, ReturnSignal
+from .lib.common import graphemes, seq_items
+from .meter import current, seq_cost
+from .values import Keyword, Map, Set, Vector, VarRef, hk, type_name
+
+_EMPTY_MAP = Map({})
+
+
+# ------------------------------------------------------------------ namespace
+
+class Namespace(dict):
+    """The user namespace: name -> value, with an undo log for transactions."""
+
+    __slots__ = ("log", "docs", "label", "frozen")
+
+    def __init__(self, *a, label="user", **k):
+        super().__init__(*a, **k)
+        self.log = None          # list of (name, old value | _ABSENT) while an evaluation runs
+        self.docs: dict = {}
+        self.label = label
+        self.frozen = False      # parallel workers: defs are discarded
+
+    def __missing__(self, name):
+        raise PtcError("unbound_var", f"Unable to resolve symbol: {name} in this context", details={"unbound_names": [name]})
+
+    def begin(self):
+        self.log = []
+
+    def commit(self):
+        self.log = None
+
+    def rollback(self):
+        log = self.log
+        self.log = None
+        if log:
+            for name, old, olddoc in reversed(log):
+                if old is _ABSENT:
+                    self.pop(name, None)
+                else:
+                    dict.__setitem__(self, name, old)
+                if olddoc is _ABSENT:
+                    self.docs.pop(name, None)
+                else:
+                    self.docs[name] = olddoc
+
+    def define(self, name, value, doc=None):
+        log = self.log
+        if log is not None:
+            log.append((name, self.get(name, _ABSENT), self.docs.get(name, _ABSENT)))
+        dict.__setitem__(self, name, value)
+        if doc is not None:
+            self.docs[name] = doc
+        else:
+            self.docs.pop(name, None)
+
+
+_ABSENT = object()
+
+
+def rt_def(ns: Namespace, name: str, value, doc=None):
+    if ns.frozen:
+        return VarRef(name)
+    ns.define(name, value, doc if callable(value) else None)
+    return VarRef(name)
+
+
+def rt_defined(ns: Namespace, name: str) -> bool:
+    return name in ns
+
+
+# ------------------------------------------------------------------ literals
+
+def mkvec(items: list) -> Vector:
+    return Vector(items, None)
+
+
+def mkmap(d: dict) -> Map:
+    return Map(d, None)
+
+
+def mkset(items: list) -> Set:
+    return Set({hk(x): x for x in items}, None)
+
+
+# ------------------------------------------------------------------ calls
+
+def kw_get(k: Keyword, m=None, default=None):
+    if type(m) is Map:
+        return m.lookup(k, default)
+    return default
+
+
+def truthy(x) -> bool:
+    return x is not None and x is not False
+
+
+def loop_limit_exceeded(limit: int):
+    raise PtcError("loop_limit_exceeded",
+                   f"loop exceeded {limit} iterations; iterate over a finite collection with reduce/map/for, "
+                   f"or make the loop smaller", details={"limit": limit})
+
+
+def rest_args(t: tuple) -> Vector:
+    return Vector(list(t), None)
+
+
+def juxt(*fns):
+    from .lib.registry import as_fn
+    fs = [as_fn(f, "juxt") for f in fns]
+
+    def juxt_fn(*args):
+        return Vector([f(*args) for f in fs])
+
+    return juxt_fn
+
+
+def do_return(v):
+    raise ReturnSignal(v)
+
+
+def do_fail(v):
+    raise FailSignal(v)
+
+
+# ------------------------------------------------------------------ destructuring
+
+def ds_seq(v) -> list:
+    if type(v) is Vector:
+        return v.lst()
+    if v is None:
+        return []
+    raise PtcError("destructure_error", f"cannot destructure a {type_name(v)} with a vector pattern (needs a vector or nil)")
+
+
+def ds_nth(items: list, i: int):
+    return items[i] if i < len(items) else None
+
+
+def ds_rest(items: list, i: int) -> Vector:
+    return Vector(items[i:], None)
+
+
+def ds_kwargs(v: Vector) -> Map:
+    items = v.lst()
+    if len(items) == 1 and type(items[0]) is Map:
+        return items[0]
+    if len(items) % 2:
+        raise PtcError("destructure_error", "keyword arguments need an even number of forms (key value pairs)")
+    return Map({hk(items[i]): items[i + 1] for i in range(0, len(items), 2)}, None)
+
+
+def ds_map(v) -> Map:
+    if type(v) is Map:
+        return v
+    if v is None:
+        return _EMPTY_MAP
+    raise PtcError("destructure_error", f"cannot destructure a {type_name(v)} with a map pattern (needs a map or nil)")
+
+
+_MISSING = object()
+
+
+def ds_get(m: Map, key):
+    return m.lookup(key, None)
+
+
+def ds_get_or(m: Map, key, default):
+    v = m.lookup(key, _MISSING)
+    return default if v is _MISSING else v
+
+
+def ds_as(m: Map, original):
+    return original
+
+
+# ------------------------------------------------------------------ iteration
+
+def iter_items(coll, who: str) -> list:
+    return seq_items(coll, who)
+
+
+def seq_or_nil(coll):
+    items = seq_items(coll, "when-first")
+    return items if items else None
+
+
+def first_of(items: list):
+    return items[0]
+
+
+def out_for(acc: list) -> Vector:
+    current().alloc(seq_cost(len(acc)))
+    return Vector(acc, None)
+
+
+def for_too_big(n: int):
+    raise PtcError("memory_exceeded", f"for produced more than {n} items, beyond the memory budget")
+
+
+class Program:
+    """An opaque captured program (kernel use)."""
+
+    __slots__ = ("forms",)
+
+    def __init__(self, forms):
+        self.forms = forms
+
+    def __repr__(self):
+        return "#program[" + " ".join(self.forms.lst()) + "]"
+
+
+def make_program(forms: Vector):
+    return Program(forms)
+
+

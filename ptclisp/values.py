@@ -1,0 +1,804 @@
+"""The PTC-Lisp data model.
+
+Owns how every PTC value is represented in Python, equality (`=`), storage
+identity of map keys and set members, and natural ordering (`compare`).
+
+Representation:
+    nil -> None, booleans -> bool, integers -> int, floats -> float,
+    strings (and characters) -> str, keywords -> `Keyword` (interned),
+    vectors -> `Vector`, maps -> `Map`, sets -> `Set`, regexes -> `Regex`,
+    functions -> Python callables, quoted symbols -> `SymbolRef`,
+    `#'name` displays -> `VarRef`.
+
+Collections are immutable to programs. To keep the common agent idiom of
+growing a collection one element at a time linear, `Vector.conj`,
+`Map.assoc`/`dissoc` and `Set.conj` may *steal* the backing list/dict of
+the value they extend when that value was itself built by the same thread.
+The old value then turns into a cheap "stale" view that rebuilds its own
+copy on first access, so every version stays correct; only the cost moves.
+
+Python's dict treats 1, 1.0 and True as one key; PTC does not. Keys and set
+members are therefore stored under `hk(x)`, which wraps floats and booleans.
+Imports only ptclisp.errors.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from typing import Any, Iterable
+
+from .errors import PtcError
+
+_get_ident = threading.get_ident
+_lock = threading.RLock()
+
+
+# --------------------------------------------------------------------------- atoms
+
+class Keyword:
+    """An interned keyword. `Keyword('a') is Keyword('a')`."""
+
+    __slots__ = ("name", "_hash", "__weakref__")
+    _table: dict[str, "Keyword"] = {}
+
+    def __new__(cls, name: str):
+        kw = cls._table.get(name)
+        if kw is None:
+            kw = object.__new__(cls)
+            kw.name = name
+            kw._hash = hash(("kw", name))
+            kw = cls._table.setdefault(name, kw)
+        return kw
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return self is other
+
+    def __repr__(self):
+        return ":" + self.name
+
+    def __reduce__(self):
+        return (Keyword, (self.name,))
+
+    def __call__(self, m=None, *rest):
+        # (:k m) / (:k m default)
+        if len(rest) > 1:
+            raise PtcError("arity_error", f"keyword :{self.name} called with {1 + len(rest)} arguments (expects 1 or 2)")
+        default = rest[0] if rest else None
+        if type(m) is Map:
+            return m.lookup(self, default)
+        return default
+
+
+def kw(name: str) -> Keyword:
+    return Keyword(name)
+
+
+class SymbolRef:
+    """An inert quoted symbol (`'name`, `'ns/name`)."""
+
+    __slots__ = ("ns", "name")
+
+    def __init__(self, ns: str | None, name: str):
+        self.ns = ns
+        self.name = name
+
+    @property
+    def full(self) -> str:
+        return f"{self.ns}/{self.name}" if self.ns else self.name
+
+    def __eq__(self, other):
+        return type(other) is SymbolRef and other.ns == self.ns and other.name == self.name
+
+    def __hash__(self):
+        return hash(("sym", self.ns, self.name))
+
+    def __repr__(self):
+        return "'" + self.full
+
+
+class VarRef:
+    """What `def`/`defn` return: displays as `#'name`; inert."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __eq__(self, other):
+        return type(other) is VarRef and other.name == self.name
+
+    def __hash__(self):
+        return hash(("var", self.name))
+
+    def __repr__(self):
+        return "#'" + self.name
+
+
+class Regex:
+    """A compiled regular expression with its PTC source text."""
+
+    __slots__ = ("source", "compiled")
+
+    def __init__(self, source: str, compiled):
+        self.source = source
+        self.compiled = compiled
+
+    def __repr__(self):
+        return '#"' + self.source + '"'
+
+
+class JavaObject:
+    """Base of the bounded Java-interop wrappers (LocalDate, Instant, ...)."""
+
+    __slots__ = ()
+    java_class = "java.lang.Object"
+
+    def sort_key(self):  # pragma: no cover - overridden
+        raise PtcError("type_error", f"cannot compare {self.java_class}")
+
+
+# ------------------------------------------------------------------ key identity
+
+class _FloatKey:
+    __slots__ = ("v",)
+
+    def __init__(self, v: float):
+        self.v = v
+
+    def __eq__(self, other):
+        if type(other) is not _FloatKey:
+            return False
+        a, b = self.v, other.v
+        return a == b or (a != a and b != b)
+
+    def __hash__(self):
+        v = self.v
+        return hash(("f", 0.0 if v != v else v))
+
+
+class _BoolKey:
+    __slots__ = ("v",)
+
+    def __init__(self, v: bool):
+        self.v = v
+
+    def __eq__(self, other):
+        return type(other) is _BoolKey and other.v is self.v
+
+    def __hash__(self):
+        return hash(("b", self.v))
+
+
+_TRUE_KEY = _BoolKey(True)
+_FALSE_KEY = _BoolKey(False)
+
+
+def hk(x):
+    """The storage identity of a key/member: floats and booleans are wrapped."""
+    t = type(x)
+    if t is float:
+        return _FloatKey(x)
+    if t is bool:
+        return _TRUE_KEY if x else _FALSE_KEY
+    return x
+
+
+def unhk(k):
+    t = type(k)
+    if t is _FloatKey or t is _BoolKey:
+        return k.v
+    return k
+
+
+# ------------------------------------------------------------------- collections
+
+class Vector:
+    """An immutable vector. Use `.lst()` to read the elements as a list."""
+
+    __slots__ = ("_items", "_src", "_n", "_owner", "__weakref__")
+
+    def __init__(self, items: list | None = None, owner: int | None = None):
+        self._items = items if items is not None else []
+        self._src = None
+        self._n = 0
+        self._owner = owner
+
+    # reading
+    def lst(self) -> list:
+        """The elements. The caller must not mutate the returned list."""
+        it = self._items
+        if it is None:
+            with _lock:
+                it = self._items
+                if it is None:
+                    it = self._items = self._src[: self._n]
+                    self._src = None
+        return it
+
+    def __len__(self):
+        it = self._items
+        return len(it) if it is not None else self._n
+
+    def __iter__(self):
+        return iter(self.lst())
+
+    def __getitem__(self, i):
+        return self.lst()[i]
+
+    def __call__(self, *args):
+        raise PtcError("not_callable", "a vector is not callable; use (get v i) or (nth v i)")
+
+    # building
+    def conj(self, x) -> "Vector":
+        me = _get_ident()
+        if self._owner == me:
+            with _lock:
+                it = self._items
+                if it is not None and self._owner == me:
+                    it.append(x)
+                    self._src = it
+                    self._n = len(it) - 1
+                    self._items = None
+                    self._owner = None
+                    return Vector(it, me)
+        items = list(self.lst())
+        items.append(x)
+        return Vector(items, me)
+
+    def conj_all(self, xs: Iterable) -> "Vector":
+        me = _get_ident()
+        if self._owner == me:
+            with _lock:
+                it = self._items
+                if it is not None and self._owner == me:
+                    n = len(it)
+                    it.extend(xs)
+                    self._src = it
+                    self._n = n
+                    self._items = None
+                    self._owner = None
+                    return Vector(it, me)
+        items = list(self.lst())
+        items.extend(xs)
+        return Vector(items, me)
+
+    # identity as a key
+    def __eq__(self, other):
+        if type(other) is not Vector:
+            return False
+        a, b = self.lst(), other.lst()
+        if len(a) != len(b):
+            return False
+        return all(hk(x) == hk(y) for x, y in zip(a, b))
+
+    def __hash__(self):
+        return hash(("vec",) + tuple(hk(x) for x in self.lst()))
+
+    def __repr__(self):
+        from .printer import pr_str
+        return pr_str(self)
+
+
+EMPTY_VECTOR_ITEMS: list = []
+
+
+def vec(items: list) -> Vector:
+    """Wrap a fresh Python list (ownership passes to the vector)."""
+    return Vector(items)
+
+
+_MISSING = object()
+
+
+class Map:
+    """An immutable map. Keys are stored under `hk(key)`.
+
+    `.d()` is the backing dict {hk(key): value}; `.items()` yields (key, value)
+    with original keys, in insertion order (printing sorts separately).
+    """
+
+    __slots__ = ("_d", "_parent", "_undo", "_owner", "__weakref__")
+
+    def __init__(self, d: dict | None = None, owner: int | None = None):
+        self._d = d if d is not None else {}
+        self._parent = None
+        self._undo = None
+        self._owner = owner
+
+    @staticmethod
+    def from_pairs(pairs: Iterable) -> "Map":
+        d = {}
+        for k, v in pairs:
+            d[hk(k)] = v
+        return Map(d)
+
+    def d(self) -> dict:
+        d = self._d
+        if d is None:
+            d = self._materialize()
+        return d
+
+    def _materialize(self) -> dict:
+        with _lock:
+            if self._d is not None:
+                return self._d
+            chain = []
+            node = self
+            while node._d is None:
+                chain.append(node)
+                node = node._parent
+            d = dict(node._d)
+            for stale in reversed(chain):
+                k, old = stale._undo
+                if old is _MISSING:
+                    d.pop(k, None)
+                else:
+                    d[k] = old
+            self._d = d
+            self._parent = None
+            self._undo = None
+            return d
+
+    def __len__(self):
+        return len(self.d())
+
+    def items(self):
+        for k, v in self.d().items():
+            yield unhk(k), v
+
+    def keys(self):
+        return [unhk(k) for k in self.d()]
+
+    def values(self):
+        return list(self.d().values())
+
+    def get_exact(self, key, default=None):
+        return self.d().get(hk(key), default)
+
+    def contains_exact(self, key) -> bool:
+        return hk(key) in self.d()
+
+    def lookup(self, key, default=None):
+        """Flexible key access (language.md §3.5)."""
+        d = self.d()
+        t = type(key)
+        if t is Keyword:
+            v = d.get(key, _MISSING)
+            if v is not _MISSING:
+                return v
+            name = key.name
+            v = d.get(name, _MISSING)
+            if v is not _MISSING:
+                return v
+            if "-" in name:
+                alt = name.replace("-", "_")
+                v = d.get(Keyword(alt), _MISSING)
+                if v is not _MISSING:
+                    return v
+                v = d.get(alt, _MISSING)
+                if v is not _MISSING:
+                    return v
+            return default
+        if t is str:
+            v = d.get(key, _MISSING)
+            if v is not _MISSING:
+                return v
+            k2 = Keyword._table.get(key)
+            if k2 is not None:
+                v = d.get(k2, _MISSING)
+                if v is not _MISSING:
+                    return v
+            if "-" in key:
+                alt = key.replace("-", "_")
+                v = d.get(alt, _MISSING)
+                if v is not _MISSING:
+                    return v
+                k2 = Keyword._table.get(alt)
+                if k2 is not None:
+                    v = d.get(k2, _MISSING)
+                    if v is not _MISSING:
+                        return v
+            return default
+        return d.get(hk(key), default)
+
+    def find_key(self, key):
+        """The stored key that flexible lookup of `key` lands on, or _MISSING."""
+        d = self.d()
+        t = type(key)
+        if t is Keyword:
+            cands = [key, key.name]
+            if "-" in key.name:
+                alt = key.name.replace("-", "_")
+                cands += [Keyword(alt), alt]
+        elif t is str:
+            cands = [key, Keyword(key)] if _kw_name_ok(key) else [key]
+            if "-" in key:
+                alt = key.replace("-", "_")
+                cands.append(alt)
+                if _kw_name_ok(alt):
+                    cands.append(Keyword(alt))
+        else:
+            cands = [hk(key)]
+        for c in cands:
+            if c in d:
+                return c
+        return _MISSING
+
+    def __call__(self, key=_MISSING, *rest):
+        if key is _MISSING or len(rest) > 1:
+            n = (0 if key is _MISSING else 1) + len(rest)
+            raise PtcError("arity_error", f"a map called with {n} arguments (expects 1 or 2)")
+        return self.lookup(key, rest[0] if rest else None)
+
+    # building
+    def assoc(self, key, value) -> "Map":
+        k = hk(key)
+        me = _get_ident()
+        if self._owner == me:
+            with _lock:
+                d = self._d
+                if d is not None and self._owner == me:
+                    old = d.get(k, _MISSING)
+                    new = Map(d, me)
+                    d[k] = value
+                    self._d = None
+                    self._owner = None
+                    self._parent = new
+                    self._undo = (k, old)
+                    return new
+        d = dict(self.d())
+        d[k] = value
+        return Map(d, me)
+
+    def assoc_many(self, pairs) -> "Map":
+        m = self
+        for k, v in pairs:
+            m = m.assoc(k, v)
+        return m
+
+    def dissoc(self, key) -> "Map":
+        k = hk(key)
+        d0 = self.d()
+        if k not in d0:
+            return self
+        me = _get_ident()
+        if self._owner == me:
+            with _lock:
+                d = self._d
+                if d is not None and self._owner == me:
+                    old = d.pop(k)
+                    new = Map(d, me)
+                    self._d = None
+                    self._owner = None
+                    self._parent = new
+                    self._undo = (k, old)
+                    return new
+        d = dict(d0)
+        del d[k]
+        return Map(d, me)
+
+    # identity as a key
+    def __eq__(self, other):
+        if type(other) is not Map:
+            return False
+        a, b = self.d(), other.d()
+        if len(a) != len(b):
+            return False
+        for k, v in a.items():
+            w = b.get(k, _MISSING)
+            if w is _MISSING or hk(v) != hk(w):
+                return False
+        return True
+
+    def __hash__(self):
+        h = 0
+        for k, v in self.d().items():
+            h ^= hash((k, hk(v)))
+        return hash(("map", h))
+
+    def __repr__(self):
+        from .printer import pr_str
+        return pr_str(self)
+
+
+class Set:
+    """An immutable set. Members are stored as {hk(x): x}."""
+
+    __slots__ = ("_d", "_parent", "_undo", "_owner", "__weakref__")
+
+    def __init__(self, d: dict | None = None, owner: int | None = None):
+        self._d = d if d is not None else {}
+        self._parent = None
+        self._undo = None
+        self._owner = owner
+
+    @staticmethod
+    def of(items: Iterable) -> "Set":
+        return Set({hk(x): x for x in items})
+
+    d = Map.d
+    _materialize = Map._materialize
+
+    def __len__(self):
+        return len(self.d())
+
+    def __iter__(self):
+        return iter(list(self.d().values()))
+
+    def members(self) -> list:
+        return list(self.d().values())
+
+    def contains(self, x) -> bool:
+        return hk(x) in self.d()
+
+    def __call__(self, *args):
+        if len(args) != 1:
+            raise PtcError("arity_error", f"a set called with {len(args)} arguments (expects 1)")
+        x = args[0]
+        return x if hk(x) in self.d() else None
+
+    def conj(self, x) -> "Set":
+        k = hk(x)
+        d0 = self.d()
+        if k in d0:
+            return self
+        me = _get_ident()
+        if self._owner == me:
+            with _lock:
+                d = self._d
+                if d is not None and self._owner == me:
+                    new = Set(d, me)
+                    d[k] = x
+                    self._d = None
+                    self._owner = None
+                    self._parent = new
+                    self._undo = (k, _MISSING)
+                    return new
+        d = dict(d0)
+        d[k] = x
+        return Set(d, me)
+
+    def disj(self, x) -> "Set":
+        k = hk(x)
+        d0 = self.d()
+        if k not in d0:
+            return self
+        d = dict(d0)
+        del d[k]
+        return Set(d, _get_ident())
+
+    def __eq__(self, other):
+        if type(other) is not Set:
+            return False
+        a, b = self.d(), other.d()
+        return len(a) == len(b) and all(k in b for k in a)
+
+    def __hash__(self):
+        h = 0
+        for k in self.d():
+            h ^= hash(k)
+        return hash(("set", h))
+
+    def __repr__(self):
+        from .printer import pr_str
+        return pr_str(self)
+
+
+EMPTY_MAP_D: dict = {}
+
+
+def _kw_name_ok(s: str) -> bool:
+    return bool(s) and all(c.isascii() and (c.isalnum() or c in "+-*<>=?!_") for c in s)
+
+
+# ------------------------------------------------------------------ classification
+
+def is_number(x) -> bool:
+    t = type(x)
+    return t is int or t is float
+
+
+def is_fn(x) -> bool:
+    """A callable function value: closures, builtins, combinators, tool/Java callables."""
+    t = type(x)
+    if t is Keyword or t is Map or t is Set or t is Vector:
+        return False
+    return callable(x) and not isinstance(x, type)
+
+
+def type_name(x) -> str:
+    """The human name of a value's kind, for error messages."""
+    if x is None:
+        return "nil"
+    t = type(x)
+    if t is bool:
+        return "boolean"
+    if t is int or t is float:
+        return "number"
+    if t is str:
+        return "string"
+    if t is Keyword:
+        return "keyword"
+    if t is Vector:
+        return "vector"
+    if t is Map:
+        return "map"
+    if t is Set:
+        return "set"
+    if t is Regex:
+        return "regex"
+    if t is SymbolRef:
+        return "symbol"
+    if t is VarRef:
+        return "var"
+    if isinstance(x, JavaObject):
+        return x.java_class
+    if callable(x):
+        return "function"
+    return "unknown"
+
+
+# ------------------------------------------------------------------------ equality
+
+def equal(a, b, nan_equal: bool = False) -> bool:
+    """PTC `=`: structural; numbers by value across int/float; NaN never equal (unless nan_equal)."""
+    ta, tb = type(a), type(b)
+    if ta is int or ta is float:
+        if tb is int or tb is float:
+            return a == b or (nan_equal and a != a and b != b)
+        return False
+    if a is b:
+        return True
+    if ta is not tb:
+        return False
+    if ta is str or ta is bool:
+        return a == b
+    if ta is Vector:
+        xs, ys = a.lst(), b.lst()
+        if len(xs) != len(ys):
+            return False
+        for x, y in zip(xs, ys):
+            if not equal(x, y, nan_equal):
+                return False
+        return True
+    if ta is Map:
+        da, db = a.d(), b.d()
+        if len(da) != len(db):
+            return False
+        for k, v in da.items():
+            w = db.get(k, _MISSING)
+            if w is _MISSING or not equal(v, w, nan_equal):
+                return False
+        return True
+    if ta is Set:
+        da, db = a.d(), b.d()
+        return len(da) == len(db) and all(k in db for k in da)
+    return a == b
+
+
+# ------------------------------------------------------------------------ ordering
+
+def _kind_rank(x):
+    if x is None:
+        return 0
+    t = type(x)
+    if t is bool:
+        return 1
+    if t is int or t is float:
+        return 2
+    if t is str:
+        return 3
+    if t is Keyword:
+        return 4
+    if t is Vector:
+        return 5
+    if isinstance(x, JavaObject):
+        return 6
+    return None
+
+
+def utf16_key(s: str):
+    """Java string order: compare by UTF-16 code units."""
+    if s.isascii() or all(ord(c) < 0x10000 for c in s):
+        return s
+    return s.encode("utf-16-be")
+
+
+def compare(a, b) -> int:
+    """Natural order (language.md §3.6): -1, 0 or 1; `type_error` when unordered."""
+    if a is None:
+        return 0 if b is None else -1
+    if b is None:
+        return 1
+    ta, tb = type(a), type(b)
+    if (ta is int or ta is float) and (tb is int or tb is float):
+        if a != a or b != b:
+            raise PtcError("type_error", "compare: NaN is not ordered")
+        return -1 if a < b else (1 if a > b else 0)
+    if ta is str and tb is str:
+        if a == b:
+            return 0
+        ka, kb = utf16_key(a), utf16_key(b)
+        if type(ka) is not type(kb):
+            ka, kb = a.encode("utf-16-be"), b.encode("utf-16-be")
+        return -1 if ka < kb else 1
+    if ta is Keyword and tb is Keyword:
+        return compare(a.name, b.name)
+    if ta is bool and tb is bool:
+        return (a > b) - (a < b)
+    if ta is Vector and tb is Vector:
+        xs, ys = a.lst(), b.lst()
+        if len(xs) != len(ys):
+            return -1 if len(xs) < len(ys) else 1
+        for x, y in zip(xs, ys):
+            c = compare(x, y)
+            if c:
+                return c
+        return 0
+    if isinstance(a, JavaObject) and isinstance(b, JavaObject) and type(a) is type(b):
+        ka, kb = a.sort_key(), b.sort_key()
+        return -1 if ka < kb else (1 if ka > kb else 0)
+    raise PtcError("type_error", f"cannot compare {type_name(a)} with {type_name(b)}")
+
+
+class SortKey:
+    """Wraps a value so Python's sort uses PTC natural order."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = v
+
+    def __lt__(self, other):
+        return compare(self.v, other.v) < 0
+
+
+def total_order_key(x):
+    """A total order over mixed kinds for map/set views (kind rank, then natural)."""
+    r = _kind_rank(x)
+    if r is None:
+        from .printer import pr_str
+        return (9, pr_str(x))
+    if r == 2 and x != x:
+        return (r, (1, 0.0))
+    if r == 2:
+        return (r, (0, x))
+    if r == 3:
+        return (r, x)
+    if r == 4:
+        return (r, x.name)
+    if r == 5:
+        return (r, (len(x), tuple(total_order_key(y) for y in x.lst())))
+    if r == 6:
+        return (r, x.sort_key())
+    return (r, x)
+
+
+def sorted_items(m: Map) -> list:
+    """Map entries (key, value) sorted by key: the order of every map view."""
+    items = list(m.items())
+    if len(items) < 2:
+        return items
+    try:
+        return sorted(items, key=lambda kv: total_order_key(kv[0]))
+    except TypeError:
+        from .printer import pr_str
+        return sorted(items, key=lambda kv: (str(type(kv[0])), pr_str(kv[0])))
+
+
+def sorted_members(s: Set) -> list:
+    xs = s.members()
+    if len(xs) < 2:
+        return xs
+    try:
+        return sorted(xs, key=total_order_key)
+    except TypeError:
+        from .printer import pr_str
+        return sorted(xs, key=lambda x: (str(type(x)), pr_str(x)))
+
+
+def truthy(x) -> bool:
+    return x is not None and x is not False
