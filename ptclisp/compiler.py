@@ -33,6 +33,21 @@ from .printer import FN_META
 from .values import Keyword, Map, Set, Vector, hk
 
 FILENAME = "<ptc>"
+
+
+class _PositionedAst:
+    """Python AST node classes with a default position, so only nodes that map to PTC
+    source need one set explicitly (compile() requires a position on every node)."""
+
+    def __init__(self):
+        for name in dir(ast):
+            cls = getattr(ast, name)
+            if isinstance(cls, type) and issubclass(cls, ast.AST) and "lineno" in getattr(cls, "_attributes", ()):
+                setattr(self, name, type(name, (cls,), {"lineno": 1, "col_offset": 0, "end_lineno": 1,
+                                                         "end_col_offset": 0}))
+
+
+A = _PositionedAst()
 _uid = itertools.count()
 
 
@@ -78,11 +93,11 @@ def runtime_table() -> dict:
 # ------------------------------------------------------------------ python AST helpers
 
 def _name(id_, store=False):
-    return ast.Name(id=id_, ctx=ast.Store() if store else ast.Load())
+    return A.Name(id=id_, ctx=ast.Store() if store else ast.Load())
 
 
 def _call(fn, args, span=None):
-    node = ast.Call(func=fn if isinstance(fn, ast.expr) else _name(fn), args=args, keywords=[])
+    node = A.Call(func=fn if isinstance(fn, ast.expr) else _name(fn), args=args, keywords=[])
     return _at(node, span)
 
 
@@ -94,24 +109,24 @@ def _at(node, span):
 
 
 def _assign(target: str, value, span=None):
-    return _at(ast.Assign(targets=[_name(target, True)], value=value), span)
+    return _at(A.Assign(targets=[_name(target, True)], value=value), span)
 
 
 def _attr(obj: str, attr: str):
-    return ast.Attribute(value=_name(obj), attr=attr, ctx=ast.Load())
+    return A.Attribute(value=_name(obj), attr=attr, ctx=ast.Load())
 
 
 def _is(a, b, negate=False):
-    return ast.Compare(left=a, ops=[ast.IsNot() if negate else ast.Is()], comparators=[b])
+    return A.Compare(left=a, ops=[ast.IsNot() if negate else ast.Is()], comparators=[b])
 
 
-_NONE = ast.Constant(None)
+_NONE = A.Constant(None)
 
 
 def _truthy_test(expr, temp):
     """PTC truthiness of `expr` (only nil and false are falsy), evaluating it once."""
-    w = ast.NamedExpr(target=_name(temp, True), value=expr)
-    return ast.BoolOp(op=ast.And(), values=[_is(w, ast.Constant(None), True), _is(_name(temp), ast.Constant(False), True)])
+    w = A.NamedExpr(target=_name(temp, True), value=expr)
+    return A.BoolOp(op=ast.And(), values=[_is(w, A.Constant(None), True), _is(_name(temp), A.Constant(False), True)])
 
 
 def _trivial(e) -> bool:
@@ -120,15 +135,15 @@ def _trivial(e) -> bool:
 
 def _check_expired():
     """`if _m.expired: _m.raise_expired()`"""
-    return ast.If(test=_attr("_m", "expired"),
-                  body=[ast.Expr(_call(_attr("_m", "raise_expired"), []))], orelse=[])
+    return A.If(test=_attr("_m", "expired"),
+                  body=[A.Expr(_call(_attr("_m", "raise_expired"), []))], orelse=[])
 
 
 # ------------------------------------------------------------------ sinks (where a tail value goes)
 
 class Ret:
     def finish(self, expr, stmts):
-        stmts.append(ast.Return(value=expr))
+        stmts.append(A.Return(value=expr))
 
 
 class Assign:
@@ -142,7 +157,7 @@ class Assign:
 class Discard:
     def finish(self, expr, stmts):
         if not _trivial(expr):
-            stmts.append(ast.Expr(expr))
+            stmts.append(A.Expr(expr))
 
 
 class LoopExit:
@@ -151,7 +166,7 @@ class LoopExit:
 
     def finish(self, expr, stmts):
         stmts.append(_assign(self.name, expr))
-        stmts.append(ast.Break())
+        stmts.append(A.Break())
 
 
 BOOL_PRIMS = {"lt", "gt", "le", "ge", "eq", "ne", "not", "isnil", "issome", "zero"}
@@ -171,6 +186,7 @@ class Compiler:
         self.host_refs = host_refs or {}
         self.loops: dict = {}     # id(target) -> loop info
         self.n = 0
+        self.loop_depth = 0       # > 0 while emitting code that re-runs within one activation
 
     # ------------------------------------------------------------ helpers
     def tmp(self, hint="t") -> str:
@@ -180,7 +196,7 @@ class Compiler:
     def const(self, value):
         t = type(value)
         if value is None or t is bool or t is str or t is int or t is float:
-            return ast.Constant(value)
+            return A.Constant(value)
         key = (t, id(value)) if t is not Keyword else (t, value.name)
         name = self.const_names.get(key)
         if name is None:
@@ -209,15 +225,14 @@ class Compiler:
     def compile_program(self, node: N.Node):
         body: list = []
         self.emit_tail(node, body, Ret())
-        main = ast.FunctionDef(name="__ptc_main__", args=_no_args(), body=body or [ast.Return(_NONE)],
+        main = A.FunctionDef(name="__ptc_main__", args=_no_args(), body=body or [A.Return(_NONE)],
                                decorator_list=[], returns=None, type_comment=None)
-        factory = ast.FunctionDef(
+        factory = A.FunctionDef(
             name="__ptc_factory__",
-            args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in self._const_params()],
+            args=ast.arguments(posonlyargs=[], args=[A.arg(arg=n) for n in self._const_params()],
                                vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-            body=[main, ast.Return(_name("__ptc_main__"))], decorator_list=[], returns=None, type_comment=None)
+            body=[main, A.Return(_name("__ptc_main__"))], decorator_list=[], returns=None, type_comment=None)
         mod = ast.Module(body=[factory], type_ignores=[])
-        _default_locations(mod)
         code = compile(mod, FILENAME, "exec")
         return code, self._const_values()
 
@@ -236,7 +251,7 @@ class Compiler:
             else_: list = []
             self.emit_tail(node.then, then, sink)
             self.emit_tail(node.else_, else_, sink)
-            stmts.append(_at(ast.If(test=test, body=then or [ast.Pass()], orelse=else_), node.span))
+            stmts.append(_at(A.If(test=test, body=then or [A.Pass()], orelse=else_), node.span))
             return
         if t is N.Do:
             for sub in node.body[:-1]:
@@ -252,7 +267,7 @@ class Compiler:
             return
         if t is N.Terminal:
             value = self.emit_expr(node.value, stmts)
-            stmts.append(_at(ast.Raise(exc=_call("_Return" if node.kind == "return" else "_Fail", [value]), cause=None),
+            stmts.append(_at(A.Raise(exc=_call("_Return" if node.kind == "return" else "_Fail", [value]), cause=None),
                              node.span))
             return
         if t is N.Loop and isinstance(sink, (Assign, LoopExit, Ret)):
@@ -272,7 +287,7 @@ class Compiler:
         if t is N.BuiltinCall and node.name in BOOL_BUILTINS:
             return self.emit_expr(node, stmts)
         if t is N.Const:
-            return ast.Constant(node.value is not None and node.value is not False)
+            return A.Constant(node.value is not None and node.value is not False)
         e = self.emit_expr(node, stmts)
         return _truthy_test(e, self.tmp())
 
@@ -285,33 +300,35 @@ class Compiler:
         if node.has_recur:
             counter, limit = self.tmp("n"), self.tmp("lim")
             self.loops[id(node)] = (counter, limit, [l.py for l in node.locals])
-            stmts.append(_assign(counter, ast.Constant(0)))
+            stmts.append(_assign(counter, A.Constant(0)))
             stmts.append(_assign(limit, _attr("_m", "loop_limit")))
+            self.loop_depth += 1
             if isinstance(sink, LoopExit) or isinstance(sink, Assign):
                 result = sink.name
                 self.emit_tail(node.body, body, LoopExit(result))
-                stmts.append(ast.While(test=ast.Constant(True), body=body, orelse=[]))
+                stmts.append(A.While(test=A.Constant(True), body=body, orelse=[]))
                 if isinstance(sink, LoopExit):
-                    stmts.append(ast.Break())
+                    stmts.append(A.Break())
             else:
                 self.emit_tail(node.body, body, sink)
-                stmts.append(ast.While(test=ast.Constant(True), body=body, orelse=[]))
+                stmts.append(A.While(test=A.Constant(True), body=body, orelse=[]))
+            self.loop_depth -= 1
         else:
             self.emit_tail(node.body, stmts, sink)
 
     def emit_recur(self, node: N.Recur, stmts):
         counter, limit, targets = self.loops[id(node.target)]
         args = self.emit_args(node.args, stmts)
-        stmts.append(ast.AugAssign(target=_name(counter, True), op=ast.Add(), value=ast.Constant(1)))
-        stmts.append(ast.If(test=ast.Compare(left=_name(counter), ops=[ast.Gt()], comparators=[_name(limit)]),
-                            body=[ast.Expr(_call("_loop_limit", [_name(limit)], node.span))], orelse=[]))
+        stmts.append(A.AugAssign(target=_name(counter, True), op=ast.Add(), value=A.Constant(1)))
+        stmts.append(A.If(test=A.Compare(left=_name(counter), ops=[ast.Gt()], comparators=[_name(limit)]),
+                            body=[A.Expr(_call("_loop_limit", [_name(limit)], node.span))], orelse=[]))
         stmts.append(_check_expired())
         if len(targets) == 1:
             stmts.append(_assign(targets[0], args[0]))
         elif targets:
-            stmts.append(ast.Assign(targets=[ast.Tuple(elts=[_name(t, True) for t in targets], ctx=ast.Store())],
-                                    value=ast.Tuple(elts=args, ctx=ast.Load())))
-        stmts.append(ast.Continue())
+            stmts.append(A.Assign(targets=[A.Tuple(elts=[_name(t, True) for t in targets], ctx=ast.Store())],
+                                    value=A.Tuple(elts=args, ctx=ast.Load())))
+        stmts.append(A.Continue())
 
     # ------------------------------------------------------------ expressions
     def emit_expr(self, node, stmts):
@@ -324,10 +341,10 @@ class Compiler:
         return _name(node.local.py)
 
     def e_global(self, node, stmts):
-        return _at(ast.Subscript(value=_name("_ns"), slice=ast.Constant(node.name), ctx=ast.Load()), node.span)
+        return _at(A.Subscript(value=_name("_ns"), slice=A.Constant(node.name), ctx=ast.Load()), node.span)
 
     def e_maybe_global(self, node, stmts):
-        return _call(_attr("_ns", "get"), [ast.Constant(node.name)], node.span)
+        return _call(_attr("_ns", "get"), [A.Constant(node.name)], node.span)
 
     def e_builtin_ref(self, node, stmts):
         return _name(mangle(node.name))
@@ -337,17 +354,17 @@ class Compiler:
         return _call(mangle(node.name), args, node.span)
 
     def e_data(self, node, stmts):
-        return _call("_data", [ast.Constant(node.name)], node.span)
+        return _call("_data", [A.Constant(node.name)], node.span)
 
     def e_tool_ref(self, node, stmts):
-        return _call("_tool_ref", [ast.Constant(node.name)], node.span)
+        return _call("_tool_ref", [A.Constant(node.name)], node.span)
 
     def e_tool_call(self, node, stmts):
         args = self.emit_args(node.args, stmts)
-        return _call("_tool", [ast.Constant(node.name), ast.Tuple(elts=args, ctx=ast.Load())], node.span)
+        return _call("_tool", [A.Constant(node.name), A.Tuple(elts=args, ctx=ast.Load())], node.span)
 
     def e_history(self, node, stmts):
-        return _call("_hist", [ast.Constant(node.n)], node.span)
+        return _call("_hist", [A.Constant(node.n)], node.span)
 
     def e_host(self, node, stmts):
         return _name(_host_name(node.key))
@@ -359,11 +376,11 @@ class Compiler:
         a = self.emit_expr(node.then, s1)
         b = self.emit_expr(node.else_, s2)
         if not s1 and not s2:
-            return _at(ast.IfExp(test=test, body=a, orelse=b), node.span)
+            return _at(A.IfExp(test=test, body=a, orelse=b), node.span)
         t = self.tmp("if")
         s1.append(_assign(t, a))
         s2.append(_assign(t, b))
-        stmts.append(ast.If(test=test, body=s1, orelse=s2))
+        stmts.append(A.If(test=test, body=s1, orelse=s2))
         return _name(t)
 
     def e_do(self, node, stmts):
@@ -385,7 +402,7 @@ class Compiler:
 
     def e_terminal(self, node, stmts):
         self.emit_tail(node, stmts, Discard())
-        return ast.Constant(None)
+        return A.Constant(None)
 
     def e_call(self, node, stmts):
         parts = self.emit_args([node.fn] + node.args, stmts)
@@ -400,14 +417,14 @@ class Compiler:
             t = self.tmp("def")
             sub: list = []
             value = self.emit_expr(node.value, sub)
-            sub.append(_assign(t, _call("_def", [_name("_ns"), ast.Constant(node.name), value, ast.Constant(node.doc)],
+            sub.append(_assign(t, _call("_def", [_name("_ns"), A.Constant(node.name), value, A.Constant(node.doc)],
                                         node.span)))
-            stmts.append(ast.If(test=ast.Compare(left=ast.Constant(node.name), ops=[ast.NotIn()],
+            stmts.append(A.If(test=A.Compare(left=A.Constant(node.name), ops=[ast.NotIn()],
                                                  comparators=[_name("_ns")]),
                                 body=sub, orelse=[_assign(t, self.const(_varref(node.name)))]))
             return _name(t)
         value = self.emit_expr(node.value, stmts)
-        return _call("_def", [_name("_ns"), ast.Constant(node.name), value, ast.Constant(node.doc)], node.span)
+        return _call("_def", [_name("_ns"), A.Constant(node.name), value, A.Constant(node.doc)], node.span)
 
     def e_and_or(self, node, stmts):
         is_and = type(node) is N.And
@@ -422,8 +439,8 @@ class Compiler:
             e = self.emit_expr(sub, body)
             body.append(_assign(t, e))
             if not is_and:
-                test = ast.UnaryOp(op=ast.Not(), operand=test)
-            inner.append(ast.If(test=test, body=body, orelse=[]))
+                test = A.UnaryOp(op=ast.Not(), operand=test)
+            inner.append(A.If(test=test, body=body, orelse=[]))
             inner = body
         stmts.extend(out)
         return _name(t)
@@ -432,13 +449,13 @@ class Compiler:
         if all(type(i) is N.Const for i in node.items):
             return self.const(Vector([i.value for i in node.items], None))
         items = self.emit_args(node.items, stmts)
-        return _call("_mkvec", [ast.List(elts=items, ctx=ast.Load())], node.span)
+        return _call("_mkvec", [A.List(elts=items, ctx=ast.Load())], node.span)
 
     def e_set(self, node, stmts):
         if all(type(i) is N.Const for i in node.items):
             return self.const(Set({hk(i.value): i.value for i in node.items}, None))
         items = self.emit_args(node.items, stmts)
-        return _call("_mkset", [ast.List(elts=items, ctx=ast.Load())], node.span)
+        return _call("_mkset", [A.List(elts=items, ctx=ast.Load())], node.span)
 
     def e_map(self, node, stmts):
         if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
@@ -452,7 +469,7 @@ class Compiler:
                 k = _call("_hk", [k])
             keys.append(k)
             vals.append(flat[i + 1])
-        return _call("_mkmap", [ast.Dict(keys=keys, values=vals)], node.span)
+        return _call("_mkmap", [A.Dict(keys=keys, values=vals)], node.span)
 
     def e_juxt(self, node, stmts):
         return _call("_juxt", self.emit_args(node.fns, stmts), node.span)
@@ -468,18 +485,18 @@ class Compiler:
         if op == "mul":
             return _call("_mul2", args, node.span)
         if op == "ne":
-            return ast.UnaryOp(op=ast.Not(), operand=_call("_eq2", args, node.span))
+            return A.UnaryOp(op=ast.Not(), operand=_call("_eq2", args, node.span))
         x = args[0]
         if op == "not":
             t = self.tmp()
-            w = ast.NamedExpr(target=_name(t, True), value=x)
-            return ast.BoolOp(op=ast.Or(), values=[_is(w, ast.Constant(None)), _is(_name(t), ast.Constant(False))])
+            w = A.NamedExpr(target=_name(t, True), value=x)
+            return A.BoolOp(op=ast.Or(), values=[_is(w, A.Constant(None)), _is(_name(t), A.Constant(False))])
         if op == "isnil":
-            return _is(x, ast.Constant(None))
+            return _is(x, A.Constant(None))
         if op == "issome":
-            return _is(x, ast.Constant(None), True)
+            return _is(x, A.Constant(None), True)
         if op in ("inc", "dec"):
-            return self._inline_int(x, ast.Constant(1), ast.Add() if op == "inc" else ast.Sub(),
+            return self._inline_int(x, A.Constant(1), ast.Add() if op == "inc" else ast.Sub(),
                                     "_add2" if op == "inc" else "_sub2", node, builtin=op)
         return _call(mangle({"zero": "zero?", "first": "first"}[op]), [x], node.span)
 
@@ -496,44 +513,44 @@ class Compiler:
                 checks.append(_is(_call("type", [e]), _name("int")))
                 continue
             t = self.tmp()
-            checks.append(_is(_call("type", [ast.NamedExpr(target=_name(t, True), value=e)]), _name("int")))
+            checks.append(_is(_call("type", [A.NamedExpr(target=_name(t, True), value=e)]), _name("int")))
             operands.append(_name(t))
         if isinstance(pyop, ast.cmpop):
-            fast = ast.Compare(left=operands[0], ops=[pyop], comparators=[operands[1]])
+            fast = A.Compare(left=operands[0], ops=[pyop], comparators=[operands[1]])
         else:
-            fast = ast.BinOp(left=operands[0], op=pyop, right=operands[1])
+            fast = A.BinOp(left=operands[0], op=pyop, right=operands[1])
         if builtin is not None:
             slow_call = _call(mangle(builtin), [operands[0]], node.span)
         else:
             slow_call = _call(slow, operands, node.span)
         if not checks:
             return _at(fast, node.span)
-        test = checks[0] if len(checks) == 1 else ast.BinOp(left=checks[0], op=ast.BitAnd(), right=checks[1])
-        return _at(ast.IfExp(test=test, body=fast, orelse=slow_call), node.span)
+        test = checks[0] if len(checks) == 1 else A.BinOp(left=checks[0], op=ast.BitAnd(), right=checks[1])
+        return _at(A.IfExp(test=test, body=fast, orelse=slow_call), node.span)
 
     # ------------------------------------------------------------ for / doseq
     def e_for(self, node: N.For, stmts):
         acc = self.tmp("acc") if node.collect else None
         cap = self.tmp("cap") if node.collect else None
         if acc:
-            stmts.append(_assign(acc, ast.List(elts=[], ctx=ast.Load())))
-            stmts.append(_assign(cap, ast.BinOp(
-                left=ast.BinOp(left=_attr("_m", "budget"), op=ast.Sub(), right=_attr("_m", "allocated")),
-                op=ast.FloorDiv(), right=ast.Constant(8))))
+            stmts.append(_assign(acc, A.List(elts=[], ctx=ast.Load())))
+            stmts.append(_assign(cap, A.BinOp(
+                left=A.BinOp(left=_attr("_m", "budget"), op=ast.Sub(), right=_attr("_m", "allocated")),
+                op=ast.FloorDiv(), right=A.Constant(8))))
         self._for_clauses(node, 0, stmts, acc, cap)
         if acc:
             return _call("_out_for", [_name(acc)], node.span)
-        return ast.Constant(None)
+        return A.Constant(None)
 
     def _for_clauses(self, node, i, stmts, acc, cap):
         clauses = node.clauses
         if i == len(clauses):
             if acc:
                 val = self.emit_expr(node.body, stmts)
-                stmts.append(ast.Expr(_call(_attr(acc, "append"), [val])))
-                stmts.append(ast.If(test=ast.Compare(left=_call("len", [_name(acc)]), ops=[ast.Gt()],
+                stmts.append(A.Expr(_call(_attr(acc, "append"), [val])))
+                stmts.append(A.If(test=A.Compare(left=_call("len", [_name(acc)]), ops=[ast.Gt()],
                                                      comparators=[_name(cap)]),
-                                    body=[ast.Expr(_call("_for_too_big", [_name(cap)]))], orelse=[]))
+                                    body=[A.Expr(_call("_for_too_big", [_name(cap)]))], orelse=[]))
             else:
                 self.emit_tail(node.body, stmts, Discard())
             return
@@ -543,24 +560,36 @@ class Compiler:
             _, item, coll, ds = c
             coll_e = self.emit_expr(coll, stmts)
             body: list = [_check_expired()]
+            self.loop_depth += 1
             self.emit_bindings(ds, body)
             self._for_clauses(node, i + 1, body, acc, cap)
-            stmts.append(_at(ast.For(target=_name(item.py, True), iter=coll_e, body=body, orelse=[]), coll.span))
+            self.loop_depth -= 1
+            stmts.append(_at(A.For(target=_name(item.py, True), iter=coll_e, body=body, orelse=[]), coll.span))
             return
         if kind == "let":
             self.emit_bindings(c[1], stmts)
             self._for_clauses(node, i + 1, stmts, acc, cap)
             return
         test = self.emit_test(c[1], stmts)
-        stmts.append(ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test),
-                            body=[ast.Continue() if kind == "when" else ast.Break()], orelse=[]))
+        stmts.append(A.If(test=A.UnaryOp(op=ast.Not(), operand=test),
+                            body=[A.Continue() if kind == "when" else A.Break()], orelse=[]))
         self._for_clauses(node, i + 1, stmts, acc, cap)
 
     # ------------------------------------------------------------ fn
     def e_fn(self, node: N.Fn, stmts):
-        name = "fn__" + "".join(ch if ch.isalnum() else "_" for ch in (node.name or "anon"))[:32]
-        params = [ast.arg(arg=p.py) for p in node.params]
-        vararg = ast.arg(arg=node.rest.py) if node.rest else None
+        outer_depth = self.loop_depth
+        self.loop_depth = 1 if node.has_recur else 0
+        try:
+            return self._emit_fn(node, stmts, outer_depth)
+        finally:
+            self.loop_depth = outer_depth
+
+    def _emit_fn(self, node: N.Fn, stmts, outer_depth):
+        label = "".join(ch if ch.isalnum() else "_" for ch in (node.name or "anon"))[:32]
+        self.n += 1
+        name = f"fn__{label}__{self.n}"
+        params = [A.arg(arg=p.py) for p in node.params]
+        vararg = A.arg(arg=node.rest.py) if node.rest else None
         body: list = [_check_expired()]
         if node.rest:
             body.append(_assign(node.rest.py, _call("_rest", [_name(node.rest.py)])))
@@ -570,31 +599,36 @@ class Compiler:
             counter, limit = self.tmp("n"), self.tmp("lim")
             targets = [p.py for p in node.params] + ([node.rest.py] if node.rest else [])
             self.loops[id(node)] = (counter, limit, targets)
-            body.append(_assign(counter, ast.Constant(0)))
+            body.append(_assign(counter, A.Constant(0)))
             body.append(_assign(limit, _attr("_m", "loop_limit")))
             self.emit_tail(node.body, inner, Ret())
-            body.append(ast.While(test=ast.Constant(True), body=inner, orelse=[]))
+            body.append(A.While(test=A.Constant(True), body=inner, orelse=[]))
         else:
             self.emit_tail(node.body, inner, Ret())
             body.extend(inner)
-        fdef = _at(ast.FunctionDef(
+        fdef = _at(A.FunctionDef(
             name=name,
             args=ast.arguments(posonlyargs=[], args=params, vararg=vararg, kwonlyargs=[], kw_defaults=[],
                                kwarg=None, defaults=[]),
             body=body, decorator_list=[], returns=None, type_comment=None), node.span)
-        # a factory gives the closure its own copy of every captured variable (values, not cells)
-        free = sorted(_free_locals(node))
+        self.fn_meta.append((fdef, node))
         self_bind = []
         if node.self_local is not None:
             self_bind = [_assign(node.self_local.py, _name(name))]
+        if outer_depth == 0:
+            # every captured variable is assigned once per activation: a plain nested def captures values
+            stmts.append(fdef)
+            stmts.extend(self_bind)
+            return _name(node.self_local.py if node.self_local is not None else name)
+        # inside a loop, a factory gives the closure its own copy of every captured variable
+        free = sorted(_free_locals(node))
         factory_name = self.tmp("mk")
-        factory = ast.FunctionDef(
+        factory = A.FunctionDef(
             name=factory_name,
-            args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=f) for f in free], vararg=None, kwonlyargs=[],
+            args=ast.arguments(posonlyargs=[], args=[A.arg(arg=f) for f in free], vararg=None, kwonlyargs=[],
                                kw_defaults=[], kwarg=None, defaults=[]),
-            body=[fdef] + self_bind + [ast.Return(_name(name))], decorator_list=[], returns=None, type_comment=None)
+            body=[fdef] + self_bind + [A.Return(_name(name))], decorator_list=[], returns=None, type_comment=None)
         stmts.append(factory)
-        self.fn_meta.append((fdef, node))
         return _call(factory_name, [_name(f) for f in free], node.span)
 
 
@@ -609,23 +643,6 @@ def _varref(name):
 
 def _no_args():
     return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-
-
-def _default_locations(mod):
-    """Give every node a position; nodes without one inherit their parent's (or line 1)."""
-    stack = [(mod, 1, 0)]
-    while stack:
-        node, line, col = stack.pop()
-        if "lineno" in node._attributes:
-            if getattr(node, "lineno", None) is None:
-                node.lineno = node.end_lineno = line
-                node.col_offset = node.end_col_offset = col
-            else:
-                line, col = node.lineno, node.col_offset
-                if getattr(node, "end_lineno", None) is None:
-                    node.end_lineno, node.end_col_offset = line, col
-        for child in ast.iter_child_nodes(node):
-            stack.append((child, line, col))
 
 
 def _free_locals(fn: N.Fn) -> set:

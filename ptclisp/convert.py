@@ -122,6 +122,9 @@ def _to_py(x, kn, depth):
         return x.full
     if t is VarRef:
         return "#'" + x.name
+    from .values import JavaObject
+    if isinstance(x, JavaObject):
+        return x.to_text()
     return x
 
 

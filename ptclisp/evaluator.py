@@ -197,7 +197,7 @@ def to_ptc_error(exc: BaseException) -> PtcError:
         if m and ("positional argument" in msg):
             fname = m.group(1)
             kind = "arity_mismatch" if fname.startswith("fn__") else "arity_error"
-            label = fname[4:] if fname.startswith("fn__") else fname
+            label = re.sub(r"__\d+$", "", fname[4:]) if fname.startswith("fn__") else fname
             if label == "anon":
                 label = "fn"
             detail = re.sub(r"'l\d+_([^']*)'", r"\1", msg.split(") ", 1)[-1])

@@ -109,42 +109,49 @@ class _ToForms(Transformer):
 
     def atom(self, c):
         tok = c[0]
-        t = tok.type
-        if t == "SYMBOL":
-            return self._symbol(tok)
-        if t == "INTEGER":
-            digits = len(tok.value.lstrip("-"))
-            if digits > MAX_INT_DIGITS:
-                raise ReadError(f"integer literal with {digits} digits at line {tok.line}, column {tok.column} "
-                                f"(at most {MAX_INT_DIGITS})", _span(tok))
-            return Lit(int(tok.value), _span(tok))
-        if t == "FLOAT":
-            return Lit(float(tok.value), _span(tok))
-        if t == "STRING":
-            return Lit(decode_string(tok.value[1:-1]), _span(tok))
-        if t == "KEYWORD":
-            self._note(tok.value)
-            return Lit(Keyword(tok.value[1:]), _span(tok))
-        if t == "CHAR":
-            body = tok.value[1:]
-            return Lit(_CHAR_NAMES.get(body, body), _span(tok))
-        if t == "SPECIAL_FLOAT":
-            return Lit(_SPECIAL_FLOATS[tok.value], _span(tok))
-        raise ReadError(f"unexpected token {tok.value!r}", _span(tok))  # pragma: no cover
+        return atom_form(tok.type, tok.value, _span(tok))
 
     def _symbol(self, tok: Token):
-        text = tok.value
-        if text in _WORDS:
-            return Lit(_WORDS[text], _span(tok))
-        self._note(text)
-        ns, name = split_symbol(text)
-        return Sym(ns, name, _span(tok))
+        return atom_form("SYMBOL", tok.value, _span(tok))
 
     @staticmethod
     def _note(text):
-        names = _state.names
-        if names is not None:
-            names.add(text)
+        _note(text)
+
+
+def _note(text):
+    names = _state.names
+    if names is not None:
+        names.add(text)
+
+
+def atom_form(kind: str, text: str, span: Span) -> Form:
+    """The form of one atom token (post-lex rules: words, escapes, digit limit)."""
+    if kind == "SYMBOL":
+        if text in _WORDS:
+            return Lit(_WORDS[text], span)
+        _note(text)
+        ns, name = split_symbol(text)
+        return Sym(ns, name, span)
+    if kind == "INTEGER":
+        digits = len(text) - (text[0] == "-")
+        if digits > MAX_INT_DIGITS:
+            raise ReadError(f"integer literal with {digits} digits at line {span.line}, column {span.col} "
+                            f"(at most {MAX_INT_DIGITS})", span)
+        return Lit(int(text), span)
+    if kind == "STRING":
+        return Lit(decode_string(text[1:-1]), span)
+    if kind == "KEYWORD":
+        _note(text)
+        return Lit(Keyword(text[1:]), span)
+    if kind == "FLOAT":
+        return Lit(float(text), span)
+    if kind == "CHAR":
+        body = text[1:]
+        return Lit(_CHAR_NAMES.get(body, body), span)
+    if kind == "SPECIAL_FLOAT":
+        return Lit(_SPECIAL_FLOATS[text], span)
+    raise ReadError(f"unexpected token {text!r}", span)  # pragma: no cover
 
 
 def _open(tok: Token):
@@ -319,8 +326,127 @@ def _classify(text: str, exc: UnexpectedInput) -> ReadError:
     return ReadError("unexpected end of input", None, incomplete=True)
 
 
+# ------------------------------------------------------------------ fast path
+#
+# The grammar is the single definition of the token syntax. For speed the
+# common case does not go through lark's parser: the grammar's own terminal
+# regexps are joined into one scanner (in lark's priority order) and brackets
+# are matched with an explicit stack. Anything irregular (an unknown
+# character, a bracket mismatch, an odd map, too deep) falls back to the
+# lark parser, which produces the classified diagnostic. A property test
+# checks that both paths read the same forms.
+
+def _scanner():
+    terms = sorted(_PARSER.terminals, key=lambda t: -t.priority)
+    parts = [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms]
+    return re.compile("|".join(parts))
+
+
+_SCAN = _scanner()
+_CLOSE_OF = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE", "HASH_LBRACE": "RBRACE", "HASH_LPAR": "RPAR"}
+_SEQ_CLASS = {"LPAR": List, "LSQB": VecForm, "LBRACE": MapForm, "HASH_LBRACE": SetForm, "HASH_LPAR": ShortFn}
+
+
+class _Fallback(Exception):
+    pass
+
+
+def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
+    match = _SCAN.match
+    pos, n = 0, len(text)
+    line, line_start = 1, 0
+    top: list = []
+    out = top
+    stack: list = []   # (kind, items_of_parent, open_line, open_col)
+    pending_var_quote = None
+    while pos < n:
+        m = match(text, pos)
+        if m is None:
+            raise _Fallback
+        kind = m.lastgroup
+        end = m.end()
+        col = pos - line_start + 1
+        if kind == "WS" or kind == "COMMENT":
+            if kind == "WS":
+                nl = text.count("\n", pos, end)
+                if nl:
+                    line += nl
+                    line_start = text.rfind("\n", pos, end) + 1
+            pos = end
+            continue
+        value = m.group()
+        if kind in _CLOSE_OF:
+            if len(stack) >= max_depth:
+                raise _Fallback
+            stack.append((kind, out, line, col))
+            out = []
+            pos = end
+            continue
+        if kind in ("RPAR", "RSQB", "RBRACE"):
+            if not stack:
+                raise _Fallback
+            okind, parent, ol, oc = stack.pop()
+            if _CLOSE_OF[okind] != kind:
+                raise _Fallback
+            if okind == "LBRACE" and len(out) % 2:
+                raise _Fallback
+            form = _SEQ_CLASS[okind](out, Span(ol, oc, line, col + 1))
+            out = parent
+        elif kind == "HASH_QUOTE":
+            if pending_var_quote is not None:
+                raise _Fallback
+            pending_var_quote = (line, col)
+            pos = end
+            continue
+        else:
+            span = Span(line, col, line, col + len(value))
+            if kind == "STRING" or kind == "REGEX":
+                nl = value.count("\n")
+                if nl:
+                    line += nl
+                    line_start = pos + value.rfind("\n") + 1
+                    span = Span(span.line, col, line, end - line_start + 1)
+                if kind == "REGEX":
+                    form = RegexLit(decode_string(value[2:-1]), span)
+                else:
+                    form = Lit(decode_string(value[1:-1]), span)
+            elif kind == "QUOTE_NAME":
+                ns, name = split_symbol(value[1:])
+                _note(value[1:])
+                form = Quote(Sym(ns, name, span), span)
+            else:
+                form = atom_form(kind, value, span)
+        if pending_var_quote is not None:
+            if type(form) is not Sym:
+                raise _Fallback
+            vl, vc = pending_var_quote
+            pending_var_quote = None
+            form = VarQuote(form, Span(vl, vc, form.span.end_line, form.span.end_col))
+        out.append(form)
+        pos = end
+    if stack or pending_var_quote is not None:
+        raise _Fallback
+    return top
+
+
 def read(text: str, *, max_depth: int = MAX_DEPTH, names: set | None = None) -> list[Form]:
     """Read a whole program. `names` (optional) collects distinct symbol/keyword texts."""
+    _state.names = names
+    try:
+        return _fast_read(text, max_depth, names)
+    except _Fallback:
+        if names is not None:
+            names.clear()
+    except ReadError:
+        if names is not None:
+            names.clear()
+    finally:
+        _state.names = None
+    return _lark_read(text, max_depth=max_depth, names=names)
+
+
+def _lark_read(text: str, *, max_depth: int = MAX_DEPTH, names: set | None = None) -> list[Form]:
+    """Read with the lark LALR parser (the reference path; used for diagnostics)."""
     _state.depth = 0
     _state.max_depth = max_depth
     _state.names = names

@@ -81,9 +81,8 @@ def qualified_call(az, head: Sym, rest: list, scope, form: List):
         member = J.java_static(ns, name)
         args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
         if member.fn is None:
-            if args:
-                raise err("java_arity_error", f"{ns}/{name} is a constant and takes no arguments", form)
-            return N.Const(member.value, span=head.span)
+            raise err("java_arity_error", f"{ns}/{name} is a constant, not a function; use it without parentheses",
+                      form)
         _java_arity(member, len(args), f"{ns}/{name}", form)
         key = f"java:{J.JAVA_CLASS_ALIASES.get(ns, ns)}/{name}"
         return N.Call(az.host_ref(key, member.fn, head.span), args, span=form.span)

@@ -16,14 +16,10 @@ from ..errors import PtcError
 from ..meter import map_cost
 from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, type_name
 from .common import charge, count_str, entries, graphemes, keyfn, out_vec, seq_items
+from .colls_maps import fresh_map
 from .registry import as_fn, builtin
 
 _NO = object()
-
-
-def fresh_map(d: dict) -> Map:
-    from .colls_maps import fresh_map as fm
-    return fm(d)
 
 
 # ------------------------------------------------------------------ conversion (§1.13)
@@ -51,15 +47,15 @@ _KW_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_?!\-]*", re.ASCII)
 
 
 @builtin("keyword", "(keyword name)", groups=("core",), category="conversion",
-         doc="The keyword with the given name. A keyword is returned unchanged; values that are neither "
-             "strings nor keywords give nil. Names must start with a letter and use letters, digits, _ ? ! -.",
+         doc="The keyword with the given name; a keyword is returned unchanged and nil gives nil. Names must "
+             "start with a letter and use only letters, digits and _ ? ! -; anything else is an error.",
          examples=("(keyword \"foo\") ;=> :foo", "(keyword nil) ;=> nil"))
 def keyword_(name):
     t = type(name)
-    if t is Keyword:
+    if t is Keyword or name is None:
         return name
     if t is not str:
-        return None
+        raise PtcError("type_error", f"keyword: expected a string, got {type_name(name)}")
     if not _KW_NAME.fullmatch(name):
         shown = name if len(name) <= 40 else name[:40] + "..."
         raise PtcError("runtime_error", f"keyword: invalid keyword name {shown!r}")

@@ -31,13 +31,19 @@ def _fn(py, label: str):
     return py
 
 
+def _identity(*args):
+    if len(args) != 1:
+        raise PtcError("arity_error", f"(comp) is identity and takes 1 argument, got {len(args)}")
+    return args[0]
+
+
 @builtin("comp", "(comp & fs)", groups=("core",), category="combinators",
          doc="Composes functions right to left: the rightmost receives all the arguments and each function "
              "to its left receives the previous result. (comp) is identity.",
          examples=("((comp str inc) 5) ;=> \"6\"", "((comp str +) 1 2 3) ;=> \"6\"", "((comp) 42) ;=> 42"))
 def comp(*fs):
     if not fs:
-        return _fn(lambda x: x, "comp")
+        return _fn(_identity, "comp")
     if len(fs) == 1:
         return fs[0]
     chain = tuple(reversed(fs))

@@ -97,7 +97,9 @@ CASES = [
     ("keyword", ['""'], "!!runtime_error"),
     ("keyword", ['"1a"'], "!!runtime_error"),
     ("keyword", ['"snake_case-ok?"'], ":snake_case-ok?"),
-    ("keyword", ["1"], "nil"),
+    ("keyword", ["1"], "!!type_error"),
+    ("keyword", ["##Inf"], "!!type_error"),
+    ("keyword", ["true"], "!!type_error"),
     # ---- aggregation
     ("count", ["[1 2 3]"], "3"),
     ("count", ['"😀a"'], "2"),
@@ -469,3 +471,66 @@ def test_memory_is_charged():
 def test_set_values_are_sets():
     assert type(B["set"](read_string("[1]"))) is Set
     assert type(B["hash-set"]()) is Set
+
+
+# ---------------------------------------------------------------- end to end (through ptclisp.run)
+
+E2E = [
+    ("(update-in {\"n\" 1} [:n] inc)", "{\"n\" 1 :n 2}"),
+    ("(select-keys {:a 1 :b 2} [\"a\"])", "{\"a\" 1}"),
+    ("(sum-by \"amount\" [{:amount 2} {\"amount\" 3}])", "5"),
+    ("(get {:a {:b 2}} [:a :b])", "2"),
+    ("(contains? {\"a\" 1} :a)", "true"),
+    ("(clojure.set/union #{1 2} #{2 3})", "#{1 2 3}"),
+    ("(set/difference #{1 2 3} #{2})", "#{1 3}"),
+    ("(walk/postwalk #(if (number? %) (* 2 %) %) {:a [1 {:b 2}]})", "{:a [2 {:b 4}]}"),
+    ("(clojure.core/group-by :a [{:a 1} {:a 2} {:a 1}])", "{1 [{:a 1} {:a 1}] 2 [{:a 2}]}"),
+    ("(reduce + [])", "0"),
+    ("(reduce str [])", "\"\""),
+    ("(reduce + [5])", "5"),
+    ("(map (comp inc inc) [1 2 3])", "[3 4 5]"),
+    ("((partial str \"a\" \"b\") \"c\" \"d\")", "\"abcd\""),
+    ("(filter (every-pred even? pos?) [-2 -1 0 1 2 3 4])", "[2 4]"),
+    ("(update {:n nil} :n (fnil + 0) 5)", "{:n 5}"),
+    ("(apply max-key second (seq {:a 3 :b 7 :c 2}))", "[:b 7]"),
+    ("(let [m (reduce (fn [m i] (assoc m i i)) {} (range 5000))] (count m))", "5000"),
+    ("(let [m (reduce (fn [m i] (merge m {i i})) {} (range 5000))] (count m))", "5000"),
+    ("(vec nil)", "[]"),
+    ("(merge)", "nil"),
+    ("((comp) 42)", "42"),
+]
+
+E2E_ERRORS = [
+    ("(clojure.core/sum [1 2])", "invalid_form"),
+    ("(clojure.core/union #{1})", "invalid_form"),
+    ("((comp) 1 2)", "arity_error"),
+    ("((comp nil inc) 1)", "not_callable"),
+    ("(assoc [1 2 3] 5 0)", "runtime_error"),
+    ("(keyword \"a/b\")", "runtime_error"),
+    ("(keyword ##Inf)", "type_error"),
+    ("(sum-by :amount [{:amount \"10\"} {:amount 20}])", "arithmetic_error"),
+    ("(distinct?)", "arity_error"),
+    ("(every-pred)", "arity_error"),
+]
+
+
+def _ptc():
+    import ptclisp
+    if not hasattr(ptclisp, "run"):
+        pytest.skip("evaluator not available")
+    return ptclisp
+
+
+@pytest.mark.parametrize("src,expected", E2E)
+def test_e2e(src, expected):
+    ptclisp = _ptc()
+    r = ptclisp.run(src)
+    assert r.status == "ok", (r.error.kind, r.error.message) if r.error else r.status
+    assert pr_str(r.value) == pr_str(read_string(expected))
+
+
+@pytest.mark.parametrize("src,kind", E2E_ERRORS)
+def test_e2e_errors(src, kind):
+    ptclisp = _ptc()
+    r = ptclisp.run(src)
+    assert r.status == "error" and r.error.kind == kind, (r.status, r.error)

@@ -300,12 +300,16 @@ def test_builders_charge_the_meter():
         _metered(1_000_000, fn("json/generate-string"), v)
 
 
-def test_huge_integers_fail_cleanly():
+def test_huge_integers_never_crash():
+    # text or a PtcError (Python's digit limit may or may not be lifted by the evaluator), never ValueError
     big = 10 ** 5000
     for name, args in (("str", [big]), ("pr-str", [Vector([big])]), ("format", ["%d", big]), ("format", ["%f", big]),
                        ("json/generate-string", [big])):
-        with pytest.raises(PtcError):
-            fn(name)(*args)
+        try:
+            out = fn(name)(*args)
+        except PtcError:
+            continue
+        assert "1" + "0" * 4999 in out
     assert fn("format")("%x", 1 << 100) == "1" + "0" * 25
 
 
