@@ -7,17 +7,27 @@ Imports nothing from ptclisp.
 """
 from __future__ import annotations
 
-import attrs
 
-
-@attrs.frozen(slots=True)
 class Span:
-    """A position in PTC source: 1-based line and column (end optional)."""
+    """A position in PTC source: 1-based line and column (end optional). Treat as immutable."""
 
-    line: int
-    col: int
-    end_line: int | None = None
-    end_col: int | None = None
+    __slots__ = ("line", "col", "end_line", "end_col")
+
+    def __init__(self, line: int, col: int, end_line: int | None = None, end_col: int | None = None):
+        self.line = line
+        self.col = col
+        self.end_line = end_line
+        self.end_col = end_col
+
+    def __eq__(self, other):
+        return type(other) is Span and (self.line, self.col, self.end_line, self.end_col) == \
+            (other.line, other.col, other.end_line, other.end_col)
+
+    def __hash__(self):
+        return hash((self.line, self.col, self.end_line, self.end_col))
+
+    def __repr__(self) -> str:
+        return f"Span(line={self.line}, col={self.col}, end_line={self.end_line}, end_col={self.end_col})"
 
     def __str__(self) -> str:
         return f"line {self.line}, column {self.col}"

@@ -34,6 +34,9 @@ def float_readable(x: float) -> str:
     r = repr(x)
     if "e" not in r and "." in r and len(r.split(".")[1]) <= 10:
         return r
+    if x != 0 and abs(x) < 1e-4:
+        # fixed notation would collapse small magnitudes to 0.0: keep the shortest exact text
+        return r
     s = format(x, ".10f").rstrip("0")
     if s.endswith("."):
         s += "0"

@@ -188,6 +188,15 @@ def iter_items(coll, who: str) -> list:
     return seq_items(coll, who)
 
 
+def take_range(n, start, end, step):
+    """(take n (range start end step)), where a zero step yields n copies of start."""
+    from .lib import registry as R
+    if step == 0 and type(step) in (int, float):
+        from .lib.seqs_build import take_zero_step_range
+        return take_zero_step_range(n, start, end)
+    return R.BUILTINS["take"].fn(n, R.BUILTINS["range"].fn(start, end, step))
+
+
 def seq_or_nil(coll):
     items = seq_items(coll, "when-first")
     return items if items else None

@@ -337,7 +337,7 @@ def analyze_defn(az, form: List, scope, tail):
 def analyze_short_fn(az, form: ShortFn, scope):
     if az.short_fn is not None:
         raise err("invalid_form", "nested #() functions are not allowed; use (fn [x] ...) for the inner one", form)
-    state = {"max": 0, "rest": False, "locals": [N.Local(f"p{i}") for i in range(1, 21)], "rest_local": N.Local("prest")}
+    state = {"max": 0, "rest": False, "locals": [], "rest_local": N.Local("prest")}
     az.short_fn = state
     try:
         items = form.items
@@ -352,6 +352,8 @@ def analyze_short_fn(az, form: ShortFn, scope):
             body = az.analyze(List(list(items), form.span), scope, Tail(node))
     finally:
         az.short_fn = None
+    while len(state["locals"]) < state["max"]:
+        state["locals"].append(N.Local(f"p{len(state['locals']) + 1}"))
     node.params = state["locals"][: state["max"]]
     node.rest = state["rest_local"] if state["rest"] else None
     node.param_names = [("%" if i == 0 and state["max"] == 1 else f"%{i + 1}") for i in range(state["max"])]

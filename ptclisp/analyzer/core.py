@@ -225,7 +225,10 @@ class Analyzer:
         if n < 1 or n > 20:
             raise err("invalid_form", f"placeholder {name} out of range (%1 to %20)", sym)
         st["max"] = max(st["max"], n)
-        return N.LocalRef(st["locals"][n - 1], span=sym.span)
+        locs = st["locals"]
+        while len(locs) < n:
+            locs.append(N.Local(f"p{len(locs) + 1}"))
+        return N.LocalRef(locs[n - 1], span=sym.span)
 
     def qualified(self, sym: Sym, scope: Scope) -> N.Node:
         from .resolve import resolve_qualified

@@ -15,16 +15,19 @@ from ..errors import Span
 _ids = itertools.count()
 
 
-@attrs.define(slots=True, eq=False)
 class Local:
     """A lexical variable; `py` is its unique Python identifier."""
 
-    name: str
-    py: str = ""
+    __slots__ = ("name", "py")
 
-    def __attrs_post_init__(self):
-        safe = "".join(c if c.isalnum() else "_" for c in self.name)[:24]
-        self.py = f"l{next(_ids)}_{safe}"
+    def __init__(self, name: str):
+        self.name = name
+        n = next(_ids)
+        self.py = f"l{n}_{name}" if name.isidentifier() and name.isascii() and len(name) < 24 else \
+            f"l{n}_" + "".join(c if c.isalnum() else "_" for c in name)[:24]
+
+    def __repr__(self):
+        return f"Local({self.name})"
 
 
 class Node:

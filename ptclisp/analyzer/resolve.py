@@ -54,6 +54,9 @@ def builtin_call_node(az, spec: R.Builtin, rest: list, scope, form: List):
     else:
         args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
     _arity_check(spec, n, form)
+    if name == "take" and n == 2 and _is_builtin_range(az, rest[1], scope):
+        # (take n (range a b step)): a zero step is allowed only under take (functions.md §1.16)
+        return N.RtCall("take_range", [args[0]] + args[1].args, span=form.span)
     if n == 2 and name in PRIMS:
         return N.Prim(PRIMS[name], args, span=form.span)
     if n == 1 and name in UNARY_PRIMS:
@@ -64,6 +67,12 @@ def builtin_call_node(az, spec: R.Builtin, rest: list, scope, form: List):
 def global_name(spec: R.Builtin) -> str:
     """The runtime-table name of a builtin: its plain name, or group/name when only reachable qualified."""
     return spec.name if spec.plain else f"{spec.groups[0]}/{spec.name}"
+
+
+def _is_builtin_range(az, f, scope) -> bool:
+    return (type(f) is List and len(f.items) == 4 and type(f.items[0]) is Sym and f.items[0].ns is None
+            and f.items[0].name == "range" and scope.get("range") is None
+            and "range" not in az.program_defs and "range" not in az.env.user_names)
 
 
 # ------------------------------------------------------------------ qualified names

@@ -48,10 +48,6 @@ def gt(a, b):
     return a > b
 
 
-def lt(a, b):
-    return a < b
-
-
 def never(a, b):
     return False
 
@@ -78,10 +74,6 @@ def second(v):
 
 def count(x):
     return len(x)
-
-
-def seq(x):
-    return B["rest"](Vector([None, *B["concat"](x).lst()])) if x else None
 
 
 def V(text):
@@ -559,3 +551,66 @@ def test_arity_signatures():
         assert (b.min_arity, b.max_arity) == (lo, hi), name
     assert "core" not in BUILTINS["zip"].groups and "core" not in BUILTINS["combinations"].groups
     assert "core" not in BUILTINS["distinct-by"].groups
+
+
+# ---------------------------------------------------------------- end to end (ptclisp.run)
+
+E2E = [
+    ("(filter (fn [[k v]] (> v 100)) {:food 50 :travel 200 :office 150})", "[[:office 150] [:travel 200]]"),
+    ("(filter #(= \\e %) \"hello\")", '["e"]'),
+    ("(count (filter #(= \\r %) \"raspberry\"))", "3"),
+    ("(keep (fn [x] (when (odd? x) x)) (range 10))", "[1 3 5 7 9]"),
+    ("(sort (keep (fn [[k v]] (when (> v 1) k)) {:a 1 :b 2 :c 3}))", "[:b :c]"),
+    ("(some :name [{} {\"name\" \"A\"}])", '"A"'),
+    ("(filter [:a] [{:a 1}])", "!!type_error"),
+    ("(map {:a 1} [:a])", "!!type_error"),
+    ("(map (fn [a b c] (+ a b c)) [1 2] [10 20] [100 200])", "[111 222]"),
+    ("(map inc [1] [2] [3] [4])", "!!arity_error"),
+    ("(mapcat (fn [x] (range 0 x)) [2 3 1])", "[0 1 0 1 2 0]"),
+    ("(mapcat :tags [{:tags [1 2]} {:tags 3} {}])", "[1 2 3]"),
+    ("(map-indexed (fn [i x] [i x]) [\"a\" \"b\"])", '[[0 "a"] [1 "b"]]'),
+    ("(sort-by :price :desc [{:price 1} {:price 3}])", "[{:price 3} {:price 1}]"),
+    ("(sort-by second > {:food 100 :travel 500 :office 200})", "[[:travel 500] [:office 200] [:food 100]]"),
+    ("(sort-by :total-cost [{\"total_cost\" 2} {\"total_cost\" 1}])", '[{"total_cost" 1} {"total_cost" 2}]'),
+    ("(sort-by [:a :b] [{:a {:b 2}} {:a {:b 1}}])", "[{:a {:b 1}} {:a {:b 2}}]"),
+    ("(sort (fn [a b] (< a b)) [3 1 2])", "[1 2 3]"),
+    ("(sort compare [3 1 2])", "[1 2 3]"),
+    ("(sort (fn [a b] false) [3 1 2])", "[3 1 2]"),
+    ("(sort [1 \"a\"])", "!!type_error"),
+    ("(sort [\\b \"a\"])", '["a" "b"]'),
+    ("(->> (combinations [1 2 3 4 5] 2) (filter (fn [[a b]] (= (+ a b) 6))))", "[[1 5] [2 4]]"),
+    ("(let [tree {:id 1 :children [{:id 2 :children []} {:id 3 :children []}]}]"
+     " (map :id (tree-seq :children :children tree)))", "[1 2 3]"),
+    ("(tree-seq string? seq \"ab\")", '["ab" "a" "b"]'),
+    ("(reduce (fn [acc x] (conj acc x)) [] (range 5))", "[0 1 2 3 4]"),
+    ("(reduce (fn [m x] (conj m [x (* x x)])) {} (range 3))", "{0 0 1 1 2 4}"),
+    ("(into {} (map (fn [x] [x (* x x)]) (range 3)))", "{0 0 1 1 2 4}"),
+    ("(let [v [1 2] a (conj v 3) b (conj v 4)] [v a b])", "[[1 2] [1 2 3] [1 2 4]]"),
+    ("(hash-map :a)", "!!arity_error"),
+    ("(clojure.core/partition-all 2 [1 2 3])", "[[1 2] [3]]"),
+    ("(core/take-last 2 [1 2 3])", "[2 3]"),
+    ("(clojure.core/zip [1] [2])", "!!invalid_form"),
+    ("(clojure.core/combinations [1] 1)", "!!invalid_form"),
+    ("(clojure.core/distinct-by :a [])", "!!invalid_form"),
+    ("(count (range 100000000))", "!!memory_exceeded"),
+    ("(range 1 5 0)", "!!type_error"),
+    ("(first {:a 1})", "!!type_error"),
+    ("(first (seq {:a 1}))", "[:a 1]"),
+    ("(find #{1} 1)", "!!type_error"),
+    ("(apply concat [[1] [2 3]])", "[1 2 3]"),
+    ("((partial map inc) [1 2])", "[2 3]"),
+    ("(->> [5 3 8] (sort >) (take 2))", "[8 5]"),
+]
+
+
+@pytest.mark.parametrize("src,expected", E2E, ids=[f"e2e-{i}" for i in range(len(E2E))])
+def test_end_to_end(src, expected):
+    import ptclisp
+
+    r = ptclisp.run(src)
+    if expected.startswith("!!"):
+        assert r.status == "error", ptclisp.pr_str(r.value)
+        assert r.error.kind == expected[2:], r.error.message
+    else:
+        assert r.status == "ok", (r.error.kind, r.error.message)
+        assert ptclisp.pr_str(r.value) == ptclisp.pr_str(read_string(expected))

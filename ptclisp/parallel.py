@@ -1,0 +1,337 @@
+"""Parallel workers for `pmap` / `pcalls` (runtime.md §9).
+
+Owns the worker budget of one evaluation, the shared deadline of a parallel
+operation, the thread pool workers run on, and the merge of worker effects.
+
+How one operation runs (`run_parallel`):
+
+* The caller's meter decides the budget. The *root* meter (the evaluation's)
+  holds one counter of live workers for every nesting level; a slot is taken
+  with a non-blocking try-acquire. An operation that cannot get a single slot
+  fails at once with `parallel_capacity_exceeded`: it never waits for a slot
+  held by someone else and never falls back to running sequentially. A slot
+  it holds is reused for its own next item when a worker of it finishes.
+* The outermost operation sets one deadline (`pmap_timeout_ms`, never later
+  than the evaluation's own); nested operations inherit it.
+* Each worker installs a `WorkerMeter`: a view of the root meter that shares
+  its clock, stop flag, tool-call budget and lock, but has its own allocation
+  budget (per-worker heap, as in the reference) and its own buffers for
+  printed lines and tool-call records. The buffers are merged into the
+  caller's meter in input order, so the effects do not depend on timing.
+* A worker's `def` is discarded (`runtime.rt_def` asks `current().in_worker`):
+  the user namespace is shared with the waiting parent thread, so workers see
+  it read-only.
+* First failure wins. Since PTC-Lisp has no `try`, a failed parallel
+  operation ends the evaluation; the root meter is stopped with that error so
+  the remaining workers unwind at their next deadline check (compiled code
+  tests the same flag at every function entry and loop back-edge).
+
+Imports meter, errors, values.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+import time
+
+from . import meter as M
+from .errors import FailSignal, PtcError, ReturnSignal
+from .meter import Meter, seq_cost
+from .values import Vector
+
+# kinds a worker failure keeps as they are; anything else is wrapped in pmap_error / pcalls_error
+PASS_THROUGH = frozenset({
+    "timeout", "memory_exceeded", "parallel_capacity_exceeded", "tool_call_limit_exceeded",
+    "runtime_limit_exceeded", "prelude_contract_error", "pmap_error", "pcalls_error",
+})
+
+_GRACE_S = 0.1      # how long a failed operation lets its stopped workers unwind before returning
+_POLL_S = 0.05      # the waiting parent re-reads the stop flag this often
+
+
+# ------------------------------------------------------------------ the worker's meter
+
+class WorkerMeter(Meter):
+    """The meter a parallel worker installs: a view of the evaluation's root meter.
+
+    Shared with the root: deadline and stop flag (`expired`, `cancelled`, the
+    stop error), tool-call count and `parallel_lock`, live-worker count,
+    environment and limits. Own: allocation budget, printed lines, tool-call
+    records.
+    """
+
+    __slots__ = ("root", "pdeadline", "index")
+    in_worker = True
+
+    def __init__(self, root: Meter, pdeadline: float, index: int):
+        for name in Meter.__slots__:
+            if not name.startswith("__") and name not in _SHARED:
+                try:
+                    object.__setattr__(self, name, getattr(root, name))
+                except AttributeError:
+                    pass
+        self.root = root
+        self.pdeadline = pdeadline
+        self.index = index
+        self.allocated = 0
+        self.budget = root.limits.memory_bytes
+        self.prints = []
+        self.print_chars = 0
+        self.tool_calls = []
+        self._wd_id = None
+
+    expired = property(lambda self: self.root.expired, lambda self, v: setattr(self.root, "expired", v))
+    cancelled = property(lambda self: self.root.cancelled, lambda self, v: setattr(self.root, "cancelled", v))
+    tool_count = property(lambda self: self.root.tool_count,
+                          lambda self, v: setattr(self.root, "tool_count", v))
+    parallel_live = property(lambda self: self.root.parallel_live,
+                             lambda self, v: setattr(self.root, "parallel_live", v))
+    stop_error = property(lambda self: self.root.stop_error, lambda self, v: setattr(self.root, "stop_error", v))
+
+    def start(self):  # the root's watchdog already covers the clock
+        pass
+
+    def stop(self):
+        pass
+
+    def raise_expired(self):
+        self.root.raise_expired()
+
+
+_SHARED = frozenset({"expired", "cancelled", "tool_count", "parallel_live", "stop_error"})
+
+
+def root_of(m: Meter) -> Meter:
+    return m.root if type(m) is WorkerMeter else m
+
+
+def halt(root: Meter, err: PtcError):
+    """Stop every worker of the evaluation owning `root`: the evaluation is failing with `err`."""
+    if root is M._UNBOUNDED:  # outside an evaluation there is nothing to stop (and nothing to poison)
+        return
+    if root.stop_error is None:
+        root.stop_error = err
+    root.expired = True
+
+
+# ------------------------------------------------------------------ slots
+
+def try_acquire(root: Meter) -> bool:
+    with root.parallel_lock:
+        if root.parallel_live < root.limits.max_parallel_workers:
+            root.parallel_live += 1
+            return True
+        return False
+
+
+def release(root: Meter, n: int):
+    if n:
+        with root.parallel_lock:
+            root.parallel_live -= n
+
+
+# ------------------------------------------------------------------ the thread pool
+
+class _Pool:
+    """Daemon threads reused across operations; a new one starts whenever none is idle.
+
+    The pool never queues work: the slot budget bounds how many workers an
+    evaluation runs, so a task handed to the pool always starts at once.
+    Idle threads exit after `idle_s`.
+    """
+
+    def __init__(self, idle_s: float = 30.0):
+        self.idle_s = idle_s
+        self._idle: list = []
+        self._lock = threading.Lock()
+        self._ids = 0
+
+    def submit(self, fn, *args):
+        with self._lock:
+            box = self._idle.pop() if self._idle else None
+            if box is None:
+                self._ids += 1
+                n = self._ids
+        if box is None:
+            box = queue.SimpleQueue()
+            t = threading.Thread(target=self._loop, args=(box,), name=f"ptclisp-parallel-{n}", daemon=True)
+            box.put((fn, args))
+            t.start()
+        else:
+            box.put((fn, args))
+
+    def _loop(self, box):
+        while True:
+            try:
+                fn, args = box.get(timeout=self.idle_s)
+            except queue.Empty:
+                with self._lock:
+                    if box in self._idle:
+                        self._idle.remove(box)
+                        return
+                continue  # someone took this thread just now: its task is on the way
+            try:
+                fn(*args)
+            except BaseException:  # noqa: BLE001 - tasks report their own errors; keep the thread alive
+                pass
+            fn = args = None
+            with self._lock:
+                self._idle.append(box)
+
+    def size(self) -> int:
+        with self._lock:
+            return len(self._idle)
+
+
+POOL = _Pool()
+
+
+# ------------------------------------------------------------------ one operation
+
+class _Done:
+    __slots__ = ("index", "ok", "value", "meter")
+
+    def __init__(self, index, ok, value, meter):
+        self.index, self.ok, self.value, self.meter = index, ok, value, meter
+
+
+def _work(out: queue.SimpleQueue, wm: WorkerMeter, who: str, fn, args):
+    prev = M.install(wm)
+    try:
+        if wm.expired:
+            wm.raise_expired()
+        out.put(_Done(wm.index, True, fn(*args), wm))
+    except ReturnSignal:
+        out.put(_Done(wm.index, False, PtcError(f"{who}_error", f"return called inside {who}",
+                                                details={"index": wm.index}), wm))
+    except FailSignal:
+        out.put(_Done(wm.index, False, PtcError(f"{who}_error", f"fail called inside {who}",
+                                                details={"index": wm.index}), wm))
+    except BaseException as exc:  # noqa: BLE001 - every failure travels back to the waiting parent
+        out.put(_Done(wm.index, False, exc, wm))
+    finally:
+        M.install(prev)
+
+
+def worker_error(who: str, index: int, exc: BaseException) -> PtcError:
+    """The error a failed worker surfaces as: limits pass through, the rest becomes `<who>_error`."""
+    from .evaluator import to_error_info  # the evaluator sits above us; imported only on failure
+    info = to_error_info(exc)
+    if info.kind in PASS_THROUGH:
+        return PtcError(info.kind, info.message, info.span, dict(info.details))
+    label = "thunk" if who == "pcalls" else "worker"
+    return PtcError(f"{who}_error", f"{who} {label} {index} failed: {info.kind}: {info.message}", info.span,
+                    details={"reason": info.kind, "index": index, "message": info.message,
+                             "details": dict(info.details)})
+
+
+def _deadline_for(m: Meter) -> tuple[Meter, float | None]:
+    if type(m) is WorkerMeter:
+        return m.root, m.pdeadline
+    ms = m.limits.pmap_timeout_ms
+    d = None if ms is None else time.monotonic() + ms / 1000.0
+    if m.deadline is not None:
+        d = m.deadline if d is None else min(d, m.deadline)
+    return m, d
+
+
+def run_parallel(who: str, calls: list) -> Vector:
+    """Run `fn(*args)` for every `(fn, args)` of `calls` on parallel workers; values in input order."""
+    n = len(calls)
+    caller = M.current()
+    if n == 0:
+        return Vector([])
+    root, deadline = _deadline_for(caller)
+    if root.expired:
+        root.raise_expired()
+    out: queue.SimpleQueue = queue.SimpleQueue()
+    results = [None] * n
+    meters: list = [None] * n
+    held = idle = inflight = nxt = 0
+    failed = None
+    try:
+        while nxt < n or inflight:
+            while nxt < n:
+                if idle:
+                    idle -= 1
+                elif try_acquire(root):
+                    held += 1
+                else:
+                    break
+                fn, args = calls[nxt]
+                POOL.submit(_work, out, WorkerMeter(root, deadline, nxt), who, fn, args)
+                inflight += 1
+                nxt += 1
+            if not inflight:
+                limit = root.limits.max_parallel_workers
+                raise PtcError("parallel_capacity_exceeded",
+                               f"{who}: no parallel worker is free (all {limit} are busy, e.g. in an enclosing "
+                               f"pmap); run fewer nested parallel operations",
+                               details={"max_parallel_workers": limit})
+            done = _next_done(out, root, deadline, who)
+            inflight -= 1
+            idle += 1
+            meters[done.index] = done.meter
+            if not done.ok:
+                raise worker_error(who, done.index, done.value)
+            results[done.index] = done.value
+        _merge(caller, meters)
+        caller.alloc(seq_cost(n))
+        return Vector(results)
+    except BaseException as exc:
+        failed = exc
+        err = exc if isinstance(exc, PtcError) else PtcError("timeout", "evaluation interrupted")
+        halt(root, err)
+        _merge(caller, meters)
+        _drain(out, inflight)
+        raise
+    finally:
+        release(root, held)
+
+
+def _next_done(out: queue.SimpleQueue, root: Meter, deadline: float | None, who: str) -> _Done:
+    while True:
+        wait = _POLL_S
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if root.expired:
+                    root.raise_expired()
+                ms = root.limits.pmap_timeout_ms
+                raise PtcError("timeout", f"{who} did not finish within its parallel deadline of {ms} ms",
+                               details={"timeout_ms": ms, "phase": "parallel"})
+            wait = min(wait, left)
+        try:
+            return out.get(timeout=wait)
+        except queue.Empty:
+            if root.expired:
+                # a result may have arrived together with the stop; prefer the worker's own report
+                try:
+                    return out.get_nowait()
+                except queue.Empty:
+                    root.raise_expired()
+
+
+def _drain(out: queue.SimpleQueue, inflight: int):
+    """Give stopped workers a moment to unwind, so few outlive the failed evaluation."""
+    end = time.monotonic() + _GRACE_S
+    while inflight > 0:
+        left = end - time.monotonic()
+        if left <= 0:
+            return
+        try:
+            out.get(timeout=left)
+        except queue.Empty:
+            return
+        inflight -= 1
+
+
+def _merge(caller: Meter, meters: list):
+    """Append the printed lines and tool-call records of finished workers to `caller`, in input order."""
+    for wm in meters:
+        if wm is None:
+            continue
+        if wm.prints:
+            caller.prints.extend(wm.prints)
+        if wm.tool_calls:
+            caller.tool_calls.extend(wm.tool_calls)

@@ -1,0 +1,212 @@
+"""HTTP plumbing shared by the OpenAI-compatible and Anthropic adapters.
+
+Owns `HttpProvider` (an httpx client with timeouts, a bounded response
+read and one POST-JSON method), `classify_status` (HTTP status -> closed
+provider reason) and `env_setting` (SDK-style configuration from the
+environment).  Error details name the status, the endpoint without
+credentials and at most a short error code from the body; bodies, headers
+and keys are never kept.  Imports providers.errors, providers.redact.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import time
+from typing import Mapping
+
+import httpx
+
+from .errors import ProviderError
+from .redact import Secret, redact, safe_url
+
+log = logging.getLogger("ptclisp.providers")
+
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_CONNECT_TIMEOUT_S = 10.0
+DEFAULT_MAX_RESPONSE_BYTES = 8_000_000
+_ERROR_PEEK_BYTES = 65_536
+_SAFE_CODE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+_TOOLS_UNSUPPORTED = re.compile(
+    r"(?i)(tool|function)[ _-]?(call(ing|s)?|use)?[^.]{0,60}?(not supported|unsupported|not enabled|does not support)"
+    r"|(does not support|doesn't support|not support)[^.]{0,30}?(tool|function)")
+
+
+def env_setting(env: Mapping[str, str] | None, name: str) -> str | None:
+    """Value of environment variable `name` (None when unset or blank)."""
+    env = os.environ if env is None else env
+    value = env.get(name)
+    if value is None or not value.strip():
+        return None
+    return value.strip()
+
+
+def classify_status(status: int, body: bytes = b"", headers: Mapping[str, str] | None = None,
+                    label: str = "provider") -> ProviderError:
+    """Turn a non-success HTTP answer into a `ProviderError` with a closed reason."""
+    code = _error_code(body)
+    if status == 401:
+        reason = "authentication_failed"
+    elif status == 402:
+        reason = "payment_required"
+    elif status == 403:
+        reason = "denied"
+    elif status == 404:
+        reason = "not_found"
+    elif status in (408, 504):
+        reason = "timeout"
+    elif status == 429:
+        reason = "rate_limited"
+    elif status in (400, 413, 422):
+        text = body[:_ERROR_PEEK_BYTES].decode("utf-8", "replace")
+        reason = "tool_calling_unsupported" if _TOOLS_UNSUPPORTED.search(text) else "invalid_request"
+    elif 400 <= status < 500:
+        reason = "invalid_request"
+    else:                                  # 5xx (incl. Anthropic's 529 "overloaded") and anything unexpected
+        reason = "unavailable"
+    details = f"{label} answered HTTP {status}"
+    if code:
+        details += f" ({code})"
+    retry_after = _retry_after(headers or {})
+    if retry_after is not None and reason in ("rate_limited", "unavailable"):
+        details += f"; retry after {retry_after:g}s"
+    return ProviderError(reason, details, retry_after_s=retry_after)
+
+
+def _error_code(body: bytes) -> str | None:
+    """A short machine code (`error.type` / `error.code` / `type`) from an error body, if it looks safe."""
+    try:
+        data = json.loads(body[:_ERROR_PEEK_BYTES].decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    err = data.get("error")
+    candidates = []
+    if isinstance(err, dict):
+        candidates += [err.get("type"), err.get("code")]
+    elif isinstance(err, str):
+        candidates.append(err)
+    candidates.append(data.get("type") if data.get("type") != "error" else None)
+    for c in candidates:
+        if isinstance(c, str) and _SAFE_CODE.match(c):
+            return c
+    return None
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    for name in ("retry-after", "Retry-After"):
+        value = headers.get(name)
+        if value is not None:
+            try:
+                secs = float(value)
+            except ValueError:
+                return None
+            return secs if 0 <= secs < 86_400 else None
+    return None
+
+
+class HttpProvider:
+    """Base of the HTTP adapters: one httpx client, JSON in, JSON object out, typed failures.
+
+    Subclasses set `kind`/`label`, implement `_headers()` and build on
+    `_post_json(path, body)`.  `timeout_s` bounds the whole exchange,
+    `connect_timeout_s` the connection; `max_response_bytes` the body.
+    """
+
+    kind = "http"
+    label = "HTTP provider"
+
+    def __init__(self, *, model: str, base_url: str, api_key: str | Secret | None,
+                 timeout_s: float = DEFAULT_TIMEOUT_S, connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, http_client: httpx.Client | None = None):
+        if not isinstance(model, str) or not model:
+            raise ValueError(f"{self.label}: model must be a non-empty string")
+        if not re.match(r"^https?://", base_url or ""):
+            raise ValueError(f"{self.label}: base URL must start with http:// or https:// "
+                             f"(got {safe_url(base_url or '')!r})")
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self._api_key = api_key if isinstance(api_key, Secret) or api_key is None else Secret(api_key)
+        self.timeout_s = float(timeout_s)
+        self.max_response_bytes = int(max_response_bytes)
+        timeout = httpx.Timeout(self.timeout_s, connect=min(float(connect_timeout_s), self.timeout_s))
+        self._client = http_client or httpx.Client(timeout=timeout, follow_redirects=False)
+        self._owns_client = http_client is None
+
+    # -- public -------------------------------------------------------------------------------
+    def describe(self) -> dict:
+        """A safe snapshot for traces: family, model and endpoint (never the key)."""
+        return {"kind": self.kind, "model": self.model, "endpoint": safe_url(self.base_url)}
+
+    def close(self) -> None:
+        if self._owns_client:
+            self._client.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r}, base_url={safe_url(self.base_url)!r})"
+
+    # -- for subclasses -----------------------------------------------------------------------
+    def _headers(self) -> dict:
+        raise NotImplementedError
+
+    def _require_key(self, env_name: str) -> str:
+        if not self._api_key:
+            raise ProviderError("authentication_failed", f"{self.label}: no API key configured (set {env_name})")
+        return self._api_key.reveal()
+
+    def _safe(self, text: str) -> str:
+        return redact(text, [self._api_key] if self._api_key else ())
+
+    def _post_json(self, path: str, body: dict) -> dict:
+        """POST `body` to base_url + path; the decoded JSON object of a 2xx answer, else ProviderError."""
+        url = self.base_url + path
+        endpoint = safe_url(url)
+        headers = self._headers()
+        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        started = time.monotonic()
+        try:
+            with self._client.stream("POST", url, headers=headers, content=payload) as resp:
+                status = resp.status_code
+                if not 200 <= status < 300:
+                    peek = self._read(resp, _ERROR_PEEK_BYTES, started, truncate=True)
+                    err = classify_status(status, peek, resp.headers, self.label)
+                    raise ProviderError(err.reason, self._safe(err.details), err.retryable,
+                                        retry_after_s=err.retry_after_s)
+                raw = self._read(resp, self.max_response_bytes, started)
+        except httpx.TimeoutException:
+            raise ProviderError("timeout", f"{self.label} at {endpoint} did not answer within "
+                                           f"{self.timeout_s:g}s") from None
+        except httpx.HTTPError as e:
+            raise ProviderError("transport_error", f"could not reach {self.label} at {endpoint} "
+                                                   f"({type(e).__name__})") from None
+        finally:
+            log.debug("%s POST %s in %.0f ms", self.kind, endpoint, (time.monotonic() - started) * 1000)
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            raise ProviderError("invalid_result", f"{self.label} answered with a body that is not JSON") from None
+        if not isinstance(data, dict):
+            raise ProviderError("invalid_result", f"{self.label} answered with JSON that is not an object")
+        return data
+
+    def _read(self, resp: httpx.Response, cap: int, started: float, truncate: bool = False) -> bytes:
+        chunks, total = [], 0
+        for chunk in resp.iter_bytes():
+            total += len(chunk)
+            if total > cap:
+                if truncate:
+                    chunks.append(chunk[: cap - (total - len(chunk))])
+                    break
+                raise ProviderError("invalid_result", f"{self.label} answer exceeds {cap} bytes")
+            chunks.append(chunk)
+            if time.monotonic() - started > self.timeout_s:
+                raise httpx.ReadTimeout("overall deadline")
+        return b"".join(chunks)

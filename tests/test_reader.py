@@ -1,0 +1,145 @@
+"""Reader tests: literal syntax, classified errors, and properties.
+
+Properties: the fast scanner and the lark LALR parser read the same forms (or
+both reject the text), and `read_string(pr_str(x))` gives back `x` for
+generated data.
+"""
+import math
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import ptclisp
+from ptclisp.errors import ReadError
+from ptclisp.reader import _fast_read, _Fallback, _lark_read, read, read_string, scan
+from ptclisp.values import Keyword, Map, Set, Vector
+
+LITERALS = [
+    ("42", 42), ("-7", -7), ("007", 7), ("3.5", 3.5), ("1e3", 1000.0), ('"a\\nb"', "a\nb"),
+    ('"a\\qb"', "a\\qb"), ("\\a", "a"), ("\\newline", "\n"), ("\\space", " "), (":kw", Keyword("kw")),
+    ("nil", None), ("true", True), ("false", False), ("##Inf", math.inf), ("##-Inf", -math.inf),
+    ("[1, 2]", Vector([1, 2])), ("{:a 1}", Map.from_pairs([(Keyword("a"), 1)])), ("#{1}", Set.of([1])),
+    ("1" * 100, int("1" * 100)),
+]
+
+
+@pytest.mark.parametrize("text,value", LITERALS)
+def test_literals(text, value):
+    assert ptclisp.equal(read_string(text), value)
+
+
+READ_ERRORS = [
+    ("(+ 1", (1, 1), True), ("[1 2", (1, 1), True), ('"abc', (1, 1), True), (")", (1, 1), False),
+    ("(]", (1, 2), False), ("#_x", (1, 1), False), ("@x", (1, 1), False), ("'(1 2)", (1, 1), False),
+    (":a/b", (1, 1), False), ("::x", (1, 1), False), ("\\abc", (1, 1), False), ("{:a}", (1, 1), False),
+    ("(" * 65, (1, 65), False), ("12abc", (1, 1), False), ("`x", (1, 1), False), ("1" * 101, (1, 1), False),
+    ("(a\n  (b]", (2, 5), False),
+]
+
+
+@pytest.mark.parametrize("text,pos,incomplete", READ_ERRORS)
+def test_read_errors_are_classified(text, pos, incomplete):
+    with pytest.raises(ReadError) as ei:
+        read(text)
+    e = ei.value
+    assert e.kind == "parse_error"
+    assert (e.span.line, e.span.col) == pos
+    assert e.incomplete is incomplete
+
+
+def test_read_error_message_names_the_opener():
+    with pytest.raises(ReadError, match="unclosed vector at line 2, column 3"):
+        read("(do\n  [1 2")
+
+
+def test_a_100000_deep_literal_is_a_parse_error():
+    r = ptclisp.run("[" * 100_000 + "]" * 100_000)
+    assert r.status == "error" and r.error.kind == "parse_error"
+
+
+def test_scan_knows_strings_comments_and_chars():
+    assert scan('(str "(" \\) ; (\n)') is None
+    assert scan("(a [b)")[0].startswith("mismatched")
+
+
+# ------------------------------------------------------------------ properties
+
+TOKENS = st.sampled_from([
+    "(", ")", "[", "]", "{", "}", "#{", "#(", "'", "#'", " ", "\n", ",", ";c\n", "1", "-2", "3.5", "1e2",
+    '"s"', '"a\\"b"', "\\a", "\\newline", ":k", "x", "a/b", "->", "nil", "true", "%", "%1", "##Inf",
+    '#"\\d+"', "@", "#_", "`", "~", "^", "#?", "1/2", ".5", "*1",
+])
+
+
+def _norm(forms):
+    return repr(forms)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(TOKENS, max_size=30).map("".join))
+def test_fast_reader_agrees_with_lark(text):
+    try:
+        fast = _fast_read(text, 64, None)
+    except (_Fallback, ReadError):
+        fast = None
+    try:
+        slow = _lark_read(text)
+    except ReadError:
+        slow = None
+    if fast is not None:
+        assert slow is not None, text
+        assert _norm(fast) == _norm(slow), text
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(max_size=60))
+def test_read_never_raises_anything_but_read_error(text):
+    try:
+        read(text)
+    except ReadError:
+        pass
+
+
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+    st.text(max_size=8), st.from_regex(r"[a-z][a-z0-9?!-]{0,6}", fullmatch=True).map(Keyword),
+)
+data = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4).map(Vector),
+        st.lists(st.tuples(scalars, inner), max_size=4).map(Map.from_pairs),
+        st.lists(scalars, max_size=4).map(Set.of),
+    ),
+    max_leaves=12,
+)
+
+
+def _close(a, b):
+    """Structural equality where floats may differ in the 11th significant digit (pr-str prints
+    at most 10 decimals, as the reference does)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-10)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, Vector):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a.lst(), b.lst()))
+    if isinstance(a, Map):
+        return len(a) == len(b) and all(k in b.d() and _close(v, b.d()[k]) for k, v in a.d().items())
+    return ptclisp.equal(a, b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data)
+def test_print_read_round_trip(x):
+    text = ptclisp.pr_str(x)
+    back = read_string(text)
+    assert _close(back, x), text
+    assert ptclisp.pr_str(back) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8)),
+                    lambda inner: st.lists(inner, max_size=4).map(Vector), max_leaves=10))
+def test_round_trip_is_exact_without_floats(x):
+    assert ptclisp.equal(read_string(ptclisp.pr_str(x)), x)
