@@ -92,10 +92,10 @@ class _Parser:
     def peek(self):
         return self.toks[self.i] if self.i < len(self.toks) else None
 
-    def take(self, want=None):
+    def take(self, want=None, what=None):
         tok = self.peek()
         if tok is None:
-            raise ContractSyntaxError(f"unexpected end of signature (expected {want or 'more'})")
+            raise ContractSyntaxError(f"unexpected end of signature (expected {what or want or 'more'})")
         if want is not None and tok != want:
             raise ContractSyntaxError(f"expected {want!r}, found {tok!r}")
         self.i += 1
@@ -106,13 +106,13 @@ class _Parser:
             raise ContractSyntaxError(f"unexpected {self.peek()!r} after the end of the signature")
 
     def name(self) -> str:
-        tok = self.take("a name")
+        tok = self.take(what="a name")
         if not (tok[0].isalpha() or tok[0] == "_"):
             raise ContractSyntaxError(f"expected a name, found {tok!r}")
         return tok
 
     def type(self) -> Type:
-        tok = self.take("a type")
+        tok = self.take(what="a type")
         if tok == "[":
             item = self.type()
             self.take("]")

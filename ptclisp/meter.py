@@ -66,8 +66,9 @@ class Meter:
     __slots__ = (
         "limits", "deadline", "expired", "cancelled", "allocated", "budget",
         "prints", "print_chars", "tool_calls", "tool_count", "parallel_live",
-        "parallel_lock", "_wd_id", "env", "loop_limit", "__weakref__",
+        "parallel_lock", "_wd_id", "env", "loop_limit", "stop_error", "__weakref__",
     )
+    in_worker = False  # parallel.WorkerMeter: True (a worker's `def`s are discarded)
 
     def __init__(self, limits: Limits | None = None):
         self.limits = limits or Limits()
@@ -85,6 +86,7 @@ class Meter:
         self._wd_id = None
         self.env = None  # the evaluation environment (session namespace, tools, data)
         self.loop_limit = self.limits.loop_limit
+        self.stop_error = None  # set when a failing parallel operation stops the whole evaluation
 
     # -- time
     def start(self):
@@ -104,6 +106,9 @@ class Meter:
             self.raise_expired()
 
     def raise_expired(self):
+        e = self.stop_error
+        if e is not None:
+            raise PtcError(e.kind, e.message, e.span, dict(e.details))
         if self.cancelled:
             raise PtcError("timeout", "evaluation cancelled", details={"cancelled": True})
         raise PtcError("timeout", f"evaluation exceeded its time limit of {self.limits.timeout_ms} ms",

@@ -37,7 +37,7 @@ import time
 from . import meter as M
 from .errors import FailSignal, PtcError, ReturnSignal
 from .meter import Meter, seq_cost
-from .values import Vector
+from .values import Keyword, Map, Set, Vector
 
 # kinds a worker failure keeps as they are; anything else is wrapped in pmap_error / pcalls_error
 PASS_THROUGH = frozenset({
@@ -45,7 +45,7 @@ PASS_THROUGH = frozenset({
     "runtime_limit_exceeded", "prelude_contract_error", "pmap_error", "pcalls_error",
 })
 
-_GRACE_S = 0.1      # how long a failed operation lets its stopped workers unwind before returning
+_GRACE_S = 0.05     # how long a failed operation lets its stopped workers unwind before returning
 _POLL_S = 0.05      # the waiting parent re-reads the stop flag this often
 
 
@@ -186,6 +186,53 @@ class _Pool:
 POOL = _Pool()
 
 
+# ------------------------------------------------------------------ handing values across threads
+
+def disown(value):
+    """Clear the builder-thread ownership of every collection reachable from a worker's result.
+
+    Vectors, maps and sets built by a thread may later be extended in place by
+    that same thread (values.py's append-stealing). Pool threads are reused,
+    so a result built by one worker could be extended in place by a later
+    worker on the same thread while other workers still read it. A result
+    leaving its worker therefore gives up ownership: the next extension
+    copies. Closure cells are followed, since a returned fn may carry values.
+    """
+    seen: set = set()
+    stack = [value]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        if t is Vector or t is Map or t is Set:
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            x._owner = None
+            if t is Vector:
+                stack.extend(y for y in x.lst() if not _atom(y))
+            else:
+                for k, v in x.d().items():
+                    if not _atom(k):
+                        stack.append(k)
+                    if not _atom(v):
+                        stack.append(v)
+        elif callable(x) and not _atom(x):
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            for cell in getattr(x, "__closure__", None) or ():
+                try:
+                    stack.append(cell.cell_contents)
+                except ValueError:  # an empty cell
+                    pass
+            stack.extend(getattr(x, "__defaults__", None) or ())
+
+
+def _atom(x) -> bool:
+    t = type(x)
+    return x is None or t is int or t is float or t is str or t is bool or t is Keyword
+
+
 # ------------------------------------------------------------------ one operation
 
 class _Done:
@@ -200,7 +247,9 @@ def _work(out: queue.SimpleQueue, wm: WorkerMeter, who: str, fn, args):
     try:
         if wm.expired:
             wm.raise_expired()
-        out.put(_Done(wm.index, True, fn(*args), wm))
+        value = fn(*args)
+        disown(value)
+        out.put(_Done(wm.index, True, value, wm))
     except ReturnSignal:
         out.put(_Done(wm.index, False, PtcError(f"{who}_error", f"return called inside {who}",
                                                 details={"index": wm.index}), wm))
@@ -282,8 +331,8 @@ def run_parallel(who: str, calls: list) -> Vector:
         failed = exc
         err = exc if isinstance(exc, PtcError) else PtcError("timeout", "evaluation interrupted")
         halt(root, err)
+        _drain(out, inflight, meters)
         _merge(caller, meters)
-        _drain(out, inflight)
         raise
     finally:
         release(root, held)
@@ -312,17 +361,21 @@ def _next_done(out: queue.SimpleQueue, root: Meter, deadline: float | None, who:
                     root.raise_expired()
 
 
-def _drain(out: queue.SimpleQueue, inflight: int):
-    """Give stopped workers a moment to unwind, so few outlive the failed evaluation."""
+def _drain(out: queue.SimpleQueue, inflight: int, meters: list):
+    """Give stopped workers a moment to unwind, so few outlive the failed evaluation.
+
+    Workers finishing meanwhile keep their effects (their tool calls did happen).
+    """
     end = time.monotonic() + _GRACE_S
     while inflight > 0:
         left = end - time.monotonic()
         if left <= 0:
             return
         try:
-            out.get(timeout=left)
+            done = out.get(timeout=left)
         except queue.Empty:
             return
+        meters[done.index] = done.meter
         inflight -= 1
 
 

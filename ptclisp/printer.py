@@ -65,8 +65,10 @@ FN_META: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def fn_label(f) -> str:
-    code = getattr(f, "__code__", None)
-    params = FN_META.get(code) if code is not None else None
+    params = getattr(f, "ptc_params", None)
+    if params is None:
+        code = getattr(f, "__code__", None)
+        params = FN_META.get(code) if code is not None else None
     if params is not None:
         return "#fn[" + " ".join(params) + "]"
     if getattr(f, "ptc_builtin", None) is not None:

@@ -337,12 +337,15 @@ def _classify(text: str, exc: UnexpectedInput) -> ReadError:
 # checks that both paths read the same forms.
 
 def _scanner():
-    terms = sorted(_PARSER.terminals, key=lambda t: -t.priority)
+    ignored = [t for t in _PARSER.terminals if t.name in _PARSER.ignore_tokens]
+    terms = sorted((t for t in _PARSER.terminals if t.name not in _PARSER.ignore_tokens), key=lambda t: -t.priority)
+    skip = "(?>(?:" + "|".join(t.pattern.to_regexp() for t in ignored) + ")*)"
     parts = [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms]
-    return re.compile("|".join(parts))
+    # leading ignored text (whitespace, commas, comments) is consumed with each token
+    return re.compile(skip + "(?:" + "|".join(parts) + ")"), re.compile(skip + r"\Z")
 
 
-_SCAN = _scanner()
+_SCAN, _TRAILER = _scanner()
 _CLOSE_OF = {"LPAR": "RPAR", "LSQB": "RSQB", "LBRACE": "RBRACE", "HASH_LBRACE": "RBRACE", "HASH_LPAR": "RPAR"}
 _SEQ_CLASS = {"LPAR": List, "LSQB": VecForm, "LBRACE": MapForm, "HASH_LBRACE": SetForm, "HASH_LPAR": ShortFn}
 
@@ -362,19 +365,20 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
     while pos < n:
         m = match(text, pos)
         if m is None:
+            if _TRAILER.match(text, pos):
+                break
             raise _Fallback
         kind = m.lastgroup
         end = m.end()
+        start = m.start(kind)
+        if start != pos:
+            nl = text.count("\n", pos, start)
+            if nl:
+                line += nl
+                line_start = text.rfind("\n", pos, start) + 1
+            pos = start
         col = pos - line_start + 1
-        if kind == "WS" or kind == "COMMENT":
-            if kind == "WS":
-                nl = text.count("\n", pos, end)
-                if nl:
-                    line += nl
-                    line_start = text.rfind("\n", pos, end) + 1
-            pos = end
-            continue
-        value = m.group()
+        value = m.group(kind)
         if kind in _CLOSE_OF:
             if len(stack) >= max_depth:
                 raise _Fallback

@@ -67,7 +67,7 @@ _ABSENT = object()
 
 
 def rt_def(ns: Namespace, name: str, value, doc=None):
-    if ns.frozen:
+    if ns.frozen or current().in_worker:  # parallel workers share the namespace read-only
         return VarRef(name)
     ns.define(name, value, doc if callable(value) else None)
     return VarRef(name)

@@ -1,29 +1,58 @@
 """Granted tools: the `tool/` namespace (runtime.md §5).
 
-Owns `Tool` (a host callable plus description, input schema and declared
-effect), argument normalisation (named arguments only; keys stringified
-with `-` -> `_`; keyword values -> names), input validation with
-jsonschema, the call budget, the call ledger and result conversion.
+Owns `Tool` (a host callable plus description, input schema, declared effect,
+cache flag and privacy), argument normalisation (named arguments only; keys
+stringified with `-` -> `_`; keyword values -> names), input validation with
+jsonschema, result envelopes, the per-evaluation cache of `cache=True` tools,
+the call budget and the call ledger (`ToolCallRecord`, surfaced as
+`Result.tool_calls`).
+
+Result envelopes a callback may use:
+
+    return value                 -> the program sees `value` (JSON-like data)
+    return ("ok", value)         -> the program sees `value`
+    return ("error", reason)     -> the evaluation stops with `tool_error`
+    raise PtcError(kind, msg)    -> the evaluation stops with that `kind` (a trusted, structured error)
+    raise anything else          -> `tool_error` carrying the exception's message
+
+Only a 2-tuple is an envelope; lists are always data.
 """
 from __future__ import annotations
 
+import json
+import threading
 import time
+import weakref
 from typing import Callable
 
 import attrs
 
 from . import meter as M
 from .errors import FailSignal, PtcError, ReturnSignal
-from .values import Keyword, Map, Set, SymbolRef, Vector
+from .values import JavaObject, Keyword, Map, Set, SymbolRef, Vector
 
 EFFECTS = ("read", "write", "unknown")
+LEDGER_RESULT_BYTES = 16_384
+
+
+def _schema_validator(schema: dict):
+    import jsonschema
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    cls.check_schema(schema)
+    return cls(schema)
 
 
 @attrs.define(slots=True)
 class Tool:
     """A host function granted to programs as `tool/<name>`.
 
-    `fn` receives one dict with string keys and returns JSON-like data.
+    `fn` receives one dict with string keys and returns JSON-like data (or an
+    envelope, see the module docstring). `input_schema` is a JSON Schema the
+    argument dict must satisfy before `fn` runs. `effect` says what a call
+    does to the world: "read", "write" or "unknown" (the default, treated as
+    unsafe by callers that classify retries). `cache=True` lets identical
+    calls within one evaluation reuse the first successful result. A
+    `private` tool can be named only inside prelude source.
     """
 
     name: str
@@ -33,21 +62,56 @@ class Tool:
     effect: str = "unknown"
     signature: str | None = None
     cache: bool = False
+    private: bool = False
+    _validator: object = attrs.field(default=None, init=False, repr=False)
 
     def __attrs_post_init__(self):
+        if not isinstance(self.name, str) or not self.name or "/" in self.name or any(c.isspace() for c in self.name):
+            raise ValueError(f"tool name must be a non-empty string without '/' or spaces, got {self.name!r}")
+        if not callable(self.fn):
+            raise TypeError(f"tool {self.name}: fn must be callable")
         if self.effect not in EFFECTS:
             raise ValueError(f"tool {self.name}: effect must be one of {EFFECTS}, got {self.effect!r}")
+        if self.input_schema is not None:
+            if not isinstance(self.input_schema, dict):
+                raise TypeError(f"tool {self.name}: input_schema must be a dict (a JSON Schema)")
+            import jsonschema
+            try:
+                self._validator = _schema_validator(self.input_schema)
+            except jsonschema.SchemaError as e:
+                raise ValueError(f"tool {self.name}: invalid input_schema: {e.message}") from None
+
+    def validate(self, payload: dict):
+        """Raise `invalid_tool_args` when `payload` does not satisfy the input schema."""
+        if self._validator is None:
+            return
+        errors = sorted(self._validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
+        if not errors:
+            return
+        violations = [{"path": ".".join(str(p) for p in e.absolute_path), "message": e.message[:200]}
+                      for e in errors[:8]]
+        first = violations[0]
+        raise PtcError("invalid_tool_args",
+                       f"tool/{self.name}: invalid argument at {first['path'] or '(root)'}: {first['message']}",
+                       details={"tool": self.name, "violations": violations})
 
 
 @attrs.define(slots=True)
 class ToolCallRecord:
+    """One ledger entry. `result` is the callback's raw return (a string preview when it was large)."""
+
     name: str
     args: dict
     result: object = None
     error: str | None = None
     duration_ms: float = 0.0
     cached: bool = False
+    timestamp: float = 0.0
+    effect: str = "unknown"
+    truncated: bool = False
 
+
+# ------------------------------------------------------------------ arguments
 
 def normalize_key(k) -> str:
     t = type(k)
@@ -75,12 +139,12 @@ def normalize_arg(x):
         for k, v in x.items():
             nk = normalize_key(k)
             if nk in out:
-                raise PtcError("invalid_tool_args", f"argument keys collide after normalisation: {nk}")
+                raise PtcError("invalid_tool_args", f"argument keys collide after normalisation: {nk}",
+                               details={"key": nk})
             out[nk] = normalize_arg(v)
         return out
     if t is SymbolRef:
         return x.full
-    from .values import JavaObject
     if isinstance(x, JavaObject):
         return x.to_text()
     if callable(x):
@@ -88,7 +152,11 @@ def normalize_arg(x):
     return x
 
 
+_NAMED_HINT = "Tool calls require named arguments: (tool/{n} {{:key value}}) or (tool/{n} :key value ...)"
+
+
 def build_args(name: str, args: tuple) -> dict:
+    """The argument dict a callback receives for the call `(tool/name args...)`."""
     n = len(args)
     if n == 0:
         return {}
@@ -100,23 +168,114 @@ def build_args(name: str, args: tuple) -> dict:
             return {}
         if type(a) is SymbolRef and name == "call":
             return {"server": a.ns or a.name, "tool": a.name, "args": {}}
-        raise PtcError("invalid_tool_args", f"Tool calls require named arguments: (tool/{name} {{:key value}}) "
-                                            f"or (tool/{name} :key value ...)")
+        raise PtcError("invalid_tool_args", _NAMED_HINT.format(n=name), details={"tool": name})
     if n == 2 and name == "call" and type(args[0]) is SymbolRef:
         target = args[0]
         return {"server": target.ns or target.name, "tool": target.name, "args": normalize_arg(args[1])}
     if n % 2:
-        raise PtcError("invalid_tool_args", f"Tool calls require named arguments: (tool/{name} :key value ...)")
+        raise PtcError("invalid_tool_args", _NAMED_HINT.format(n=name), details={"tool": name})
     out = {}
     for i in range(0, n, 2):
         k = args[i]
         if type(k) not in (Keyword, str):
-            raise PtcError("invalid_tool_args", f"tool/{name}: argument names must be keywords, got {k!r}")
+            raise PtcError("invalid_tool_args", f"tool/{name}: argument names must be keywords, got {k!r}",
+                           details={"tool": name})
         nk = normalize_key(k)
         if nk in out:
-            raise PtcError("invalid_tool_args", f"tool/{name}: argument {nk} given twice")
+            raise PtcError("invalid_tool_args", f"tool/{name}: argument {nk} given twice",
+                           details={"tool": name, "key": nk})
         out[nk] = normalize_arg(args[i + 1])
     return out
+
+
+def cache_key(name: str, payload: dict) -> str:
+    """Canonical identity of a call: key order irrelevant, integral floats collapsed to ints."""
+    def canon(x):
+        if type(x) is float and x.is_integer():
+            return int(x)
+        if isinstance(x, dict):
+            return {k: canon(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [canon(v) for v in x]
+        return x
+    return name + "\x00" + json.dumps(canon(payload), sort_keys=True, ensure_ascii=False, default=repr)
+
+
+# ------------------------------------------------------------------ the per-evaluation cache
+
+_CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_CACHE_LOCK = threading.Lock()
+
+
+def tool_cache(meter) -> dict:
+    """The result cache of the evaluation `meter` belongs to (created on first use)."""
+    c = _CACHES.get(meter)
+    if c is None:
+        with _CACHE_LOCK:
+            c = _CACHES.setdefault(meter, {})
+    return c
+
+
+# ------------------------------------------------------------------ results
+
+class _BadResult(Exception):
+    pass
+
+
+def _check_result(raw):
+    """Reject host objects a program must never hold (functions, Java wrappers, arbitrary objects)."""
+    stack = [raw]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        if x is None or t in (bool, int, float, str, Keyword):
+            continue
+        if isinstance(x, dict):
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple, set, frozenset)):
+            stack.extend(x)
+        elif t in (Vector, Map, Set):
+            continue  # already PTC values
+        elif isinstance(x, (bool, int, float, str)):
+            continue
+        else:
+            raise _BadResult(type(x).__name__)
+
+
+def _ledger_value(raw) -> tuple[object, bool]:
+    """What the ledger keeps of a result: the value itself, or a text preview when it is large."""
+    if raw is None or type(raw) in (bool, int, float):
+        return raw, False
+    try:
+        text = json.dumps(raw, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):
+        return raw, False
+    if len(text.encode("utf-8")) <= LEDGER_RESULT_BYTES:
+        return raw, False
+    return text[:LEDGER_RESULT_BYTES // 4] + "…", True
+
+
+def _unwrap(name: str, raw):
+    """Apply the envelope rules to a callback's return value."""
+    if type(raw) is tuple and len(raw) == 2 and raw[0] in ("ok", "error"):
+        if raw[0] == "ok":
+            return raw[1]
+        reason = raw[1]
+        text = reason if isinstance(reason, str) else repr(reason)
+        raise PtcError("tool_error", f"tool/{name} failed: {text[:300]}", details={"tool": name, "reason": text[:300]})
+    return raw
+
+
+class ToolNames(frozenset):
+    """Granted tool names, as the analyzer sees them; `private` lists the ones only preludes may name."""
+
+    private: frozenset = frozenset()
+
+    def __new__(cls, names, private=()):
+        self = super().__new__(cls, names)
+        self.private = frozenset(private)
+        return self
 
 
 class ToolSet:
@@ -126,16 +285,31 @@ class ToolSet:
         self.tools: dict[str, Tool] = {}
         if tools is None:
             return
-        items = tools.items() if isinstance(tools, dict) else ((t.name, t) for t in tools)
+        if isinstance(tools, dict):
+            items = tools.items()
+        else:
+            items = []
+            for t in tools:
+                if not isinstance(t, Tool):
+                    raise TypeError("tools given as a list must be ptclisp.Tool objects; use a dict for callables")
+                items.append((t.name, t))
         for name, t in items:
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"tool names must be non-empty strings, got {name!r}")
             if not isinstance(t, Tool):
                 if not callable(t):
                     raise TypeError(f"tool {name!r} must be callable or a ptclisp.Tool")
                 t = Tool(name, t, description=(getattr(t, "__doc__", "") or "").strip())
             self.tools[name] = t
 
-    def names(self) -> set[str]:
-        return set(self.tools)
+    def names(self) -> ToolNames:
+        return ToolNames(self.tools, (n for n, t in self.tools.items() if t.private))
+
+    def public_names(self) -> list[str]:
+        return sorted(n for n, t in self.tools.items() if not t.private)
+
+    def get(self, name: str) -> Tool | None:
+        return self.tools.get(name)
 
     def ref(self, name: str):
         def tool_fn(*args):
@@ -144,52 +318,81 @@ class ToolSet:
         return tool_fn
 
     def call(self, name: str, args: tuple):
-        from .convert import from_python
         tool = self.tools.get(name)
         if tool is None:
             raise PtcError("unknown_tool", f"tool/{name} is not available. Available tools: "
-                                           f"{', '.join(sorted(self.tools)) or '(none)'}")
+                                           f"{', '.join(self.public_names()) or '(none)'}",
+                           details={"tool": name, "available_tools": self.public_names()})
         meter = M.current()
         payload = build_args(name, args)
-        if tool.input_schema:
-            _validate(tool, payload)
-        limit = meter.limits.max_tool_calls
-        if limit is not None:
-            with meter.parallel_lock:
-                if meter.tool_count >= limit:
-                    raise PtcError("tool_call_limit_exceeded", f"tool call limit of {limit} reached")
-                meter.tool_count += 1
-        else:
-            meter.tool_count += 1
+        tool.validate(payload)
+        use_cache = tool.cache and not tool.private
+        if use_cache:
+            key = cache_key(name, payload)
+            cache = tool_cache(meter)
+            hit = cache.get(key, _MISS)
+            if hit is not _MISS:
+                raw, value = hit
+                res, trunc = _ledger_value(raw)
+                meter.tool_calls.append(ToolCallRecord(name, payload, res, None, 0.0, True, time.time(), tool.effect,
+                                                       trunc))
+                return value
+        self._count(meter)
         meter.check()
-        rec = ToolCallRecord(name, payload)
+        rec = ToolCallRecord(name, payload, timestamp=time.time(), effect=tool.effect)
+        if tool.private:
+            rec.args = {"redacted": True}
         t0 = time.perf_counter()
         try:
-            raw = tool.fn(payload)
-        except (PtcError, ReturnSignal, FailSignal) as exc:
-            rec.error = str(exc)
-            rec.duration_ms = (time.perf_counter() - t0) * 1000
-            meter.tool_calls.append(rec)
+            raw = _unwrap(name, tool.fn(payload))
+            _check_result(raw)
+            value = _to_ptc(raw)
+        except (ReturnSignal, FailSignal) as exc:  # pragma: no cover - callbacks run outside PTC code
+            rec.error = type(exc).__name__
+            self._record(meter, rec, t0)
             raise
+        except PtcError as exc:
+            rec.error = f"{exc.kind}: {exc.message}"[:500]
+            self._record(meter, rec, t0)
+            raise
+        except _BadResult as exc:
+            rec.error = f"tool returned a host object ({exc})"
+            self._record(meter, rec, t0)
+            raise PtcError("tool_error", f"tool/{name} returned a value PTC-Lisp cannot hold ({exc}); "
+                                         "tools must return JSON-like data", details={"tool": name}) from None
         except Exception as exc:  # noqa: BLE001 - a failing tool is a typed error, never a crash
             rec.error = f"{type(exc).__name__}: {exc}"[:500]
-            rec.duration_ms = (time.perf_counter() - t0) * 1000
-            meter.tool_calls.append(rec)
+            self._record(meter, rec, t0)
             raise PtcError("tool_error", f"tool/{name} failed: {str(exc)[:300] or type(exc).__name__}",
-                           details={"tool": name}) from None
-        rec.duration_ms = (time.perf_counter() - t0) * 1000
-        rec.result = raw
-        meter.tool_calls.append(rec)
+                           details={"tool": name, "exception": type(exc).__name__}) from None
+        if tool.private:
+            rec.result = None
+        else:
+            rec.result, rec.truncated = _ledger_value(raw)
+        self._record(meter, rec, t0)
+        if use_cache:
+            cache[key] = (raw, value)
         meter.check()
-        return from_python(raw)
+        return value
+
+    @staticmethod
+    def _count(meter):
+        limit = meter.limits.max_tool_calls
+        with meter.parallel_lock:
+            if limit is not None and meter.tool_count >= limit:
+                raise PtcError("tool_call_limit_exceeded", f"tool call limit of {limit} reached",
+                               details={"limit": limit})
+            meter.tool_count += 1
+
+    @staticmethod
+    def _record(meter, rec: ToolCallRecord, t0: float):
+        rec.duration_ms = (time.perf_counter() - t0) * 1000
+        meter.tool_calls.append(rec)
 
 
-def _validate(tool: Tool, payload: dict):
-    import jsonschema
-    try:
-        jsonschema.validate(payload, tool.input_schema)
-    except jsonschema.ValidationError as e:
-        path = ".".join(str(p) for p in e.absolute_path) or "(root)"
-        raise PtcError("invalid_tool_args", f"tool/{tool.name}: invalid argument at {path}: {e.message[:200]}") from None
-    except jsonschema.SchemaError as e:  # pragma: no cover - host misconfiguration
-        raise PtcError("tool_error", f"tool/{tool.name} has an invalid input schema: {e.message[:200]}") from None
+_MISS = object()
+
+
+def _to_ptc(raw):
+    from .convert import from_python
+    return from_python(raw)

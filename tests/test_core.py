@@ -2,6 +2,18 @@
 import pytest
 
 import ptclisp
+from ptclisp.evaluator import BACKENDS, evaluate
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    return request.param
+
+
+def run(src, backend):
+    """Evaluate with the given back end (tiered closures+bytecode, or whole-program bytecode)."""
+    s = ptclisp.Session()
+    return evaluate(s.env, src, s.limits, backend=backend)
 
 CASES = [
     ("(+ 1 2)", "3"),
@@ -22,12 +34,18 @@ CASES = [
     ("(let [v [1 2] a (conj v 3) b (conj v 4)] [v a b])", "[[1 2] [1 2 3] [1 2 4]]"),
     ("(let [m {:a 1} a (assoc m :b 2) b (assoc m :c 3)] [m a b])", "[{:a 1} {:a 1 :b 2} {:a 1 :c 3}]"),
     ("(+ (do (def x 1) x) (let [y 2] y))", "3"),
+    ("(let [f (fn [x] (* x 2))] (mapv f (range 100)))", "[" + " ".join(str(2 * i) for i in range(100)) + "]"),
+    ("(let [k 3 f (fn [x] (+ x k))] (reduce + (map f (range 50))))", "1375"),
+    ("(for [x [1 2 3] :let [y (* x 2)] :when (> y 2) z [y (inc y)]] z)", "[4 5 6 7]"),
+    ("(for [x [1 2 3] y [1 2 3] :while (< y x)] [x y])", "[[2 1] [3 1] [3 2]]"),
+    ("(defn add3 [a b c] (+ a b c)) (add3 1 2 3)", "6"),
+    ("((fn [& xs] (count xs)) 1 2 3)", "3"),
 ]
 
 
 @pytest.mark.parametrize("src,expected", CASES)
-def test_values(src, expected):
-    r = ptclisp.run(src)
+def test_values(src, expected, backend):
+    r = run(src, backend)
     assert r.status == "ok", r.error
     assert ptclisp.equal(r.value, ptclisp.read_string(expected)), ptclisp.pr_str(r.value)
 
@@ -59,14 +77,14 @@ ERRORS = [
 
 
 @pytest.mark.parametrize("src,kind", ERRORS)
-def test_errors(src, kind):
-    r = ptclisp.run(src)
+def test_errors(src, kind, backend):
+    r = run(src, backend)
     assert r.status == "error"
     assert r.error.kind == kind, r.error
 
 
-def test_error_span_points_at_the_failing_call():
-    r = ptclisp.run("(let [x 1]\n  (+ x nil))")
+def test_error_span_points_at_the_failing_call(backend):
+    r = run("(let [x 1]\n  (+ x nil))", backend)
     assert r.error.kind == "type_error"
     assert (r.error.span.line, r.error.span.col) == (2, 3)
 

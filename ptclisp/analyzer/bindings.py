@@ -287,7 +287,11 @@ def def_name(az, form, head: str):
     target = form.items[1]
     if type(target) is Sym and target.ns is not None:
         ns = target.ns
-        if ns in ("tool", "data", "ptc.core") or ns in az.env.preludes or ns in az.env.protected:
+        exports = az.env.preludes.get(ns)
+        if exports is not None and target.name in exports:
+            raise err("invalid_form", f"cannot redefine {target.full}: it is a public export of the protected "
+                                      f"namespace {ns}", target)
+        if ns in ("tool", "data", "ptc.core") or exports is not None or ns in az.env.protected:
             raise err("invalid_form", f"{ns} is a protected namespace; cannot define {target.full}", target)
         raise err("invalid_form", f"qualified definitions are not supported: {target.full}", target)
     return bind_name(target, "definition")

@@ -32,7 +32,7 @@ def special(*names: str):
     return deco
 
 
-def err(kind: str, message: str, form: Form | None = None, **details) -> PtcError:
+def err(kind: str, message: str, form: Form | None = None, /, **details) -> PtcError:
     return PtcError(kind, message, getattr(form, "span", None), details or None)
 
 

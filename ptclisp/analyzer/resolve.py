@@ -184,10 +184,13 @@ def java_ctor_node(az, sym: Sym, args, form=None):
 
 def _check_tool(az, name, sym):
     tools = az.env.tools
+    private = getattr(tools, "private", ())
     if tools is not None and name not in tools:
-        public = sorted(tools)
+        public = sorted(set(tools) - set(private))
         raise err("unknown_tool", f"tool/{name} is not available. Available tools: "
                                   f"{', '.join(public) if public else '(none)'}", sym, tool=name)
+    if name in private and az.env.own_namespace is None:
+        raise err("private_tool_unauthorized", f"tool/{name} can only be used by prelude functions", sym, tool=name)
     az.tools_used.add(name)
 
 

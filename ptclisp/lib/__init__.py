@@ -11,7 +11,7 @@ FAMILIES = (
     "colls", "colls_fns", "colls_maps", "sets", "walk",
     "strings", "regexes", "fmt", "jsonlib",
     "java", "java_text", "java_time",
-    "core_special",
+    "core_special", "parallel", "introspect",
 )
 
 for _name in FAMILIES:

@@ -1,0 +1,32 @@
+"""The `ptclisp` tooling around the language: REPL, formatter, static checker.
+
+    core.py        Repl: session, meta-commands, evaluation, rendering as (style, text) lines
+    terminal.py    the interactive front end (prompt-toolkit)
+    piped.py       the front end for piped input
+    completion.py  names a session can resolve: completion and one-line descriptions
+    highlight.py   the pygments lexer and the colour style
+    tokens.py      comment-preserving token stream (the reader's own grammar)
+    formatter.py   `ptclisp fmt` layout and REPL auto-indent
+    check.py       `ptclisp check`: static analysis of every top-level form
+
+Imports the language (reader, analyzer, api, printer, registry); the
+language never imports this package.
+"""
+from __future__ import annotations
+
+import sys
+
+from .core import Repl, ReplConfig, SetupError
+
+__all__ = ["Repl", "ReplConfig", "SetupError", "start"]
+
+
+def start(config: ReplConfig, stdin=None, stdout=None, stderr=None) -> int:
+    """Run a REPL: interactive when stdin is a terminal, else over the piped forms."""
+    stdin = stdin or sys.stdin
+    repl = Repl(config)
+    if stdin.isatty():
+        from .terminal import run_terminal
+        return run_terminal(repl)
+    from .piped import run_piped
+    return run_piped(repl, stdin, stdout or sys.stdout, stderr or sys.stderr)

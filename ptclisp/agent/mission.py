@@ -1,0 +1,515 @@
+"""Missions: where model-written programs run.
+
+Owns `Capability` (an application tool granted to a mission, with declared
+effect and schemas), `Mission` (data, capabilities and preludes of one
+mission), `MissionTools` (the mission's `tool/` table: envelopes, quotas,
+effect tracking, the identity of the last capability result) and
+`MissionSession` (one per mission and run: transactional definitions and
+`*1..*3`, commit-time size ceilings, classification of each evaluation into
+the evaluation map agent.core reads, source checks).
+
+A mission program reaches only its data, its capabilities, its preludes
+and two reserved safe reads (`tool/runtime-usage`, `tool/runtime-remaining`);
+the workflow bindings (`tool/llm-request`, `tool/kernel-eval`, ...) are not
+in its tool table and the workflow preludes are not attached, so neither
+the model nor the loop can be reached from inside.
+Imports evaluator, analyzer, reader, tools and the agent data helpers.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from typing import Callable
+
+import attrs
+
+from .. import meter as M
+from ..analyzer import Analyzer
+from ..errors import FailSignal, PtcError, ReturnSignal
+from ..evaluator import Environment, evaluate
+from ..forms import List, Sym
+from ..meter import Limits
+from ..reader import read
+from ..tools import Tool, ToolCallRecord, ToolSet, build_args
+from ..values import Keyword, Map, Set, Vector
+from .data import K, envelope_error, envelope_ok, from_json, kwmap, try_project
+from .limits import AgentLimits
+from .observation import observe
+
+EFFECTS = ("read", "write", "unknown")
+RESERVED_READS = ("runtime-usage", "runtime-remaining")
+#: Error kinds that say "the program ran out of a resource" rather than "the program is wrong".
+RESOURCE_KINDS = frozenset({"timeout", "memory_exceeded", "loop_limit_exceeded", "compile_memory_exceeded",
+                            "tool_call_limit_exceeded", "prelude_contract_error"})
+MAX_MESSAGE_CHARS = 4096
+
+
+@attrs.define(slots=True)
+class Capability:
+    """An application function a mission program may call as `(tool/<name> {...})`.
+
+    `fn(args: dict) -> JSON data`; raise `ProviderError(reason, details,
+    retryable)` for a typed failure.  `effect` drives retry decisions:
+    "read" is safe to repeat, "write" and "unknown" (the default) are not.
+    """
+
+    name: str
+    fn: Callable
+    description: str = ""
+    input_schema: dict | None = None
+    output_schema: dict | None = None
+    effect: str = "unknown"
+
+    def __attrs_post_init__(self):
+        if self.effect not in EFFECTS:
+            raise ValueError(f"capability {self.name}: effect must be one of {EFFECTS}")
+        if self.name in RESERVED_READS:
+            raise ValueError(f"capability name {self.name!r} is reserved")
+
+
+@attrs.define(slots=True)
+class Mission:
+    """What one mission offers generated programs.
+
+    data:         JSON-like dict; each key becomes `data/<key>` (strict: an
+                  unknown name is an error).
+    capabilities: `Capability` objects (or `ptclisp.Tool`, taken as a capability).
+    preludes:     prelude sources/components for the mission namespace(s),
+                  in the form `ptclisp.prelude.attach_preludes` accepts.
+    """
+
+    data: dict | None = None
+    capabilities: list = attrs.Factory(list)
+    preludes: list = attrs.Factory(list)
+    strict_data: bool = True
+
+
+def as_capability(c) -> Capability:
+    if isinstance(c, Capability):
+        return c
+    if isinstance(c, Tool):
+        return Capability(c.name, c.fn, c.description, c.input_schema, None, c.effect)
+    raise TypeError(f"mission capabilities must be Capability or Tool objects, got {type(c).__name__}")
+
+
+# ------------------------------------------------------------------ the mission tool table
+
+class MissionTools(ToolSet):
+    """Capabilities as envelope-returning tools, with effect tracking for retry decisions."""
+
+    def __init__(self, capabilities, limits: AgentLimits, usage: Callable[[], dict]):
+        self.caps: dict[str, Capability] = {}
+        for c in capabilities or ():
+            c = as_capability(c)
+            if c.name in self.caps:
+                raise ValueError(f"capability {c.name!r} is granted twice")
+            self.caps[c.name] = c
+        tools = {name: Tool(name, c.fn, description=c.description, effect=c.effect) for name, c in self.caps.items()}
+        for name in RESERVED_READS:
+            tools[name] = Tool(name, _never, description="reserved runtime read", effect="read")
+        super().__init__(tools)
+        self.limits = limits
+        self._usage = usage
+        self.validators = {name: _validator(c.input_schema) for name, c in self.caps.items() if c.input_schema}
+        self.calls_total = 0
+        self.calls_by_name: dict[str, int] = {}
+        self.begin()
+
+    def begin(self):
+        """Reset the per-evaluation activity record."""
+        self.activity: list[str] = []      # effects of the capability calls of this evaluation
+        self.last_result = None            # the exact envelope object most recently returned
+
+    @property
+    def unsafe(self) -> bool:
+        return any(e != "read" for e in self.activity)
+
+    def call(self, name: str, args: tuple):
+        cap = self.caps.get(name)
+        if cap is None and name not in RESERVED_READS:
+            return super().call(name, args)          # unknown tool: the base class reports it
+        meter = M.current()
+        payload = build_args(name, args)
+        self._count(meter)
+        meter.check()
+        rec = ToolCallRecord(name, payload, timestamp=time.time(), effect=cap.effect if cap else "read")
+        t0 = time.perf_counter()
+        if cap is None:
+            self.activity.append("read")
+            result = envelope_ok(self._reserved(name))
+        else:
+            result = self._call_capability(cap, payload)
+        rec.result = "ok" if result.lookup(K("status")) is K("ok") else "error"
+        self._record(meter, rec, t0)
+        self.last_result = result
+        meter.check()
+        return result
+
+    def _reserved(self, name: str):
+        usage = self._usage()
+        if name == "runtime-usage":
+            return from_json(usage)
+        return from_json({"mission_capability_calls": max(self.limits.mission_capability_calls - self.calls_total, 0)})
+
+    def _call_capability(self, cap: Capability, payload: dict) -> Map:
+        quota = self._admit(cap.name)
+        if quota is not None:
+            return quota
+        violations = self._violations(cap.name, payload)
+        if violations:
+            return envelope_error("protocol_error", "invalid_arguments", details=from_json(violations),
+                                  **{"retryable?": False})
+        if _json_size(payload) > self.limits.capability_argument_bytes:
+            return envelope_error("limit_exceeded", "capability_argument_bytes",
+                                  details=kwmap({"limit": K("capability_argument_bytes"),
+                                                 "limit_value": self.limits.capability_argument_bytes}),
+                                  **{"retryable?": False})
+        self.activity.append(cap.effect)
+        try:
+            raw = cap.fn(payload)
+        except (PtcError, ReturnSignal, FailSignal):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a failing capability is an error envelope
+            return _exception_envelope(exc)
+        ok, projected = try_project(raw)
+        if not ok or _json_size(projected) > self.limits.capability_result_bytes:
+            return envelope_error("provider_error", "invalid_result",
+                                  details="the capability returned data that is not JSON or is too large",
+                                  **{"retryable?": False})
+        if cap.output_schema and not _validator(cap.output_schema).is_valid(projected):
+            return envelope_error("provider_error", "invalid_result",
+                                  details="the capability result does not match its declared output schema",
+                                  **{"retryable?": False})
+        return envelope_ok(from_json(projected))
+
+    def _admit(self, name: str) -> Map | None:
+        lim = self.limits
+        if self.calls_total >= lim.mission_capability_calls:
+            return _quota("mission_capability_calls", lim.mission_capability_calls, name)
+        if self.calls_by_name.get(name, 0) >= lim.mission_capability_calls_per_name:
+            return _quota("mission_capability_calls_per_name", lim.mission_capability_calls_per_name, name)
+        self.calls_total += 1
+        self.calls_by_name[name] = self.calls_by_name.get(name, 0) + 1
+        return None
+
+    def _violations(self, name: str, payload: dict) -> list[dict]:
+        v = self.validators.get(name)
+        if v is None:
+            return []
+        out = []
+        for e in sorted(v.iter_errors(payload), key=lambda e: list(e.absolute_path))[:8]:
+            item = {"constraint": e.validator}
+            path = [str(p) for p in e.absolute_path]
+            if e.validator == "required" and isinstance(e.validator_value, list):
+                missing = [r for r in e.validator_value if isinstance(e.instance, dict) and r not in e.instance]
+                path = path + missing[:1]
+            if path:
+                item["argument"] = ".".join(path)
+            if e.validator in _SMALL_BOUNDS and isinstance(e.validator_value, (int, float, str)):
+                item["expected"] = e.validator_value
+            out.append(item)
+        return out
+
+
+def _never(_args):  # pragma: no cover - reserved reads are answered by MissionTools.call
+    raise AssertionError("reserved read called through the base tool path")
+
+
+_SMALL_BOUNDS = frozenset({"type", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum",
+                           "exclusiveMaximum", "minItems", "maxItems", "minProperties", "maxProperties",
+                           "multipleOf", "format"})
+
+
+def _validator(schema: dict):
+    import jsonschema
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def _json_size(x) -> int:
+    try:
+        return len(json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    except (TypeError, ValueError):
+        return 1 << 62
+
+
+def _quota(limit: str, value: int, name: str) -> Map:
+    return envelope_error("limit_exceeded", "capability_quota",
+                          details=kwmap({"limit": K(limit), "name": name, "limit_value": value}),
+                          **{"retryable?": False})
+
+
+def _exception_envelope(exc: Exception) -> Map:
+    from ..providers.errors import ProviderError
+    if isinstance(exc, ProviderError):
+        return envelope_error("provider_error", exc.reason, details=exc.details, **{"retryable?": exc.retryable})
+    return envelope_error("provider_error", "unavailable",
+                          details=f"the capability failed unexpectedly ({type(exc).__name__})",
+                          **{"retryable?": True})
+
+
+# ------------------------------------------------------------------ evaluation records
+
+@attrs.define(slots=True)
+class Evaluation:
+    """The classified result of one mission evaluation (agent-library.md §2.3)."""
+
+    outcome: str
+    value: object = None
+    prints: list = attrs.Factory(list)
+    kind: str | None = None
+    reason: str | None = None
+    details: dict = attrs.Factory(dict)
+    capability_activity: bool = False
+    unsafe_activity: bool = False
+    capability_failure: bool = False
+    retryable: bool | None = None
+    observation: str | None = None
+    preview: dict | None = None
+    evaluation_id: int = 0
+    duration_ms: float = 0.0
+    continuation_effect: str = "preserved"
+
+    def to_lisp(self) -> Map:
+        """The keyword-keyed evaluation map agent.core reads."""
+        m: dict = {"outcome": K(self.outcome), "evaluation_id": self.evaluation_id,
+                   "duration_ms": round(self.duration_ms, 3), "continuation_effect": K(self.continuation_effect)}
+        if self.outcome in ("continued", "returned", "failed"):
+            if self.observation is not None:
+                m["observation"] = self.observation
+                m["preview"] = kwmap({k: (from_json(v) if not isinstance(v, list) or k != "caps_hit"
+                                          else from_json([K(x) for x in v])) for k, v in self.preview.items()})
+            if self.observation is None or self.outcome != "continued":
+                m["value"] = self.value
+                m["prints"] = from_json(self.prints)
+        if self.kind is not None:
+            m["kind"] = K(self.kind)
+        if self.reason is not None:
+            m["reason"] = K(self.reason)
+        if self.details:
+            m["details"] = _details_to_lisp(self.details)
+        if self.outcome not in ("busy", "limit_exceeded", "continued", "returned"):
+            m["capability_activity?"] = self.capability_activity
+        if self.outcome == "failed":
+            m["capability_failure?"] = self.capability_failure
+        if self.retryable is not None:
+            m["retryable?"] = self.retryable
+        return kwmap(m)
+
+
+def _details_to_lisp(details: dict) -> Map:
+    out = {}
+    for k, v in details.items():
+        out[k] = K(v) if k == "phase" and isinstance(v, str) else from_json(v)
+    return kwmap(out)
+
+
+# ------------------------------------------------------------------ the session
+
+_IDS = itertools.count(1)
+
+
+class MissionSession:
+    """One mission's evaluation state for one run: committed definitions and `*1..*3`."""
+
+    def __init__(self, name: str, mission: Mission, limits: AgentLimits, usage: Callable[[], dict]):
+        self.name = name
+        self.mission = mission
+        self.limits = limits
+        self.tools = MissionTools(mission.capabilities, limits, usage)
+        self.env = Environment(mission.data or {}, self.tools, strict_data=mission.strict_data)
+        if mission.preludes:
+            from ..prelude import attach_preludes
+            attach_preludes(self.env, list(mission.preludes))
+        self.eval_limits = limits.mission_eval_limits()
+        self.evaluations = 0
+        self.source_checks = 0
+        self._busy = False
+        self._context_json: str | None = None
+
+    # -- state
+    @property
+    def definitions(self) -> dict:
+        return dict(self.env.ns)
+
+    @property
+    def history(self) -> list:
+        return list(self.env.history)
+
+    # -- evaluation
+    def eval(self, source: str, observation_chars: int | None = None) -> Evaluation:
+        """Run one program transactionally and classify the outcome."""
+        if self._busy:
+            return Evaluation("busy", reason="evaluation_in_progress")
+        if len(source.encode("utf-8", "surrogatepass")) > self.limits.subordinate_source_bytes:
+            return Evaluation("result_exceeded", kind="result_exceeded", reason="subordinate_source_bytes",
+                              details={"limit_value": self.limits.subordinate_source_bytes},
+                              evaluation_id=next(_IDS))
+        self._busy = True
+        try:
+            return self._eval(source, observation_chars)
+        finally:
+            self._busy = False
+
+    def _eval(self, source: str, observation_chars: int | None) -> Evaluation:
+        ns, env = self.env.ns, self.env
+        saved = (dict(ns), dict(ns.docs), list(env.history))
+        self.tools.begin()
+        self.evaluations += 1
+        res = evaluate(env, source, self.eval_limits)
+        tools = self.tools
+        ev = Evaluation("continued", evaluation_id=next(_IDS), duration_ms=res.duration_ms,
+                        prints=list(res.prints), capability_activity=bool(tools.activity),
+                        unsafe_activity=tools.unsafe)
+        if res.status == "error":
+            return self._error(ev, res.error.kind, res.error.message)
+        if res.status == "failed":
+            ev.outcome = "failed"
+            ev.capability_failure = tools.last_result is not None and res.value is tools.last_result
+            ev.retryable = not tools.unsafe
+            return self._terminal_value(ev, res.value, saved)
+        if res.status == "returned":
+            ev.outcome = "returned"
+            ev.continuation_effect = "committed_without_history"
+            failure = self._commit_check(ev, saved, history=False)
+            if failure is not None:
+                return failure
+            ev = self._terminal_value(ev, res.value, saved)
+        else:
+            ev.continuation_effect = "committed_with_history"
+            ev.value = res.value
+            failure = self._commit_check(ev, saved, history=True)
+            if failure is not None:
+                return failure
+        if observation_chars is not None and ev.outcome in ("continued", "returned"):
+            ev.observation, ev.preview = observe(res.value, ev.prints, observation_chars)
+        return ev
+
+    def _error(self, ev: Evaluation, kind: str, message: str) -> Evaluation:
+        ev.outcome = "evaluation_error"
+        ev.kind = kind
+        ev.value = None
+        ev.details = {"message": message[:MAX_MESSAGE_CHARS], "capability_activity?": ev.capability_activity}
+        if ev.unsafe_activity:
+            ev.retryable = False
+        elif kind in RESOURCE_KINDS:
+            ev.retryable = True
+        return ev
+
+    def _terminal_value(self, ev: Evaluation, value, saved) -> Evaluation:
+        ok, projected = try_project(value)
+        if ok and _json_size(projected) > self.limits.terminal_result_bytes:
+            self._restore(saved)
+            return self._limit_failure(ev, "result_exceeded", "terminal_result_bytes",
+                                       self.limits.terminal_result_bytes)
+        ev.value = from_json(projected) if ok else value
+        return ev
+
+    def _commit_check(self, ev: Evaluation, saved, history: bool) -> Evaluation | None:
+        lim = self.limits
+        size = retained_size(list(self.env.ns.values()), lim.evaluation_memory_bytes)
+        if size > lim.evaluation_memory_bytes:
+            self._restore(saved)
+            return self._limit_failure(ev, "memory_exceeded", "evaluation_memory_bytes", lim.evaluation_memory_bytes)
+        if history:
+            hist_size = retained_size(list(self.env.history), lim.evaluation_history_bytes)
+            if hist_size > lim.evaluation_history_bytes:
+                self._restore(saved)
+                return self._limit_failure(ev, "history_exceeded", "evaluation_history_bytes",
+                                           lim.evaluation_history_bytes)
+        return None
+
+    def _limit_failure(self, ev: Evaluation, outcome: str, reason: str, limit: int) -> Evaluation:
+        ev.outcome = outcome
+        ev.kind = outcome
+        ev.reason = reason
+        ev.value = None
+        ev.continuation_effect = "preserved"
+        ev.details = {"phase": "commit", "limit": reason, "limit_value": limit,
+                      "capability_activity?": ev.capability_activity}
+        ev.retryable = not ev.unsafe_activity
+        return ev
+
+    def _restore(self, saved):
+        ns = self.env.ns
+        defs, docs, hist = saved
+        dict.clear(ns)
+        dict.update(ns, defs)
+        ns.docs.clear()
+        ns.docs.update(docs)
+        self.env.history[:] = hist
+
+    # -- source checks
+    def check(self, source: str, require_terminal: bool = False) -> dict:
+        """Parse and analyze `source` against the committed state without running it."""
+        self.source_checks += 1
+        if len(source.encode("utf-8", "surrogatepass")) > self.limits.subordinate_source_bytes:
+            return {"outcome": "limit_exceeded", "reason": "subordinate_source_bytes"}
+        try:
+            forms = read(source, max_depth=self.eval_limits.max_depth)
+            if require_terminal and not _is_terminal(forms):
+                return _invalid("terminal_source_required",
+                                "the program must be exactly one top-level (return ...) or (fail ...) form")
+            Analyzer(self.env.analyzer_env()).analyze_program(forms)
+        except PtcError as e:
+            return _invalid(e.kind, e.message)
+        return {"outcome": "valid", "source_bytes": len(source.encode("utf-8", "surrogatepass"))}
+
+
+def _invalid(kind: str, message: str) -> dict:
+    return {"outcome": "invalid", "diagnostic": {"kind": kind, "message": message[:MAX_MESSAGE_CHARS]}}
+
+
+def _is_terminal(forms) -> bool:
+    if len(forms) != 1 or type(forms[0]) is not List or not forms[0].items:
+        return False
+    head = forms[0].items[0]
+    return type(head) is Sym and head.ns is None and head.name in ("return", "fail")
+
+
+# ------------------------------------------------------------------ retained size
+
+_FN_BYTES = 256
+
+
+def retained_size(values: list, cap: int) -> int:
+    """An estimate of the bytes `values` keep alive; stops counting once `cap` is passed."""
+    total = 0
+    stack = list(values)
+    seen: set[int] = set()
+    while stack and total <= cap:
+        x = stack.pop()
+        t = type(x)
+        if x is None or t is bool:
+            total += 8
+        elif t is int:
+            total += 28 + (x.bit_length() // 8)
+        elif t is float:
+            total += 24
+        elif t is str:
+            total += 49 + len(x.encode("utf-8", "surrogatepass"))
+        elif t is Keyword:
+            total += 8
+        elif t in (Vector, Map, Set):
+            if id(x) in seen:
+                total += 8
+                continue
+            seen.add(id(x))
+            if t is Vector:
+                items = x.lst()
+                total += 56 + 8 * len(items)
+                stack.extend(items)
+            elif t is Map:
+                total += 64 + 40 * len(x)
+                for k, v in x.items():
+                    stack.append(k)
+                    stack.append(v)
+            else:
+                members = x.members()
+                total += 64 + 40 * len(members)
+                stack.extend(members)
+        else:
+            total += _FN_BYTES
+    return total

@@ -1,0 +1,495 @@
+"""Core AST -> a tree of Python closures: the cold-code back end.
+
+Most agent programs run once. Turning them into bytecode costs a Python
+`compile()` (~100 µs even for one line), which dwarfs the run itself, so the
+top level of every program is built into closures here instead (building is
+cheap: one Python closure per node). Code that repeats is handed to the
+bytecode compiler (`compiler.py`), which shares the analyzer and core AST:
+
+- `loop` subtrees and functions that `recur` are compiled at once;
+- other functions start interpreted and are compiled after `HOT_CALLS`
+  calls of the same `fn` form (tiered), then every closure of that form
+  delegates to its compiled twin.
+
+Locals live in a per-activation frame (a Python list); a closure copies the
+values it captures into its own frame. Errors get the span of the innermost
+call node they pass through (located on the error path only).
+"""
+from __future__ import annotations
+
+from . import runtime as rt
+from .analyzer import nodes as N
+from .compiler import _free_locals, compile_subprogram, mangle, runtime_table
+from .errors import FailSignal, PtcError, ReturnSignal
+from .values import Keyword, Map, Set, Vector, hk
+
+HOT_CALLS = 24
+
+
+class Layout:
+    """Slot assignment for one activation frame."""
+
+    __slots__ = ("slots",)
+
+    def __init__(self):
+        self.slots: dict[str, int] = {}
+
+    def slot(self, local: N.Local) -> int:
+        s = self.slots.get(local.py)
+        if s is None:
+            s = self.slots[local.py] = len(self.slots)
+        return s
+
+    def slot_of(self, py: str) -> int:
+        s = self.slots.get(py)
+        if s is None:
+            s = self.slots[py] = len(self.slots)
+        return s
+
+    def __len__(self):
+        return len(self.slots)
+
+
+def _located(exc: BaseException, span):
+    from .evaluator import to_ptc_error
+    if isinstance(exc, (ReturnSignal, FailSignal)):
+        return exc
+    err = to_ptc_error(exc)
+    return err.located(span)
+
+
+class Builder:
+    """Builds closures for one program in one environment."""
+
+    def __init__(self, env_globals: dict, host_refs: dict):
+        self.g = env_globals
+        self.host_refs = host_refs
+        self.rt = runtime_table()
+
+    # ------------------------------------------------------------ entry
+    def build_program(self, node: N.Node):
+        layout = Layout()
+        run = self.build(node, layout)
+
+        def main():
+            return run([None] * len(layout))
+        return main
+
+    def build(self, node, layout: Layout):
+        return BUILD[type(node)](self, node, layout)
+
+    # ------------------------------------------------------------ leaves
+    def b_const(self, node, layout):
+        v = node.value
+        return lambda f: v
+
+    def b_local(self, node, layout):
+        i = layout.slot(node.local)
+        return lambda f: f[i]
+
+    def b_global(self, node, layout):
+        ns = self.g["_ns"]
+        name = node.name
+        return lambda f: ns[name]
+
+    def b_maybe_global(self, node, layout):
+        ns = self.g["_ns"]
+        name = node.name
+        return lambda f: ns.get(name)
+
+    def b_builtin_ref(self, node, layout):
+        v = self.rt[mangle(node.name)]
+        return lambda f: v
+
+    def b_host(self, node, layout):
+        v = self.host_refs[node.key]
+        return lambda f: v
+
+    def b_data(self, node, layout):
+        get, name = self.g["_data"], node.name
+        span = node.span
+
+        def data(f):
+            try:
+                return get(name)
+            except Exception as e:  # noqa: BLE001
+                raise _located(e, span) from None
+        return data
+
+    def b_history(self, node, layout):
+        hist, n = self.g["_hist"], node.n
+        return lambda f: hist(n)
+
+    def b_tool_ref(self, node, layout):
+        ref, name = self.g["_tool_ref"], node.name
+        return lambda f: ref(name)
+
+    # ------------------------------------------------------------ calls
+    def _call(self, fn_value, arg_builders, span):
+        """A call of a fixed Python callable with built arguments, located on error."""
+        n = len(arg_builders)
+        if n == 0:
+            def call(f):
+                try:
+                    return fn_value()
+                except Exception as e:  # noqa: BLE001
+                    raise _located(e, span) from None
+        elif n == 1:
+            a, = arg_builders
+
+            def call(f):
+                x = a(f)
+                try:
+                    return fn_value(x)
+                except Exception as e:  # noqa: BLE001
+                    raise _located(e, span) from None
+        elif n == 2:
+            a, b = arg_builders
+
+            def call(f):
+                x = a(f)
+                y = b(f)
+                try:
+                    return fn_value(x, y)
+                except Exception as e:  # noqa: BLE001
+                    raise _located(e, span) from None
+        else:
+            def call(f):
+                args = [a(f) for a in arg_builders]
+                try:
+                    return fn_value(*args)
+                except Exception as e:  # noqa: BLE001
+                    raise _located(e, span) from None
+        return call
+
+    def b_builtin_call(self, node, layout):
+        return self._call(self.rt[mangle(node.name)], [self.build(a, layout) for a in node.args], node.span)
+
+    def b_rt(self, node, layout):
+        return self._call(self.rt["_rt_" + node.helper], [self.build(a, layout) for a in node.args], node.span)
+
+    def b_prim(self, node, layout):
+        op = node.op
+        args = [self.build(a, layout) for a in node.args]
+        if op == "not":
+            a, = args
+            return lambda f: (x := a(f)) is None or x is False
+        if op == "isnil":
+            a, = args
+            return lambda f: a(f) is None
+        if op == "issome":
+            a, = args
+            return lambda f: a(f) is not None
+        fn = self.rt[_PRIM_FN[op]]
+        if op == "ne":
+            inner = self._call(fn, args, node.span)
+            return lambda f: not inner(f)
+        return self._call(fn, args, node.span)
+
+    def b_call(self, node, layout):
+        fnb = self.build(node.fn, layout)
+        argb = [self.build(a, layout) for a in node.args]
+        span = node.span
+        n = len(argb)
+        if n == 1:
+            a, = argb
+
+            def call1(f):
+                fn = fnb(f)
+                x = a(f)
+                try:
+                    return fn(x)
+                except Exception as e:  # noqa: BLE001
+                    raise _located(e, span) from None
+            return call1
+
+        def call(f):
+            fn = fnb(f)
+            args = [b(f) for b in argb]
+            try:
+                return fn(*args)
+            except Exception as e:  # noqa: BLE001
+                raise _located(e, span) from None
+        return call
+
+    def b_tool_call(self, node, layout):
+        tool, name = self.g["_tool"], node.name
+        argb = [self.build(a, layout) for a in node.args]
+        span = node.span
+
+        def call(f):
+            args = tuple(b(f) for b in argb)
+            try:
+                return tool(name, args)
+            except Exception as e:  # noqa: BLE001
+                raise _located(e, span) from None
+        return call
+
+    # ------------------------------------------------------------ control
+    def b_if(self, node, layout):
+        test = self.build(node.test, layout)
+        then = self.build(node.then, layout)
+        else_ = self.build(node.else_, layout)
+
+        def if_(f):
+            t = test(f)
+            return then(f) if t is not None and t is not False else else_(f)
+        return if_
+
+    def b_do(self, node, layout):
+        parts = [self.build(n, layout) for n in node.body]
+        *init, last = parts
+
+        def do(f):
+            for p in init:
+                p(f)
+            return last(f)
+        return do
+
+    def b_let(self, node, layout):
+        binds = [(layout.slot(loc), self.build(v, layout)) for loc, v in node.bindings]
+        body = self.build(node.body, layout)
+
+        def let(f):
+            for i, b in binds:
+                f[i] = b(f)
+            return body(f)
+        return let
+
+    def b_and_or(self, node, layout):
+        parts = [self.build(n, layout) for n in node.exprs]
+        if type(node) is N.And:
+            def and_(f):
+                v = True
+                for p in parts:
+                    v = p(f)
+                    if v is None or v is False:
+                        return v
+                return v
+            return and_
+
+        def or_(f):
+            v = None
+            for p in parts:
+                v = p(f)
+                if v is not None and v is not False:
+                    return v
+            return v
+        return or_
+
+    def b_terminal(self, node, layout):
+        val = self.build(node.value, layout)
+        cls = ReturnSignal if node.kind == "return" else FailSignal
+
+        def terminal(f):
+            raise cls(val(f))
+        return terminal
+
+    def b_def(self, node, layout):
+        ns, name, doc = self.g["_ns"], node.name, node.doc
+        val = self.build(node.value, layout)
+        if node.once:
+            ref = rt.VarRef(name)
+
+            def defonce(f):
+                if name in ns:
+                    return ref
+                return rt.rt_def(ns, name, val(f), doc)
+            return defonce
+        return lambda f: rt.rt_def(ns, name, val(f), doc)
+
+    def b_vector(self, node, layout):
+        if all(type(i) is N.Const for i in node.items):
+            v = Vector([i.value for i in node.items], None)
+            return lambda f: v
+        items = [self.build(i, layout) for i in node.items]
+        return lambda f: Vector([i(f) for i in items], None)
+
+    def b_set(self, node, layout):
+        items = [self.build(i, layout) for i in node.items]
+        return lambda f: rt.mkset([i(f) for i in items])
+
+    def b_map(self, node, layout):
+        if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
+            m = Map({hk(k.value): v.value for k, v in node.pairs}, None)
+            return lambda f: m
+        pairs = [(self.build(k, layout), self.build(v, layout)) for k, v in node.pairs]
+
+        def mkmap(f):
+            d = {}
+            for kb, vb in pairs:
+                k = kb(f)
+                d[hk(k)] = vb(f)
+            return Map(d, None)
+        return mkmap
+
+    def b_juxt(self, node, layout):
+        fns = [self.build(n, layout) for n in node.fns]
+        return lambda f: rt.juxt(*[b(f) for b in fns])
+
+    # ------------------------------------------------------------ iteration
+    def b_for(self, node, layout):
+        g = self.g
+        clauses = []
+        owner = -1
+        for c in node.clauses:
+            if c[0] == "bind":
+                _, item, coll, ds = c
+                owner = len(clauses)
+                clauses.append(("bind", layout.slot(item), self.build(coll, layout),
+                                [(layout.slot(l), self.build(v, layout)) for l, v in ds]))
+            elif c[0] == "let":
+                clauses.append(("let", [(layout.slot(l), self.build(v, layout)) for l, v in c[1]]))
+            else:
+                clauses.append((c[0], self.build(c[1], layout), owner))
+        body = self.build(node.body, layout)
+        collect = node.collect
+        n = len(clauses)
+
+        def run(f, i, acc, meter):
+            """Run clauses from i; returns None, or the binding level a `:while` stopped."""
+            if i == n:
+                v = body(f)
+                if acc is not None:
+                    acc.append(v)
+                    if len(acc) * 8 > meter.budget - meter.allocated:
+                        rt.for_too_big(len(acc))
+                return None
+            c = clauses[i]
+            kind = c[0]
+            if kind == "bind":
+                _, slot, coll, ds = c
+                for item in coll(f):
+                    if meter.expired:
+                        meter.raise_expired()
+                    f[slot] = item
+                    for s, b in ds:
+                        f[s] = b(f)
+                    if run(f, i + 1, acc, meter) == i:
+                        break
+                return None
+            if kind == "let":
+                for s, b in c[1]:
+                    f[s] = b(f)
+                return run(f, i + 1, acc, meter)
+            t = c[1](f)
+            if t is not None and t is not False:
+                return run(f, i + 1, acc, meter)
+            return None if kind == "when" else c[2]
+
+        def for_(f):
+            acc = [] if collect else None
+            run(f, 0, acc, g["_m"])
+            return rt.out_for(acc) if collect else None
+        return for_
+
+    # ------------------------------------------------------------ compiled islands
+    def b_loop(self, node, layout):
+        return self._compiled_island(node, layout)
+
+    def _compiled_island(self, node, layout):
+        """A subtree compiled to bytecode on first use (loops, recursive or named functions)."""
+        free = sorted(_free_locals_of(node))
+        slots = [layout.slot_of(py) for py in free]
+        host_refs, g = self.host_refs, self.g
+        made = []
+
+        def island(f):
+            if not made:
+                made.append(compile_subprogram(node, free, host_refs, g))
+            return made[0](*[f[s] for s in slots])()
+        return island
+
+    def b_fn(self, node, layout):
+        if node.has_recur or node.name is not None:
+            return self._compiled_island(node, layout)
+        return self._tiered_fn(node, layout)
+
+    def _tiered_fn(self, node: N.Fn, layout):
+        free = sorted(_free_locals(node))
+        outer = [layout.slot_of(py) for py in free]
+        inner = Layout()
+        for py in free:
+            inner.slots[py] = len(inner.slots)
+        params = [inner.slot(p) for p in node.params]
+        rest_slot = inner.slot(node.rest) if node.rest else None
+        prologue = [(inner.slot(l), self.build(v, inner)) for l, v in node.prologue]
+        body = self.build(node.body, inner)
+        nparams = len(params)
+        g = self.g
+        info = _HotInfo(node, free, self)
+        label = "fn"
+        param_names = list(node.param_names)
+
+        def make_closure(f):
+            captured = [f[s] for s in outer]
+            compiled = None
+
+            def ptc_fn(*args):
+                nonlocal compiled
+                if compiled is not None:
+                    return compiled(*args)
+                if info.make is not None or info.bump():
+                    compiled = info.make(*captured)()
+                    return compiled(*args)
+                n = len(args)
+                if n != nparams and (rest_slot is None or n < nparams):
+                    want = f"{nparams}" if rest_slot is None else f"at least {nparams}"
+                    raise PtcError("arity_mismatch", f"wrong number of arguments to {label}: expects {want}, got {n}")
+                m = g["_m"]
+                if m.expired:
+                    m.raise_expired()
+                frame = captured + list(args[:nparams])
+                frame.extend([None] * (len(inner) - len(frame)))
+                if rest_slot is not None:
+                    frame[rest_slot] = Vector(list(args[nparams:]), None)
+                for s, b in prologue:
+                    frame[s] = b(frame)
+                return body(frame)
+
+            ptc_fn.ptc_params = param_names
+            return ptc_fn
+        return make_closure
+
+
+class _HotInfo:
+    """Call counting for one `fn` form; compiles it once it is hot."""
+
+    __slots__ = ("node", "free", "builder", "calls", "make")
+
+    def __init__(self, node, free, builder):
+        self.node, self.free, self.builder = node, free, builder
+        self.calls = 0
+        self.make = None
+
+    def bump(self) -> bool:
+        self.calls += 1
+        if self.calls < HOT_CALLS:
+            return False
+        self.make = compile_subprogram(self.node, self.free, self.builder.host_refs, self.builder.g)
+        return True
+
+
+def _free_locals_of(node):
+    """Free locals of any subtree (wrap it as a fn so the compiler's analysis applies)."""
+    if type(node) is N.Fn:
+        return _free_locals(node)
+    wrapper = N.Fn(None, None, [], None, [], node, False, None, [])
+    return _free_locals(wrapper)
+
+
+_PRIM_FN = {"add": "_add2", "sub": "_sub2", "mul": "_mul2", "lt": "_lt2", "gt": "_gt2", "le": "_le2", "ge": "_ge2",
+            "eq": "_eq2", "ne": "_eq2", "inc": mangle("inc"), "dec": mangle("dec"), "zero": mangle("zero?"),
+            "first": mangle("first")}
+
+BUILD = {
+    N.Const: Builder.b_const, N.LocalRef: Builder.b_local, N.GlobalRef: Builder.b_global,
+    N.MaybeGlobal: Builder.b_maybe_global, N.BuiltinRef: Builder.b_builtin_ref,
+    N.BuiltinCall: Builder.b_builtin_call, N.DataRef: Builder.b_data, N.ToolRef: Builder.b_tool_ref,
+    N.ToolCall: Builder.b_tool_call, N.HistoryRef: Builder.b_history, N.HostRef: Builder.b_host,
+    N.If: Builder.b_if, N.Do: Builder.b_do, N.Let: Builder.b_let, N.Loop: Builder.b_loop,
+    N.Terminal: Builder.b_terminal, N.Call: Builder.b_call, N.RtCall: Builder.b_rt, N.Def: Builder.b_def,
+    N.And: Builder.b_and_or, N.Or: Builder.b_and_or, N.VectorLit: Builder.b_vector, N.SetLit: Builder.b_set,
+    N.MapLit: Builder.b_map, N.Juxt: Builder.b_juxt, N.Prim: Builder.b_prim, N.For: Builder.b_for,
+    N.Fn: Builder.b_fn,
+}

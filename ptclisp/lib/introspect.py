@@ -1,0 +1,241 @@
+"""Discovery builtins: doc, dir, apropos, source, export-meta (functions.md §9, runtime.md §14).
+
+They answer from two places: the public exports of the preludes attached to
+the running session (found through `current().env`) and the fixed builtin
+registry (plus the admitted Java members). Private prelude helpers are never
+listed; `source` alone may show one when a public export reaches it. A miss
+is never an error: `doc`/`source` print a line saying nothing was found,
+`dir` gives `[]`, `export-meta` gives nil. `doc` and `source` write to the
+evaluation's printed output and return nil. Nothing here enumerates `data/`
+keys or tools.
+
+Imports values, errors, meter, registry; the prelude module lazily.
+"""
+from __future__ import annotations
+
+from ..errors import PtcError
+from ..meter import current
+from ..values import Keyword, Map, SymbolRef, Vector, type_name
+from .registry import BUILTINS, QUALIFIED, QUALIFIERS, builtin, lookup_qualified
+
+
+def _env():
+    return current().env
+
+
+def _name_arg(x, who: str) -> str:
+    """The name an introspection form was asked about: a string or a (quoted) symbol."""
+    if type(x) is str:
+        return x.strip()
+    if type(x) is SymbolRef:
+        return x.full
+    if type(x) is Keyword:
+        return x.name
+    raise PtcError("type_error", f"{who}: expected a name as a string or quoted symbol, got {type_name(x)}")
+
+
+def _split(name: str):
+    i = name.find("/")
+    if 0 < i < len(name) - 1:
+        return name[:i], name[i + 1:]
+    return None, name
+
+
+def _tables():
+    env = _env()
+    return env.preludes if env is not None else {}
+
+
+def _export(ns: str, name: str):
+    table = _tables().get(ns)
+    return table.get(name) if table is not None else None
+
+
+def _java_member(ns: str | None, name: str):
+    from . import java as J
+    try:
+        if ns is None:
+            if name.startswith(".") and len(name) > 1:
+                return J.java_method(name)
+            if name.endswith(".") and len(name) > 1:
+                return J.java_constructor(name)
+            return None
+        if J.is_java_class_spelling(ns):
+            return J.java_static(ns, name)
+    except PtcError:
+        return None
+    return None
+
+
+# ------------------------------------------------------------------ text
+
+def _export_doc_lines(ex) -> list[str]:
+    rec = ex.record
+    lines = [rec.call_text()]
+    if rec.signature_text:
+        lines.append(f"  contract: {rec.signature_text}")
+    if rec.type_text:
+        lines.append(f"  type: {rec.type_text}")
+    lines.append(f"  effect: {ex.effect}")
+    if rec.doc:
+        lines.extend("  " + ln for ln in rec.doc.splitlines())
+    return lines
+
+
+def _builtin_doc_lines(spec, spelling: str) -> list[str]:
+    lines = list(spec.signatures) or [f"({spelling} ...)"]
+    if spec.doc:
+        lines.extend("  " + ln for ln in spec.doc.splitlines())
+    return lines
+
+
+def _java_doc_lines(member) -> list[str]:
+    lines = [member.signature or member.name]
+    if member.doc:
+        lines.extend("  " + ln for ln in member.doc.splitlines())
+    return lines
+
+
+def _doc_lines(name: str) -> list[str] | None:
+    ns, short = _split(name)
+    if ns is not None and ns in _tables():
+        ex = _export(ns, short)
+        # an attached namespace answers for its own spellings: no fall-through to the registry
+        return _export_doc_lines(ex) if ex is not None else None
+    if ns is None:
+        spec = BUILTINS.get(short)
+        if spec is not None:
+            return _builtin_doc_lines(spec, short)
+    else:
+        spec = lookup_qualified(ns, short)
+        if spec is not None:
+            return _builtin_doc_lines(spec, name)
+    member = _java_member(ns, short)
+    if member is not None:
+        return _java_doc_lines(member)
+    return None
+
+
+@builtin("doc", "(doc name)", category="introspection", effect="print",
+         doc="Print the documentation of a builtin or of an attached prelude export: its call form, its "
+             "contract and effect for exports, and its description. The name may be a bare or qualified "
+             "symbol (it is not evaluated) or a string. Returns nil; prints a not-found line for unknown "
+             "names.",
+         examples=('(doc map) ;=> nil, prints the signature and description of map',
+                   '(doc "crm/get-user") ;=> nil'))
+def doc(name):
+    text = _name_arg(name, "doc")
+    lines = _doc_lines(text) if text else None
+    if lines is None:
+        current().print_line(f"No documentation found for {text or '(blank)'}")
+    else:
+        current().print_line("\n".join(lines))
+    return None
+
+
+@builtin("source", "(source name)", category="introspection", effect="print",
+         doc="Print the source text of an attached prelude definition: a public export, or a private helper "
+             "that some public export uses. Builtins have no source to show. Returns nil.",
+         examples=("(source crm/get-user) ;=> nil, prints the defn form",))
+def source(name):
+    text = _name_arg(name, "source")
+    ns, short = _split(text)
+    body = None
+    table = _tables().get(ns) if ns is not None else None
+    inst = getattr(table, "instance", None)
+    if inst is not None:
+        c = inst.compiled
+        d = c.defs.get(short)
+        if d is not None and (short in c.records or short in c.reachable):
+            body = d.text
+    current().print_line(body if body else f"No source available for {text or '(blank)'}")
+    return None
+
+
+@builtin("dir", "(dir)", "(dir ns)", category="introspection",
+         doc="Without an argument: the sorted names of the attached prelude namespaces that have public "
+             "exports. With a namespace (symbol or string): the sorted refs (\"ns/name\") of its public "
+             "exports. Unknown namespaces give [].",
+         examples=("(dir) ;=> [\"crm\"]", "(dir crm) ;=> [\"crm/get-user\"]", '(dir "nosuch") ;=> []'))
+def dir_(ns=None):
+    tables = _tables()
+    if ns is None:
+        return Vector(sorted(n for n, t in tables.items() if len(t)))
+    name = _name_arg(ns, "dir")
+    table = tables.get(name)
+    if not table:
+        return Vector([])
+    return Vector(sorted(ex.record.ref for ex in table.values()))
+
+
+def _registry_entries():
+    """(canonical name, searchable text) for every builtin and admitted Java member."""
+    for name, spec in BUILTINS.items():
+        yield name, " ".join((name, *spec.signatures, spec.doc or "", spec.category or ""))
+    for (group, name), spec in QUALIFIED.items():
+        if not spec.plain:
+            q = next((k for k, g in QUALIFIERS.items() if g == group and "." not in k), group)
+            canon = f"{q}/{name}"
+            yield canon, " ".join((canon, *spec.signatures, spec.doc or "", spec.category or ""))
+    from . import java as J
+    for m in J.all_members():
+        yield m.name, " ".join((m.name, m.signature or "", m.doc or "", m.java_class or ""))
+
+
+@builtin("apropos", "(apropos query)", category="introspection",
+         doc="Search builtin names, signatures and descriptions, and the refs and docstrings of attached "
+             "prelude exports, for a case-insensitive substring. Returns the sorted, de-duplicated matching "
+             "names; a blank query gives []. The query is a string or a quoted symbol.",
+         examples=('(apropos "upper") ;=> ["upper-case" "upcase" ...]', '(apropos "") ;=> []'))
+def apropos(query):
+    if type(query) not in (str, SymbolRef, Keyword):
+        raise PtcError("type_error", f"apropos: expected a string or quoted symbol, got {type_name(query)}")
+    q = _name_arg(query, "apropos").lower()
+    if not q:
+        return Vector([])
+    hits = set()
+    for table in _tables().values():
+        for ex in table.values():
+            rec = ex.record
+            if q in rec.ref.lower() or (rec.doc and q in rec.doc.lower()):
+                hits.add(rec.ref)
+    for canon, text in _registry_entries():
+        if q in text.lower():
+            hits.add(canon)
+    current().alloc(64 + 8 * len(hits))
+    return Vector(sorted(hits))
+
+
+def _k(name: str) -> Keyword:
+    return Keyword(name)
+
+
+@builtin("export-meta", "(export-meta ref)", category="introspection",
+         doc="The description of an attached public prelude export as a map: :ref :namespace :symbol :kind "
+             "(:function or :constant) :call :doc :visibility :effect, plus :arity and :params for functions "
+             "and :signature or :type when a contract is declared. Unknown refs give nil.",
+         examples=("(export-meta crm/get-user) ;=> {:ref \"crm/get-user\" :kind :function ...}",))
+def export_meta(ref):
+    text = _name_arg(ref, "export-meta")
+    ns, short = _split(text)
+    if ns is None:
+        return None
+    ex = _export(ns, short)
+    if ex is None:
+        return None
+    rec = ex.record
+    m = {
+        _k("ref"): rec.ref, _k("namespace"): rec.namespace, _k("symbol"): rec.symbol,
+        _k("kind"): _k(rec.kind), _k("call"): rec.call_text(), _k("doc"): rec.doc,
+        _k("visibility"): _k(rec.visibility), _k("effect"): _k(ex.effect),
+    }
+    if rec.kind == "function":
+        m[_k("arity")] = _k("variadic") if rec.variadic else rec.arity
+        if rec.variadic:
+            m[_k("min-arity")] = rec.arity
+        m[_k("params")] = Vector(list(rec.params))
+        if rec.signature_text:
+            m[_k("signature")] = rec.signature_text
+    elif rec.type_text:
+        m[_k("type")] = rec.type_text
+    return Map.from_pairs(m.items())

@@ -1,0 +1,300 @@
+"""The REPL without a terminal: session, meta-commands, evaluation, rendering.
+
+`Repl.handle(text)` takes one submitted input (what a person typed until the
+brackets balanced, or one chunk of piped input) and returns what to show as
+a list of `(style, text)` lines; the terminal front end colours them, the
+piped front end writes them plainly. Keeping this part free of
+prompt-toolkit makes it testable with plain strings.
+
+Each top-level form of an input is one evaluation (runtime.md §15): a form
+that fails leaves the definitions and `*1 *2 *3` of the ones before it.
+Forms are evaluated with their original line and column, so error positions
+point into what was typed.
+"""
+from __future__ import annotations
+
+import shlex
+import time
+from pathlib import Path
+
+import attrs
+
+from .. import api
+from ..errors import PtcError, Span
+from ..lib.registry import BUILTINS
+from ..meter import Limits
+from ..printer import PreviewCaps, preview
+from ..reader import read, scan
+
+# (style, text) — one element per output line; "value" text is PTC and gets highlighted
+Line = tuple[str, str]
+
+META_HELP = [
+    (":help", "this help"),
+    (":quit", "leave (also :q, :exit, or Ctrl-D on an empty prompt)"),
+    (":defs", "list the definitions committed so far"),
+    (":reset", "start a fresh session (same preludes, data and tools)"),
+    (":load FILE", "evaluate a file in this session, as one program"),
+    (":time", "toggle showing how long each evaluation takes"),
+    (":time FORM", "evaluate FORM and show how long it took"),
+]
+META_NAMES = {":help", ":quit", ":q", ":exit", ":defs", ":reset", ":load", ":time"}
+
+
+class SetupError(Exception):
+    """The session could not be built (a prelude, data or tool problem): shown once, no traceback."""
+
+
+@attrs.define
+class ReplConfig:
+    preludes: list = attrs.Factory(list)
+    data: dict | None = None
+    tools: object = None
+    limits: Limits = attrs.Factory(Limits)
+    preview_chars: int = 2048
+
+
+def new_session(config: ReplConfig) -> api.Session:
+    """A Session for `config`; every way it can fail becomes a SetupError with a readable message."""
+    try:
+        return api.Session(context=config.data, tools=config.tools, limits=config.limits,
+                           preludes=config.preludes or None)
+    except PtcError as exc:
+        where = f" at {exc.span}" if exc.span else ""
+        raise SetupError(f"Error ({exc.kind}): {exc.message}{where}") from None
+    except OSError as exc:
+        raise SetupError(f"cannot read prelude {exc.filename or ''}: {exc.strerror or exc}") from None
+    except ImportError:
+        raise SetupError("preludes are not supported by this build of ptclisp") from None
+    except (ValueError, TypeError) as exc:
+        raise SetupError(str(exc)) from None
+
+
+def is_meta(text: str) -> bool:
+    """Is `text` a meta-command? (`:help` etc.; any other `:word` is an ordinary keyword.)"""
+    words = text.strip().split(None, 1)
+    return bool(words) and words[0] in META_NAMES
+
+
+def is_complete(text: str) -> bool:
+    """Should Enter submit `text`? Yes when brackets balance, or when more text could not fix it."""
+    if not text.strip() or is_meta(text):
+        return True
+    problem = scan(text)
+    return problem is None or not problem[2]
+
+
+class Repl:
+    """One REPL session and its settings."""
+
+    def __init__(self, config: ReplConfig):
+        self.config = config
+        self.session = new_session(config)
+        self.show_timing = False
+        self.had_error = False
+        self.quit = False
+
+    # ------------------------------------------------------------------ input
+    def handle(self, text: str, *, filename: str = "", first_line: int = 1) -> list[Line]:
+        """Evaluate or execute one submitted input; returns the lines to show.
+
+        `filename` and `first_line` say where the text came from (piped input), for error positions.
+        """
+        if not text.strip():
+            return []
+        if is_meta(text):
+            return self.meta(text.strip())
+        return self.evaluate(text, filename=filename, first_line=first_line)
+
+    def evaluate(self, text: str, *, timed: bool = False, filename: str = "", first_line: int = 1) -> list[Line]:
+        origin = (filename, first_line - 1)
+        try:
+            forms = read(text)
+        except PtcError as exc:
+            self.had_error = True
+            if first_line > 1:  # read again in place, so the message's own positions are the real ones
+                padded = "\n" * (first_line - 1) + text
+                try:
+                    read(padded)
+                except PtcError as placed:
+                    return self.error_lines(placed.kind, placed.message, placed.span, padded, filename)
+            return self.error_lines(exc.kind, exc.message, exc.span, text, *origin)
+        starts = _line_starts(text)
+        out: list[Line] = []
+        for form in forms:
+            src = _positioned_source(text, starts, form.span)
+            t0 = time.perf_counter()
+            result = self.session.eval(src)
+            elapsed = (time.perf_counter() - t0) * 1000
+            out += self.result_lines(result, text, form.span, *origin)
+            if timed or self.show_timing:
+                out.append(("timing", f"Elapsed: {_ms(elapsed)}"))
+        return out
+
+    # ------------------------------------------------------------------ output
+    def result_lines(self, result, text: str, form_span: Span | None = None, filename: str = "",
+                     line_offset: int = 0) -> list[Line]:
+        out: list[Line] = [("print", p) for p in result.prints]
+        caps = PreviewCaps(chars=self.config.preview_chars)
+        if result.status in ("ok", "returned"):
+            out.append(("value", preview(result.value, caps)))
+        elif result.status == "failed":
+            self.had_error = True
+            out.append(("fail", "Failed: " + preview(result.value, caps)))
+        else:
+            self.had_error = True
+            e = result.error
+            span = e.span if _inside(e.span, form_span) else None
+            out += self.error_lines(e.kind, e.message, span, text, filename, line_offset)
+        return out
+
+    def error_lines(self, kind: str, message: str, span: Span | None, text: str, filename: str = "",
+                    line_offset: int = 0) -> list[Line]:
+        if filename:
+            where = f"{filename}:{span.line + line_offset}:{span.col}: " if span else f"{filename}: "
+        else:
+            where = ""
+        out: list[Line] = [("error", f"{where}Error ({kind}): {message}")]
+        if span is not None:
+            out += caret_lines(text, span, line_offset=line_offset)
+        return out
+
+    # ------------------------------------------------------------------ meta-commands
+    def meta(self, text: str) -> list[Line]:
+        cmd, _, arg = text.partition(" ")
+        arg = arg.strip()
+        if cmd in (":quit", ":q", ":exit"):
+            self.quit = True
+            return []
+        if cmd == ":help":
+            return self.help_lines()
+        if cmd == ":defs":
+            return self.defs_lines()
+        if cmd == ":reset":
+            self.session = new_session(self.config)
+            return [("info", "Session reset: definitions and *1 *2 *3 cleared.")]
+        if cmd == ":load":
+            return self.load(arg)
+        if cmd == ":time":
+            if arg:
+                return self.evaluate(arg, timed=True)
+            self.show_timing = not self.show_timing
+            return [("info", f"Timing {'on' if self.show_timing else 'off'}.")]
+        return [("error", f"unknown command {cmd}")]  # pragma: no cover - is_meta guards this
+
+    def help_lines(self) -> list[Line]:
+        out: list[Line] = [("info", "Commands:")]
+        out += [("info", f"  {name:<12} {what}") for name, what in META_HELP]
+        out += [("info", "Keys:"),
+                ("info", "  Enter        evaluate when the brackets balance, else start a new line"),
+                ("info", "  Alt-Enter    always start a new line (Esc then Enter also works)"),
+                ("info", "  Tab          complete builtins, preludes' exports and your definitions"),
+                ("info", "  Ctrl-C       clear the input (or interrupt a running evaluation)"),
+                ("info", "  Ctrl-D       leave, on an empty prompt"),
+                ("info", "  Ctrl-R       search the history"),
+                ("info", "*1 *2 *3 hold the last three values." + discovery_hint())]
+        return out
+
+    def defs_lines(self) -> list[Line]:
+        ns = self.session.env.ns
+        if not ns:
+            return [("info", "No definitions yet.")]
+        caps = PreviewCaps(chars=70, items=6, depth=2, nodes=40, string=40)
+        out: list[Line] = []
+        for name in sorted(ns):
+            value = ns[name]
+            doc = (ns.docs.get(name) or "").strip().split("\n")[0]
+            text = f"{name}  {preview(value, caps)}"
+            if doc:
+                text += f"  ; {doc[:70]}"
+            out.append(("value", text))
+        return out
+
+    def load(self, arg: str) -> list[Line]:
+        try:
+            parts = shlex.split(arg)
+        except ValueError:
+            parts = [arg]
+        if len(parts) != 1:
+            return [("error", "usage: :load FILE")]
+        path = parts[0]
+        try:
+            source = Path(path).expanduser().read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.had_error = True
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            return [("error", f"cannot read {path}: {reason}")]
+        result = self.session.eval(source)
+        return self.result_lines(result, source, None, filename=path)
+
+
+def discovery_hint() -> str:
+    forms = [f for f in ("doc", "dir", "apropos", "source") if f in BUILTINS or _is_special(f)]
+    if not forms:
+        return ""
+    shown = {"doc": "(doc map)", "dir": "(dir)", "apropos": '(apropos "str")', "source": "(source f)"}
+    return " Explore with " + ", ".join(shown[f] for f in forms) + "."
+
+
+def _is_special(name: str) -> bool:
+    from ..analyzer import SPECIALS
+    return name in SPECIALS
+
+
+def caret_lines(text: str, span: Span, width: int = 100, line_offset: int = 0) -> list[Line]:
+    """The source line `span` points into, with carets under the offending columns."""
+    lines = text.split("\n")
+    if not 1 <= span.line <= len(lines):
+        return []
+    src = lines[span.line - 1].replace("\t", " ").rstrip("\r")
+    col = span.col - 1
+    if col < 0 or col > len(src):
+        return []
+    n = 1
+    if span.end_line == span.line and span.end_col and span.end_col > span.col:
+        n = min(span.end_col - span.col, max(1, len(src) - col))
+    if len(src) > width:  # show a window around the column
+        start = max(0, min(col - width // 2, len(src) - width))
+        src, col = src[start:start + width], col - start
+        n = min(n, max(1, len(src) - col))
+        if start:
+            src, col = "..." + src, col + 3
+    gutter = f"{span.line + line_offset:>4} | "
+    blank = " " * (len(gutter) - 2) + "| "
+    return [("error-detail", gutter + src), ("caret", blank + " " * col + "^" * n)]
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for i, c in enumerate(text):
+        if c == "\n":
+            starts.append(i + 1)
+    return starts
+
+
+def _positioned_source(text: str, starts: list[int], span: Span | None) -> str:
+    """The text of one form, padded so that its lines and columns are those it had in `text`."""
+    if span is None or span.end_line is None or span.end_col is None:
+        return text  # pragma: no cover - every read form carries a full span
+    begin = starts[span.line - 1] + span.col - 1
+    end = starts[span.end_line - 1] + span.end_col - 1
+    return "\n" * (span.line - 1) + " " * (span.col - 1) + text[begin:end]
+
+
+def _inside(span: Span | None, form: Span | None) -> bool:
+    """Does an error position fall inside the form just evaluated?
+
+    A runtime error inside a function defined by an earlier input carries
+    that input's position; showing it under the current text would mislead.
+    """
+    if span is None:
+        return False
+    if form is None:
+        return True
+    after_start = (span.line, span.col) >= (form.line, form.col)
+    before_end = form.end_line is None or (span.line, span.col) < (form.end_line, form.end_col or 0)
+    return after_start and before_end
+
+
+def _ms(ms: float) -> str:
+    return f"{ms:.2f} ms" if ms < 1000 else f"{ms / 1000:.2f} s"
