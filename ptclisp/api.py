@@ -19,6 +19,12 @@ class Session:
     Definitions and history change only when an evaluation succeeds; `return`
     commits definitions but not history; a failure leaves both unchanged.
     A Session is not thread-safe: use one per thread.
+
+    `tools`: {name: callable or ptclisp.Tool} (or a list of Tools).
+    `preludes`: paths, prelude source texts or `ptclisp.prelude.Component`s;
+    a prelude that does not compile or needs an ungranted tool raises
+    `ptclisp.prelude.PreludeError` (a PtcError) here, while `run` reports it
+    as an error result.
     """
 
     def __init__(self, context=None, tools=None, limits: Limits | None = None, preludes=None,

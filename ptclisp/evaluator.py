@@ -19,6 +19,7 @@ from . import meter as M
 from .analyzer import Analyzer, Env
 from .compiler import FILENAME, compile_node, register_fn_meta, runtime_table
 from .errors import FailSignal, PtcError, ReadError, ReturnSignal, Span
+from .isolation import HardStop, check_result_size, guard, hard_stop_error
 from .meter import Limits, Meter
 from .reader import read
 from .runtime import Namespace
@@ -166,7 +167,8 @@ def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, co
             node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
             main = build_main(node, host_refs, envr.globals, backend or envr.backend)
             meter.start()
-            value = main()
+            with guard(meter):  # hard stop past the deadline, recursion budget
+                value = main()
             meter.check()
         finally:
             meter.stop()
@@ -180,6 +182,11 @@ def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, co
         status, value, error = "error", None, to_error_info(exc)
     finally:
         M.install(prev)
+    if status != "error" and limits.max_result_bytes is not None:
+        try:
+            check_result_size(value, limits)
+        except PtcError as exc:
+            status, value, error = "error", None, to_error_info(exc)
     if status in ("ok", "returned"):
         ns.commit()
         if status == "ok" and commit_history:
@@ -204,9 +211,11 @@ def to_error_info(exc: BaseException) -> ErrorInfo:
 def to_ptc_error(exc: BaseException) -> PtcError:
     if isinstance(exc, PtcError):
         return exc
+    if isinstance(exc, HardStop):
+        return hard_stop_error(M.current())
     if isinstance(exc, RecursionError):
         return PtcError("memory_exceeded", "recursion too deep; use loop/recur, reduce or a smaller input",
-                        details={"reason": "recursion_depth"})
+                        details={"reason": "recursion_depth", "recursion_limit": M.current().limits.recursion_limit})
     if isinstance(exc, MemoryError):
         return PtcError("memory_exceeded", "out of memory")
     if isinstance(exc, KeyboardInterrupt):

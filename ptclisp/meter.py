@@ -39,7 +39,7 @@ class Limits:
     max_parallel_workers: int = 8
     pmap_timeout_ms: int = 5000
     max_result_bytes: int | None = None
-    recursion_limit: int = 2000
+    recursion_limit: int = 6000  # Python frames above the evaluation's start (isolation.py)
     regex_timeout_ms: int = 250
 
 

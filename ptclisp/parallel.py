@@ -35,6 +35,7 @@ import threading
 import time
 
 from . import meter as M
+from .isolation import guard
 from .errors import FailSignal, PtcError, ReturnSignal
 from .meter import Meter, seq_cost
 from .values import Keyword, Map, Set, Vector
@@ -45,6 +46,8 @@ PASS_THROUGH = frozenset({
     "runtime_limit_exceeded", "prelude_contract_error", "pmap_error", "pcalls_error",
 })
 
+STACK_BYTES = 16 << 20  # room for deep recursion (Limits.recursion_limit) whatever the platform default
+_STACK_LOCK = threading.Lock()
 _GRACE_S = 0.05     # how long a failed operation lets its stopped workers unwind before returning
 _POLL_S = 0.05      # the waiting parent re-reads the stop flag this often
 
@@ -156,7 +159,12 @@ class _Pool:
             box = queue.SimpleQueue()
             t = threading.Thread(target=self._loop, args=(box,), name=f"ptclisp-parallel-{n}", daemon=True)
             box.put((fn, args))
-            t.start()
+            with _STACK_LOCK:  # the size is process-wide; set it just for our own threads
+                old = threading.stack_size(STACK_BYTES)
+                try:
+                    t.start()
+                finally:
+                    threading.stack_size(old)
         else:
             box.put((fn, args))
 
@@ -247,7 +255,8 @@ def _work(out: queue.SimpleQueue, wm: WorkerMeter, who: str, fn, args):
     try:
         if wm.expired:
             wm.raise_expired()
-        value = fn(*args)
+        with guard(wm, depth=False):
+            value = fn(*args)
         disown(value)
         out.put(_Done(wm.index, True, value, wm))
     except ReturnSignal:
@@ -345,6 +354,9 @@ def _next_done(out: queue.SimpleQueue, root: Meter, deadline: float | None, who:
             left = deadline - time.monotonic()
             if left <= 0:
                 if root.expired:
+                    root.raise_expired()
+                if root.deadline is not None and deadline >= root.deadline:  # the evaluation's own clock
+                    root.expired = True
                     root.raise_expired()
                 ms = root.limits.pmap_timeout_ms
                 raise PtcError("timeout", f"{who} did not finish within its parallel deadline of {ms} ms",

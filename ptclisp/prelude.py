@@ -738,7 +738,7 @@ def _no_tool_ref(name):
     return lambda *a: None
 
 
-def instantiate(c: CompiledNamespace, env, instances: dict[str, NsInstance]) -> NsInstance:
+def instantiate(c: CompiledNamespace, env) -> NsInstance:
     """Run the compiled namespace's definitions with globals of its own, bound to `env`."""
     ns = Namespace(label=c.name)
     g = {"__builtins__": runtime_table(), "_m": None, "_ns": ns, "_data": env.data_get, "_tool": _no_tool,
@@ -829,7 +829,7 @@ def attach_preludes(env, sources) -> list[str]:
     saved = dict(env.preludes)
     try:
         for c in compiled:
-            inst = instantiate(c, env, {})
+            inst = instantiate(c, env)
             table = ExportTable()
             table.instance = inst
             for name, rec in c.records.items():
@@ -852,19 +852,3 @@ def attach_preludes(env, sources) -> list[str]:
         raise
     env.extra_globals.extend(new_globals)
     return list(added)
-
-
-# ------------------------------------------------------------------ lookups for introspection
-
-def instance_of(env, ns: str) -> NsInstance | None:
-    table = env.preludes.get(ns) if env is not None else None
-    return getattr(table, "instance", None)
-
-
-def export_of(env, ref: str) -> Export | None:
-    """The attached public export named `ns/name`, or None."""
-    if env is None or "/" not in ref:
-        return None
-    ns, name = ref.split("/", 1)
-    table = env.preludes.get(ns)
-    return table.get(name) if table is not None else None

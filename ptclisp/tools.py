@@ -64,6 +64,7 @@ class Tool:
     cache: bool = False
     private: bool = False
     _validator: object = attrs.field(default=None, init=False, repr=False)
+    _signature: object = attrs.field(default=None, init=False, repr=False)
 
     def __attrs_post_init__(self):
         if not isinstance(self.name, str) or not self.name or "/" in self.name or any(c.isspace() for c in self.name):
@@ -72,6 +73,12 @@ class Tool:
             raise TypeError(f"tool {self.name}: fn must be callable")
         if self.effect not in EFFECTS:
             raise ValueError(f"tool {self.name}: effect must be one of {EFFECTS}, got {self.effect!r}")
+        if self.signature is not None:
+            from .contract import ContractSyntaxError, parse_signature
+            try:
+                self._signature = parse_signature(self.signature)
+            except ContractSyntaxError as e:
+                raise ValueError(f"tool {self.name}: invalid signature {self.signature!r}: {e}") from None
         if self.input_schema is not None:
             if not isinstance(self.input_schema, dict):
                 raise TypeError(f"tool {self.name}: input_schema must be a dict (a JSON Schema)")
@@ -82,7 +89,25 @@ class Tool:
                 raise ValueError(f"tool {self.name}: invalid input_schema: {e.message}") from None
 
     def validate(self, payload: dict):
-        """Raise `invalid_tool_args` when `payload` does not satisfy the input schema."""
+        """Raise `invalid_tool_args` (private tools: `private_tool_args_error`) for arguments that do not
+        satisfy the signature's parameters or the input schema."""
+        sig = self._signature
+        if sig is not None and sig.params:
+            from .contract import check
+            from .convert import from_python
+            for pname, ptype in sig.params:
+                v = payload.get(pname, _MISS)
+                if v is _MISS:
+                    if ptype.optional:
+                        continue
+                    bad = (pname, ptype.text(), "missing")
+                else:
+                    bad = check(ptype, from_python(v), pname)
+                if bad is not None:
+                    path, expected, got = bad
+                    raise PtcError("private_tool_args_error" if self.private else "invalid_tool_args",
+                                   f"tool/{self.name}: argument {path}: expected {expected}, got {got}",
+                                   details={"tool": self.name, "path": path, "expected": expected, "got": got})
         if self._validator is None:
             return
         errors = sorted(self._validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
@@ -208,12 +233,35 @@ _CACHE_LOCK = threading.Lock()
 
 
 def tool_cache(meter) -> dict:
-    """The result cache of the evaluation `meter` belongs to (created on first use)."""
+    """The result cache of the evaluation `meter` belongs to (created on first use).
+
+    A parallel worker's meter (one with a `root`) gets a cache of its own;
+    lookups fall back to the root's cache as it was when the operation
+    started, so workers do not see each other's entries (`merge_worker_caches`
+    folds them back afterwards).
+    """
     c = _CACHES.get(meter)
     if c is None:
         with _CACHE_LOCK:
             c = _CACHES.setdefault(meter, {})
     return c
+
+
+def _cache_lookup(meter, key):
+    hit = tool_cache(meter).get(key, _MISS)
+    if hit is _MISS:
+        root = getattr(meter, "root", None)
+        if root is not None and root in _CACHES:
+            hit = _CACHES[root].get(key, _MISS)
+    return hit
+
+
+def merge_worker_caches(root, workers) -> None:
+    """Fold the cache entries of parallel worker meters into the root's, in the order given (input order)."""
+    target = tool_cache(root)
+    for w in workers:
+        for k, v in _CACHES.get(w, {}).items():
+            target.setdefault(k, v)
 
 
 # ------------------------------------------------------------------ results
@@ -329,8 +377,7 @@ class ToolSet:
         use_cache = tool.cache and not tool.private
         if use_cache:
             key = cache_key(name, payload)
-            cache = tool_cache(meter)
-            hit = cache.get(key, _MISS)
+            hit = _cache_lookup(meter, key)
             if hit is not _MISS:
                 raw, value = hit
                 res, trunc = _ledger_value(raw)
@@ -371,7 +418,7 @@ class ToolSet:
             rec.result, rec.truncated = _ledger_value(raw)
         self._record(meter, rec, t0)
         if use_cache:
-            cache[key] = (raw, value)
+            tool_cache(meter)[key] = (raw, value)
         meter.check()
         return value
 

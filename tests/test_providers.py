@@ -59,7 +59,7 @@ class FakeServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self.thread.start()
 
     @property
@@ -153,6 +153,17 @@ def test_openai_tool_calls_both_ways(server):
     assert tool == {"role": "tool", "tool_call_id": "c1", "content": "user=> 42"}
 
 
+def test_openai_null_assistant_content_is_sent_as_empty_string(server):
+    server.reply(oa_answer({"content": "ok"}))
+    call = {"id": "c1", "name": "run_ptc_lisp", "args": {"program": "1"}}
+    openai(server).complete({"messages": [{"role": "user", "content": "q"},
+                                          {"role": "assistant", "content": None, "tool_calls": [call]},
+                                          {"role": "tool", "tool_call_id": "c1", "content": "user=> 1"},
+                                          {"role": "assistant", "content": None}]})
+    sent = server.requests[0]["body"]["messages"]
+    assert [m["content"] for m in sent] == ["q", "", "user=> 1", ""]
+
+
 @pytest.mark.parametrize("max_tokens, expected", [
     (16, {"name": "max_tokens", "value": 16, "bindings": ["configured"]}),
     (None, None),
@@ -197,6 +208,20 @@ def test_rate_limit_keeps_retry_after(server):
     with pytest.raises(ProviderError) as ei:
         openai(server).complete({"messages": []})
     assert ei.value.retry_after_s == 7.0
+
+
+def test_opt_in_retries_for_retryable_failures_only(server):
+    waits = []
+    server.reply({"error": {"type": "rate_limit_error"}}, status=429, headers={"Retry-After": "2"})
+    server.reply({}, status=503)
+    server.reply(oa_answer({"content": "cut"}, finish="length"))
+    resp = openai(server, max_retries=2, backoff_s=0.5, sleep=waits.append).complete({"messages": []})
+    assert resp["content"] == "cut" and len(server.requests) == 3      # the truncated answer is not re-sent
+    assert waits == [2.0, 1.0]
+    server.reply({}, status=401)
+    with pytest.raises(ProviderError):
+        openai(server, max_retries=3, sleep=waits.append).complete({"messages": []})
+    assert len(server.requests) == 4                                    # permanent failures are not retried
 
 
 @pytest.mark.parametrize("make", [openai, anthropic], ids=["openai", "anthropic"])
@@ -483,9 +508,13 @@ def test_router_resolves_alias_strips_and_stamps_model():
 ])
 def test_router_alias_errors_never_call_a_provider(request_, kind, reason):
     a, b = ScriptedProvider([{"content": "a"}]), ScriptedProvider([{"content": "b"}])
-    env = ModelRouter({"a": a, "b": b}).request(request_)
+    router = ModelRouter({"a": a, "b": b})
+    env = router.request(request_)
     assert (env["status"], env["kind"], env["reason"], env["retryable?"]) == ("error", kind, reason, False)
     assert "model" not in env
+    with pytest.raises(RouterError) as ei:
+        router.complete(request_)
+    assert (ei.value.kind, ei.value.reason) == (kind, reason)
     assert a.requests == [] and b.requests == []
 
 
@@ -665,7 +694,7 @@ def _local_llm_up() -> bool:
 
 
 @pytest.mark.skipif(not _local_llm_up(), reason="local model server (shared/tools/local-llm.sh serve) not running")
-def test_local_llm_end_to_end():
+def test_local_llm_end_to_end(tmp_path):
     provider = OpenAIChat("smollm2", base_url=LOCAL_LLM, api_key="local", max_tokens=128,
                           tool_choice="run_ptc_lisp", timeout_s=300)
     router = ModelRouter({"local": provider})
@@ -675,9 +704,19 @@ def test_local_llm_end_to_end():
     resp = env["value"]
     assert resp["model"] == "local"
     assert resp["tokens"]["input"] > 0 and resp["tokens"]["output"] > 0
-    assert len(resp["tool_calls"]) == 1 and resp["tool_calls"][0]["name"] == "run_ptc_lisp"
+    call = resp["tool_calls"][0]
+    assert len(resp["tool_calls"]) == 1 and call["name"] == "run_ptc_lisp"
+    follow_up = router.request({"system": "Write a PTC-Lisp program.", "tools": [RUN_TOOL], "messages": [
+        {"role": "user", "content": "Return the number 42."},
+        {"role": "assistant", "content": resp["content"], "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call["id"], "content": "user=> 42"}]})
+    assert follow_up["status"] == "ok", follow_up                     # the transcript shape is accepted
+    assert follow_up["value"]["tokens"]["input"] > resp["tokens"]["input"]
 
     short = OpenAIChat("smollm2", base_url=LOCAL_LLM, api_key="local", max_tokens=3, timeout_s=300)
-    cut = short.complete({"messages": [{"role": "user", "content": "Count from one to fifty in words."}]})
+    recorder = RecordingProvider(short, tmp_path / "local.jsonl")
+    question = {"messages": [{"role": "user", "content": "Count from one to fifty in words."}]}
+    cut = recorder.complete(question)
     assert cut["finish_reason"] == "length"
     assert cut["output_limit"] == {"name": "max_tokens", "value": 3, "bindings": ["configured"]}
+    assert ReplayProvider(tmp_path / "local.jsonl").complete(question) == cut

@@ -108,8 +108,10 @@ data = st.recursive(
     scalars,
     lambda inner: st.one_of(
         st.lists(inner, max_size=4).map(Vector),
-        st.lists(st.tuples(scalars, inner), max_size=4).map(Map.from_pairs),
-        st.lists(scalars, max_size=4).map(Set.of),
+        # float keys are left out: pr-str prints floats with at most 10 decimals, so a float key
+        # may come back as a different (nearby) key
+        st.lists(st.tuples(scalars.filter(lambda k: type(k) is not float), inner), max_size=4).map(Map.from_pairs),
+        st.lists(scalars.filter(lambda k: type(k) is not float), max_size=4).map(Set.of),
     ),
     max_leaves=12,
 )

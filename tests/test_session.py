@@ -213,3 +213,23 @@ def test_result_record_fields():
 def test_prints_before_failure_are_kept():
     r = ptclisp.run('(println "before") (/ 1 0)')
     assert r.status == "error" and r.prints == ["before"]
+
+
+# ------------------------------------------------------------------ §4.5 compatibility namespaces
+
+@pytest.mark.parametrize("src,expected", [
+    ('(clojure.string/join "," [1 2])', '"1,2"'),
+    ('(str/upper-case "a")', '"A"'),
+    ("(clojure.set/union #{1} #{2})", "#{1 2}"),
+    ("(json/generate-string {:a 1})", '"{\\"a\\":1}"'),
+])
+def test_compat_namespaces(src, expected):
+    ok(ptclisp.run(src), expected)
+
+
+def test_compat_namespace_errors():
+    r = ptclisp.run('(str/capitalize "x")')
+    assert r.error.kind == "invalid_form" and "join" in r.error.message   # lists the namespace's members
+    r = ptclisp.run("(foo/bar 1)")
+    assert r.error.kind == "invalid_form"
+    assert r.error.details["kind"] == "unknown_namespace" and r.error.details["rejected_namespace"] == "foo"

@@ -41,16 +41,20 @@ def _sampled_keys(value) -> list[str]:
 
 
 def _preview(value, chars: int) -> tuple[str, list[str]]:
+    """A preview of at most `chars` characters, ending with a truncation notice when a cap bit."""
     caps = PreviewCaps(chars=max(chars, 16), items=16, depth=4, nodes=256, string=min(256, max(chars // 2, 16)))
     text = preview(value, caps)
     m = _HIT.search(text)
     if not m:
         return text, []
     hit = sorted(m.group(1).split(","))
-    body = text[: m.start()]
     keys = _sampled_keys(value)
-    notice = "; ".join(["#<preview truncated: " + ",".join(hit)] + ([f"sampled keys: {','.join(keys)}"] if keys else []))
-    return f"{body} {notice}>", hit
+    notice = " #<preview truncated: " + ",".join(hit) + (f"; sampled keys: {','.join(keys)}" if keys else "") + ">"
+    body = text[: m.start()]
+    room = max(chars - len(notice), 0)
+    if len(body) > room:
+        body = body[: max(room - 4, 0)] + " ..."
+    return body + notice, hit
 
 
 def observe(value, prints: list[str], max_chars: int) -> tuple[str, dict]:

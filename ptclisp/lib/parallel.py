@@ -57,6 +57,9 @@ def _label(t) -> str:
 def _takes_no_args(t) -> bool:
     if type(t) in (Keyword, Map, Set, Vector) or t is None or not callable(t):
         return False
+    params = getattr(t, "ptc_params", None)  # closures of the tree back end: their parameter names
+    if params is not None:
+        return not params or params[0] == "&"
     code = getattr(t, "__code__", None)
     if code is not None and inspect.isfunction(t):
         required = code.co_argcount - len(t.__defaults__ or ())

@@ -26,6 +26,7 @@ log = logging.getLogger("ptclisp.providers")
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_CONNECT_TIMEOUT_S = 10.0
 DEFAULT_MAX_RESPONSE_BYTES = 8_000_000
+MAX_BACKOFF_S = 30.0
 _ERROR_PEEK_BYTES = 65_536
 _SAFE_CODE = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 _TOOLS_UNSUPPORTED = re.compile(
@@ -111,8 +112,11 @@ class HttpProvider:
     """Base of the HTTP adapters: one httpx client, JSON in, JSON object out, typed failures.
 
     Subclasses set `kind`/`label`, implement `_headers()` and build on
-    `_post_json(path, body)`.  `timeout_s` bounds the whole exchange,
+    `_post_json(path, body)`.  `timeout_s` bounds one exchange,
     `connect_timeout_s` the connection; `max_response_bytes` the body.
+    `max_retries` (default 0) re-sends a request after a *retryable*
+    failure, waiting `Retry-After` or `backoff_s * 2**attempt` (at most
+    MAX_BACKOFF_S); a successful answer, truncated or not, is never re-sent.
     """
 
     kind = "http"
@@ -120,7 +124,8 @@ class HttpProvider:
 
     def __init__(self, *, model: str, base_url: str, api_key: str | Secret | None,
                  timeout_s: float = DEFAULT_TIMEOUT_S, connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
-                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, http_client: httpx.Client | None = None):
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, max_retries: int = 0,
+                 backoff_s: float = 1.0, sleep=time.sleep, http_client: httpx.Client | None = None):
         if not isinstance(model, str) or not model:
             raise ValueError(f"{self.label}: model must be a non-empty string")
         if not re.match(r"^https?://", base_url or ""):
@@ -131,6 +136,9 @@ class HttpProvider:
         self._api_key = api_key if isinstance(api_key, Secret) or api_key is None else Secret(api_key)
         self.timeout_s = float(timeout_s)
         self.max_response_bytes = int(max_response_bytes)
+        self.max_retries = int(max_retries)
+        self.backoff_s = float(backoff_s)
+        self._sleep = sleep
         timeout = httpx.Timeout(self.timeout_s, connect=min(float(connect_timeout_s), self.timeout_s))
         self._client = http_client or httpx.Client(timeout=timeout, follow_redirects=False)
         self._owns_client = http_client is None
@@ -167,6 +175,19 @@ class HttpProvider:
 
     def _post_json(self, path: str, body: dict) -> dict:
         """POST `body` to base_url + path; the decoded JSON object of a 2xx answer, else ProviderError."""
+        attempt = 0
+        while True:
+            try:
+                return self._post_once(path, body)
+            except ProviderError as e:
+                if not e.retryable or attempt >= self.max_retries:
+                    raise
+                wait = e.retry_after_s if e.retry_after_s is not None else self.backoff_s * 2 ** attempt
+                log.debug("%s: %s, retrying (attempt %d)", self.kind, e.reason, attempt + 1)
+                self._sleep(min(wait, MAX_BACKOFF_S))
+                attempt += 1
+
+    def _post_once(self, path: str, body: dict) -> dict:
         url = self.base_url + path
         endpoint = safe_url(url)
         headers = self._headers()

@@ -114,12 +114,12 @@ def _to_openai_message(m: dict) -> dict:
         raise ProviderError("invalid_request", f"{role} message content is not a string")
     if role == "tool":
         return {"role": "tool", "tool_call_id": str(m.get("tool_call_id", "")), "content": content or ""}
-    out = {"role": role, "content": content}
+    # null content is sent as "": OpenAI accepts both, some compatible servers (llama.cpp's
+    # Python server) reject null or a missing content beside tool calls
+    out = {"role": role, "content": "" if content is None else content}
     calls = m.get("tool_calls") if role == "assistant" else None
     if calls:
         out["tool_calls"] = [_to_openai_call(c) for c in calls]
-    elif content is None:
-        out["content"] = ""
     return out
 
 

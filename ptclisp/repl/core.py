@@ -171,7 +171,11 @@ class Repl:
         if cmd == ":defs":
             return self.defs_lines()
         if cmd == ":reset":
-            self.session = new_session(self.config)
+            try:
+                self.session = new_session(self.config)
+            except SetupError as exc:
+                self.had_error = True
+                return [("error", f"cannot reset, the session is unchanged: {exc}")]
             return [("info", "Session reset: definitions and *1 *2 *3 cleared.")]
         if cmd == ":load":
             return self.load(arg)

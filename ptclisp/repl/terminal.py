@@ -13,7 +13,7 @@ from pathlib import Path
 
 from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
-from prompt_toolkit.filters import Condition, has_completions
+from prompt_toolkit.filters import has_completions
 from prompt_toolkit.formatted_text import FormattedText, PygmentsTokens
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings
@@ -36,7 +36,10 @@ def history_path() -> Path | None:
     value = os.environ.get(HISTORY_ENV)
     if value is not None:
         return Path(value).expanduser() if value.strip() else None
-    return Path.home() / ".ptclisp_history"
+    try:
+        return Path.home() / ".ptclisp_history"
+    except RuntimeError:  # no home directory to be found: keep history in memory
+        return None
 
 
 def make_history() -> tuple[History, str | None]:

@@ -1,0 +1,344 @@
+"""The host bindings of the agent preludes: the workflow's `tool/` table.
+
+Owns `AgentRun` (the host state of one workflow run: mission sessions,
+usage counters, annotations, the abort that ended the run) and
+`WorkflowTools`, the tool table a workflow evaluation is granted:
+
+    llm-request                  the model router (the only route to a model)
+    kernel-eval                  run a program in a mission session
+    kernel-check-source          parse + analyze against a mission, no run
+    kernel-mission-model-context the mission's model context JSON
+    kernel-result-contract       validate a final value (raw, never echoed)
+    workflow-annotate            record an annotation
+  private (only agent.core may name them; the host checks this at attach):
+    kernel-result-contract-failure, kernel-runtime-limit-failure,
+    kernel-agent-config-failure, kernel-llm-provider-failure  -> typed aborts
+    kernel-agent-protocol-error                               -> counter
+
+Bindings receive the Lisp argument map as it is (no projection), so the
+contract bindings see the raw value and every binding controls its own
+conversion; they answer with keyword-keyed envelopes (agent-library.md
+§2.1).  Malformed arguments are answered with a protocol_error envelope,
+never guessed at.  Imports the agent modules, tools and values.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from typing import Callable
+
+from ..convert import from_python
+from ..errors import PtcError
+from ..tools import Tool, ToolSet
+from ..values import Keyword, Map, Vector
+from .context import model_context
+from .data import K, NotJson, arg_map, envelope_error, envelope_ok, keywordize_envelope, kwmap, project
+from .errors import HostAbort
+from .mission import MissionSession
+
+PRIVATE = ("kernel-result-contract-failure", "kernel-runtime-limit-failure", "kernel-agent-config-failure",
+           "kernel-llm-provider-failure", "kernel-agent-protocol-error")
+#: The only namespace allowed to name the private bindings.
+PRIVATE_OWNER = "agent.core"
+TURN_LIMIT_REASONS = ("turn-limit-exceeded", "intermediate-result", "evaluation-error", "protocol-error",
+                      "terminal-source-required")
+TRUNCATION_BINDINGS = ("configured", "adapter_default", "model_output_limit", "remaining_context")
+_HASH_IN_TEXT = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+_ABSENT = object()
+
+
+def _kwdeep(x):
+    """Plain data -> Lisp data whose map keys are keywords at every level."""
+    if isinstance(x, dict):
+        return Map({K(k): _kwdeep(v) for k, v in x.items()})
+    if isinstance(x, (list, tuple)):
+        return Vector([_kwdeep(v) for v in x])
+    return from_python(x)
+
+
+def _protocol(reason: str, details: str | None = None) -> Map:
+    extra = {"details": details} if details else {}
+    return envelope_error("protocol_error", reason, **extra)
+
+
+def _get(m: Map, key: str, default=None):
+    return m.lookup(key, default)
+
+
+def _int(x) -> bool:
+    return type(x) is int
+
+
+class AgentRun:
+    """The host side of one workflow run."""
+
+    def __init__(self, missions: dict, limits, router, contract, on_event: Callable | None = None):
+        self.limits = limits
+        self.router = router
+        self.contract = contract
+        self.on_event = on_event
+        self.events: list[dict] = []
+        self.abort: HostAbort | None = None
+        self.usage = {"llm_calls": {}, "llm_errors": 0, "subordinate_evaluations": 0,
+                      "subordinate_source_checks": 0, "agent_protocol_errors": 0, "annotations": 0}
+        self.sessions = {name: MissionSession(name, m, limits, self.usage_snapshot) for name, m in missions.items()}
+        self._contexts: dict[str, str] = {}
+        self._quota_proof: str | None = None
+
+    def usage_snapshot(self) -> dict:
+        u = dict(self.usage)
+        u["llm_calls"] = dict(u["llm_calls"])
+        return u
+
+    def emit(self, event: dict):
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def fail(self, reason: str, message: str, details: dict):
+        """Record and raise the abort that ends this run."""
+        self.abort = HostAbort(reason, message, details)
+        self.emit({"type": "abort", "reason": reason, "details": details})
+        raise self.abort
+
+    # ------------------------------------------------------------------ llm-request
+    def llm_request(self, arg: Map):
+        try:
+            request = project(arg)
+        except NotJson:
+            return envelope_error("provider_error", "invalid_request", details="the llm request is not JSON data",
+                                  **{"retryable?": False})
+        out = self.router.request(request)
+        alias = out.get("value", {}).get("model") if out.get("status") == "ok" else out.get("model")
+        calls = self.usage["llm_calls"]
+        if alias is not None:
+            calls[alias] = calls.get(alias, 0) + 1
+        event = {"type": "llm_request", "model": alias, "status": out.get("status")}
+        if out.get("status") != "ok":
+            self.usage["llm_errors"] += 1
+            event.update(kind=out.get("kind"), reason=out.get("reason"))
+            self.emit(event)
+            return keywordize_envelope(out)
+        self.emit(event)
+        return envelope_ok(from_python(out["value"]))
+
+    # ------------------------------------------------------------------ missions
+    def kernel_eval(self, arg: Map):
+        kind, source, mission = _get(arg, "kind"), _get(arg, "source"), _get(arg, "mission")
+        chars = _get(arg, "observation_chars")
+        if kind != "source" or type(source) is not str or type(mission) is not str or \
+                (chars is not None and not (_int(chars) and 1 <= chars <= 65_536)):
+            return _protocol("invalid_kernel_eval_request", "expected {\"kind\" \"source\" \"source\" text "
+                                                            "\"mission\" name \"observation_chars\" 1..65536?}")
+        session = self.sessions.get(mission)
+        if session is None:
+            return _protocol("unknown_mission")
+        limit = self.limits.subordinate_evaluations
+        if self.usage["subordinate_evaluations"] >= limit:
+            self._quota_proof = "quota:" + hashlib.sha256(f"{id(self)}:{time.monotonic_ns()}".encode()).hexdigest()
+            return envelope_ok(kwmap({"outcome": K("limit_exceeded"), "reason": K("subordinate_evaluations"),
+                                      "limit_value": limit, "limit_proof": self._quota_proof}))
+        self.usage["subordinate_evaluations"] += 1
+        ev = session.eval(source, chars)
+        self.emit({"type": "evaluation", "mission": mission, "outcome": ev.outcome, "kind": ev.kind,
+                   "duration_ms": round(ev.duration_ms, 3)})
+        return envelope_ok(ev.to_lisp())
+
+    def kernel_check_source(self, arg: Map):
+        source, mission, require = _get(arg, "source"), _get(arg, "mission"), _get(arg, "require")
+        if type(source) is not str or type(mission) is not str or require not in (None, "terminal"):
+            return _protocol("invalid_check_request")
+        session = self.sessions.get(mission)
+        if session is None:
+            return _protocol("unknown_mission")
+        if self.usage["subordinate_source_checks"] >= self.limits.subordinate_source_checks:
+            return envelope_ok(kwmap({"outcome": K("limit_exceeded"), "reason": K("subordinate_source_checks")}))
+        self.usage["subordinate_source_checks"] += 1
+        res = session.check(source, require_terminal=require == "terminal")
+        out = {"outcome": K(res["outcome"])}
+        if res["outcome"] == "valid":
+            out["source_hash"] = "sha256:" + hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+            out["source_bytes"] = res["source_bytes"]
+        elif res["outcome"] == "invalid":
+            d = res["diagnostic"]
+            out["diagnostic"] = kwmap({"kind": K(d["kind"]), "message": d["message"], "details": Map({})})
+        else:
+            out["reason"] = K(res["reason"])
+        return envelope_ok(kwmap(out))
+
+    def kernel_mission_model_context(self, arg: Map):
+        mission = _get(arg, "mission")
+        if type(mission) is not str:
+            return _protocol("invalid_context_request")
+        session = self.sessions.get(mission)
+        if session is None:
+            return _protocol("unknown_mission")
+        text = self._contexts.get(mission)
+        if text is None:
+            text = self._contexts[mission] = model_context(session)
+        return envelope_ok(text)
+
+    # ------------------------------------------------------------------ result contract
+    def kernel_result_contract(self, arg: Map):
+        value = arg.lookup("value", _ABSENT)
+        if value is _ABSENT:
+            return _protocol("invalid_result_contract_request")
+        if self.contract is None:
+            return envelope_ok(kwmap({"enforced?": False, "valid?": True}))
+        res = self.contract.check(value)
+        return envelope_ok(kwmap({"enforced?": True, "valid?": res["valid?"], "details": _kwdeep(res["details"])}))
+
+    def kernel_result_contract_failure(self, arg: Map):
+        turns = _get(arg, "agent_turns")
+        if not (_int(turns) and 1 <= turns <= 128):
+            return _protocol("invalid_result_contract_failure")
+        details = {"agent_turns": turns}
+        if self.contract is not None:
+            check = self.contract.check(_get(arg, "value"))
+            v = check["details"].get("violations") or []
+            if v:
+                details["constraint"] = v[0].get("kind")
+                details["path"] = v[0].get("segments", [])
+            details["json_value"] = check["details"].get("json_value")
+        self.fail("result_contract_failed",
+                  f"the returned value still did not satisfy the application result contract after {turns} turns",
+                  details)
+
+    # ------------------------------------------------------------------ typed aborts
+    def kernel_runtime_limit_failure(self, arg: Map):
+        keys = sorted(k.name if type(k) is Keyword else str(k) for k, _ in arg.items())
+        if keys == ["agent_turns", "reason"]:
+            turns, reason = _get(arg, "agent_turns"), _get(arg, "reason")
+            if _int(turns) and turns >= 1 and reason in TURN_LIMIT_REASONS:
+                self.fail("runtime_limit_exceeded", f"the agent used all {turns} turns without returning a result "
+                                                    f"({_TURN_LIMIT_HINTS[reason]})",
+                          {"limit": "agent_turns", "limit_value": turns, "limit_reason": reason.replace("-", "_")})
+        elif keys == ["max_transcript_chars"]:
+            n = _get(arg, "max_transcript_chars")
+            if _int(n) and n >= 1:
+                self.fail("runtime_limit_exceeded", f"the next model request would exceed max_transcript_chars ({n})",
+                          {"limit": "max_transcript_chars", "limit_value": n})
+        elif keys == ["alias", "bindings", "max_tokens"]:
+            alias, bindings, n = _get(arg, "alias"), _get(arg, "bindings"), _get(arg, "max_tokens")
+            b = bindings.lst() if type(bindings) is Vector else None
+            if type(alias) is str and _int(n) and 1 <= n <= 1_000_000 and b and \
+                    all(x in TRUNCATION_BINDINGS for x in b):
+                self.fail("model_output_truncated", f"model {alias} stopped at its output limit (max_tokens {n}) "
+                                                    "before finishing a usable answer",
+                          {"alias": alias, "limit": "max_tokens", "limit_value": n, "limit_bindings": list(b)})
+        elif keys == ["alias"]:
+            alias = _get(arg, "alias")
+            if type(alias) is str:
+                self.fail("model_output_truncated", f"model {alias} stopped at its output limit before finishing "
+                                                    "a usable answer", {"alias": alias})
+        elif keys == ["proof"]:
+            proof = _get(arg, "proof")
+            if self._quota_proof is not None and proof == self._quota_proof:
+                n = self.limits.subordinate_evaluations
+                self.fail("runtime_limit_exceeded", f"the run used all {n} mission evaluations",
+                          {"limit": "subordinate_evaluations", "limit_value": n})
+        return _protocol("invalid_runtime_limit_failure")
+
+    def kernel_agent_config_failure(self, arg: Map):
+        option, lo, hi = _get(arg, "option"), _get(arg, "min"), _get(arg, "max")
+        value, typ = _get(arg, "value"), _get(arg, "type")
+        if type(option) is not str or not _int(lo) or not _int(hi):
+            return _protocol("invalid_agent_config_failure")
+        details = {"option": option, "min": lo, "max": hi}
+        if _int(value):
+            details["value"] = value
+            got = f", got {value}"
+        elif type(typ) is str:
+            details["type"] = typ
+            got = f", got a {typ}"
+        else:
+            return _protocol("invalid_agent_config_failure")
+        self.fail("invalid_agent_config", f"agent option {option} must be an integer from {lo} to {hi}{got}", details)
+
+    def kernel_llm_provider_failure(self, arg: Map):
+        envelope = _get(arg, "reason")
+        if _get(arg, "ok") is not False or type(envelope) is not Map:
+            return _protocol("invalid_llm_provider_failure")
+        e = project(envelope) if _projectable(envelope) else {}
+        details = {k: e.get(k) for k in ("kind", "reason", "retryable?", "model") if e.get(k) is not None}
+        text = e.get("details") if isinstance(e.get("details"), str) else ""
+        m = _HASH_IN_TEXT.search(text)
+        if m:
+            details["request_hash"] = m.group(0)
+        self.fail("llm_provider_failed", f"the model call failed ({details.get('kind', 'provider_error')}/"
+                                         f"{details.get('reason', 'unknown')})", details)
+
+    def kernel_agent_protocol_error(self, arg: Map):
+        self.usage["agent_protocol_errors"] += 1
+        return True
+
+    # ------------------------------------------------------------------ annotations
+    def workflow_annotate(self, arg: Map):
+        kind, data = _get(arg, "type"), _get(arg, "data")
+        if type(kind) is not str or type(data) is not Map or not _projectable(data):
+            return envelope_error("invalid_annotation", "invalid_workflow_annotation")
+        clean = {k.replace("-", "_"): v for k, v in project(data).items()}
+        self.usage["annotations"] += 1
+        self.emit({"type": kind, "data": clean})
+        return envelope_ok(True)
+
+
+_TURN_LIMIT_HINTS = {
+    "protocol-error": "the model kept answering without one usable tool call; check that the model supports "
+                      "tool calling and that its max_tokens leaves room for a program",
+    "intermediate-result": "the last programs kept exploring; raise max_turns or ask for less work per turn",
+    "evaluation-error": "the last program failed; see the transcript for the error",
+    "terminal-source-required": "the terminal-only phase kept receiving programs that were not one return or fail",
+    "turn-limit-exceeded": "no turn was left",
+}
+
+
+def _projectable(x) -> bool:
+    try:
+        project(x)
+        return True
+    except NotJson:
+        return False
+
+
+class WorkflowTools(ToolSet):
+    """The workflow's tool table: the agent host bindings plus any application workflow tools."""
+
+    BINDINGS = {
+        "llm-request": ("llm_request", "read"),
+        "kernel-eval": ("kernel_eval", "unknown"),
+        "kernel-check-source": ("kernel_check_source", "read"),
+        "kernel-mission-model-context": ("kernel_mission_model_context", "read"),
+        "kernel-result-contract": ("kernel_result_contract", "read"),
+        "kernel-result-contract-failure": ("kernel_result_contract_failure", "read"),
+        "kernel-runtime-limit-failure": ("kernel_runtime_limit_failure", "read"),
+        "kernel-agent-config-failure": ("kernel_agent_config_failure", "read"),
+        "kernel-llm-provider-failure": ("kernel_llm_provider_failure", "read"),
+        "kernel-agent-protocol-error": ("kernel_agent_protocol_error", "read"),
+        "workflow-annotate": ("workflow_annotate", "read"),
+    }
+
+    def __init__(self, run: AgentRun, extra_tools=None):
+        self.run = run
+        self.bound = {name: getattr(run, method) for name, (method, _) in self.BINDINGS.items()}
+        tools = {name: Tool(name, self.bound[name], description=f"agent host binding {name}", effect=effect,
+                            private=name in PRIVATE)
+                 for name, (_, effect) in self.BINDINGS.items()}
+        extra = ToolSet(extra_tools).tools if extra_tools else {}
+        clash = sorted(set(extra) & set(tools))
+        if clash:
+            raise ValueError(f"workflow tools may not reuse host binding names: {', '.join(clash)}")
+        tools.update(extra)
+        super().__init__(tools)
+
+    def call(self, name: str, args: tuple):
+        fn = self.bound.get(name)
+        if fn is None:
+            return super().call(name, args)
+        arg = arg_map(args)
+        if arg is None:
+            raise PtcError("invalid_tool_args", f"tool/{name} takes one argument map", details={"tool": name})
+        return fn(arg)

@@ -1,0 +1,200 @@
+"""The Python face of the agent library.
+
+Owns `AgentHost` (assembles the workflow preludes, the missions, the model
+router, the optional result contract, the limits and an event callback,
+and runs workflow programs against them), `WorkflowSession` (a workflow
+namespace kept across evaluations, for REPL-style use) and `AgentOutcome`
+(what a run gives back, with failures mapped to `RunError` as in
+agent-library.md §3.9).
+
+    host = AgentHost(models={"m": ScriptedProvider([...])})
+    out = host.run_entry("agent.main/run", {"task": "...", "agent": {"max_turns": 4}})
+    out = host.eval('(agent.core/run-outcome "task" {"max_turns" 4})')
+    out.ok, out.value, out.error, out.usage, out.events
+
+Trust model: the workflow (shipped preludes plus any workflow component the
+application adds) is trusted code; mission programs are not.  The private
+bindings that end a run with a typed abort are callable only from the
+namespace `agent.core` (checked when the workflow preludes are attached);
+this is a weaker guarantee than a signed shipped source, since an
+application that supplies its own `agent.core` is trusted to do so.
+Imports the agent modules, evaluator, prelude and providers.
+"""
+from __future__ import annotations
+
+import attrs
+
+from ..evaluator import Environment, Result, evaluate
+from ..prelude import PreludeError, as_component, attach_preludes
+from ..values import Keyword, Map
+from .bindings import PRIVATE, PRIVATE_OWNER, AgentRun, WorkflowTools
+from .data import try_project
+from .errors import RunError
+from .library import components as library_components
+from .limits import AgentLimits
+from .mission import Mission
+from .result_contract import ResultContract
+
+
+@attrs.define(slots=True)
+class AgentOutcome:
+    """The result of one workflow evaluation.
+
+    ok:     the workflow finished with a value (`return` or its last value).
+    value:  that value as JSON data (None when it has no JSON form; see `raw`).
+    raw:    the Lisp value (keywords and all), e.g. a `run-outcome` map.
+    error:  RunError when not ok.
+    usage:  counters: llm_calls per alias, subordinate_evaluations, agent_protocol_errors, ...
+    events: annotations and host events, in order.
+    missions: the mission sessions of the run (definitions, history) for inspection.
+    """
+
+    ok: bool
+    value: object = None
+    raw: object = None
+    error: RunError | None = None
+    usage: dict = attrs.Factory(dict)
+    events: list = attrs.Factory(list)
+    prints: list = attrs.Factory(list)
+    missions: dict = attrs.Factory(dict)
+    result: Result | None = None
+
+    def annotations(self, kind: str = "agent-action") -> list[dict]:
+        """The data of every annotation of `kind`."""
+        return [e["data"] for e in self.events if e.get("type") == kind]
+
+
+def _router(models):
+    from ..providers import ModelRouter
+    if isinstance(models, ModelRouter):
+        return models
+    if isinstance(models, dict):
+        return ModelRouter(models)
+    raise TypeError("models must be a ptclisp.providers.ModelRouter or a dict alias -> provider")
+
+
+class AgentHost:
+    """Everything an agent run needs, assembled once and reused for each run.
+
+    models:         ModelRouter, or {alias: provider}.
+    missions:       {name: Mission}; default: one empty mission "default".
+    workflow:       extra workflow prelude components (paths, sources or
+                    `ptclisp.prelude.Component`), attached after the library.
+    library:        shipped components to select (their dependency closure is added).
+    replace:        {shipped id: source}, e.g. a custom "agent.prompt".
+    result_schema:  JSON Schema the final value of run-result-value / agent.main must satisfy.
+    limits:         AgentLimits.
+    on_event:       callable receiving each event dict as it happens.
+    workflow_tools: extra tools granted to workflow code (never to missions).
+    """
+
+    def __init__(self, models, missions: dict | None = None, *, workflow=(), library=("agent.main",),
+                 replace: dict | None = None, result_schema: dict | None = None,
+                 limits: AgentLimits | None = None, on_event=None, workflow_tools=None):
+        self.router = _router(models)
+        self.missions = dict(missions) if missions is not None else {"default": Mission()}
+        for name, m in self.missions.items():
+            if not isinstance(name, str) or not name.strip():
+                raise ValueError(f"mission names must be non-blank strings, got {name!r}")
+            if not isinstance(m, Mission):
+                raise TypeError(f"mission {name!r} must be a ptclisp.agent.Mission")
+        self.components = library_components(tuple(library), replace) + [as_component(c) for c in workflow]
+        self.contract = ResultContract(result_schema) if result_schema is not None else None
+        self.limits = limits or AgentLimits()
+        self.on_event = on_event
+        self.workflow_tools = workflow_tools
+        # fail early on a broken bundle or mission (compiled namespaces are cached for later runs)
+        self._new_run()
+
+    # ------------------------------------------------------------------ assembly
+    def _new_run(self) -> tuple[AgentRun, Environment]:
+        run = AgentRun(self.missions, self.limits, self.router, self.contract, self.on_event)
+        env = Environment({}, WorkflowTools(run, self.workflow_tools))
+        attach_preludes(env, self.components)
+        _check_private_bindings(env)
+        return run, env
+
+    def session(self) -> "WorkflowSession":
+        """A workflow namespace kept across evaluations (missions and usage persist with it)."""
+        run, env = self._new_run()
+        return WorkflowSession(self, run, env)
+
+    # ------------------------------------------------------------------ running
+    def eval(self, source: str, data: dict | None = None) -> AgentOutcome:
+        """Evaluate a workflow program in a fresh run; `data` becomes `data/<name>`."""
+        run, env = self._new_run()
+        if data:
+            from ..convert import from_python
+            env.context = from_python(data)
+        return _outcome(run, evaluate(env, source, self.limits.workflow_limits()))
+
+    def run_entry(self, ref: str, *args) -> AgentOutcome:
+        """Call a workflow export such as "agent.main/run" with JSON-like arguments."""
+        if not isinstance(ref, str) or "/" not in ref:
+            raise ValueError("ref must name an export as ns/name")
+        return self.eval(f"(apply {ref} data/args)", {"args": list(args)})
+
+    def close(self):
+        self.router.close()
+
+
+class WorkflowSession:
+    """One workflow namespace and one run's missions, kept across evaluations."""
+
+    def __init__(self, host: AgentHost, run: AgentRun, env: Environment):
+        self.host, self.run, self.env = host, run, env
+
+    def eval(self, source: str) -> AgentOutcome:
+        self.run.abort = None
+        return _outcome(self.run, evaluate(self.env, source, self.host.limits.workflow_limits()))
+
+
+def _check_private_bindings(env: Environment):
+    """Refuse a workflow bundle in which a namespace other than agent.core names a private binding."""
+    private = set(PRIVATE)
+    for ns_name, table in env.preludes.items():
+        if ns_name == PRIVATE_OWNER:
+            continue
+        for def_name, tools in table.instance.compiled.tools.items():
+            used = private & set(tools)
+            if used:
+                raise PreludeError("private_tool_unauthorized",
+                                   f"{ns_name}/{def_name} names tool/{sorted(used)[0]}, which only "
+                                   f"{PRIVATE_OWNER} may use", namespace=ns_name, ref=f"{ns_name}/{def_name}")
+
+
+# ------------------------------------------------------------------ outcome mapping
+
+def _name(x):
+    return x.name if type(x) is Keyword else x if isinstance(x, str) else None
+
+
+def _run_error(run: AgentRun, res: Result) -> RunError:
+    if res.status == "error":
+        err = res.error
+        abort = run.abort
+        if abort is not None and err.kind == abort.reason:
+            return RunError("workflow_failed", abort.reason, abort.message, dict(abort.details))
+        return RunError("workflow_failed", err.kind, err.message, {})
+    v = res.value
+    if type(v) is Map:
+        kind, reason = _name(v.lookup("kind")), _name(v.lookup("reason"))
+        if v.lookup("status") is Keyword("error") and kind == "limit_exceeded" and reason == "capability_quota":
+            ok, details = try_project(v.lookup("details"))
+            return RunError("limit_exceeded", "capability_quota", "a model-call quota is exhausted",
+                            details if ok and isinstance(details, dict) else {})
+        if v.lookup("ok") is False and kind is not None:
+            details = {"failure_kind": kind}
+            if type(v.lookup("reason")) is Keyword:
+                details["failure_reason"] = reason
+            return RunError("workflow_failed", "explicit_failure", f"the workflow failed: {kind}", details)
+    return RunError("workflow_failed", "explicit_failure", "the workflow failed", {})
+
+
+def _outcome(run: AgentRun, res: Result) -> AgentOutcome:
+    common = dict(usage=run.usage_snapshot(), events=list(run.events), prints=list(res.prints),
+                  missions=dict(run.sessions), result=res)
+    if res.status in ("ok", "returned"):
+        ok, value = try_project(res.value)
+        return AgentOutcome(True, value if ok else None, res.value, **common)
+    return AgentOutcome(False, None, res.value, _run_error(run, res), **common)

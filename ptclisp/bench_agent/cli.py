@@ -1,0 +1,139 @@
+"""`ptclisp bench agent ...`: argument parsing and the end-to-end run.
+
+`cli_main(argv)` takes the arguments after `bench agent` and returns an exit
+code: 0 when the benchmark ran (whatever the pass rate, unless
+`--min-pass-rate` is given and some configuration falls below it), 2 for
+bad usage.  Imports everything else in the package.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+
+from ..providers.spec import ModelSpecError
+from .metrics import summarize
+from .models import parse_model
+from .report import html_report, terminal_table
+from .runner import Progress, dump, execute, plan, write_atomic
+from .runner_adapter import MODES
+from .suite import SuiteError, builtin_suites, load_suite
+from .variants import BASELINE, VariantError, builtin_variants, parse_variant
+
+EPILOG = """examples:
+  ptclisp bench agent --suite data-qa --model ref=scripted:reference
+  ptclisp bench agent --suite data-qa --model ref=scripted:reference --variant base=none --variant bad=builtin:wrong
+  ptclisp bench agent --suite data-qa --model mini=openai:gpt-4o-mini --mode ptc --mode json-tools \\
+      --repeat 3 --workers 4 --record --out bench-out/mini
+  ptclisp bench agent --suite data-qa --model mini=openai:gpt-4o-mini --replay bench-out/mini --out bench-out/again
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="ptclisp bench agent", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+        description="Run an LLM task suite for every task x model x variant x mode x repeat and report pass "
+                    "rates (Wilson 95%% intervals), turns, tokens, cost, wall time, failure kinds and paired "
+                    "comparisons (exact McNemar, bootstrap interval).")
+    p.add_argument("--suite", default="data-qa",
+                   help=f"suite directory or built-in name ({', '.join(builtin_suites())}; default data-qa)")
+    p.add_argument("--model", action="append", metavar="NAME=PROVIDER:MODEL",
+                   help="model under test (repeatable); providers: openai, anthropic, replay, scripted "
+                        "(scripted:reference, scripted:unavailable)")
+    p.add_argument("--variant", action="append", metavar="NAME=PRELUDE_OR_DIR",
+                   help="variant (repeatable): a .clj mission prelude, a directory, builtin:NAME "
+                        f"({', '.join(builtin_variants())}) or none; default: one baseline 'base=none'")
+    p.add_argument("--mode", action="append", choices=MODES,
+                   help="ptc (PTC-Lisp programs; default) and/or json-tools (plain function calling)")
+    p.add_argument("--repeat", type=int, default=1, help="runs per task and configuration (default 1)")
+    p.add_argument("--workers", type=int, default=1, help="runs in parallel on threads (default 1)")
+    p.add_argument("--executor", choices=["threads", "ray"], default="threads", help="where runs execute")
+    p.add_argument("--out", metavar="DIR", help="output directory (default bench-out/<suite>)")
+    p.add_argument("--task", action="append", metavar="ID", help="only these tasks (id or id prefix; repeatable)")
+    p.add_argument("--level", action="append", type=int, help="only tasks of this level (repeatable)")
+    p.add_argument("--tag", action="append", help="only tasks with this tag (repeatable)")
+    p.add_argument("--max-turns", type=int, help="turn limit per run (default: the suite's)")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS", help="wall-clock limit per run (default: the suite's)")
+    p.add_argument("--eval-timeout-ms", type=int, help="limit per evaluated program in ptc mode (default 10000)")
+    rec = p.add_mutually_exclusive_group()
+    rec.add_argument("--record", action="store_true", help="save each run's model answers as a replay fixture")
+    rec.add_argument("--replay", metavar="DIR", help="answer from the fixtures recorded under DIR instead of the models")
+    p.add_argument("--prices", metavar="FILE.json",
+                   help='price table {"NAME or PROVIDER:MODEL": {"input": $, "output": $, "cached": $}} per 1M tokens')
+    p.add_argument("--force", action="store_true", help="rerun runs that already finished")
+    p.add_argument("--min-pass-rate", type=float, metavar="RATE",
+                   help="exit 1 when any configuration's pass rate is below RATE (0..1)")
+    p.add_argument("--list", action="store_true", help="list the selected tasks and exit")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def _fail(msg: str) -> int:
+    print(f"ptclisp bench agent: {msg}", file=sys.stderr)
+    return 2
+
+
+def cli_main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 2
+    if args.executor == "ray":
+        return _fail("--executor ray is not available in this version; use --workers N (threads)")
+    if args.repeat < 1 or args.workers < 1:
+        return _fail("--repeat and --workers must be at least 1")
+    try:
+        suite = load_suite(args.suite)
+        models = [parse_model(m) for m in (args.model or ["ref=scripted:reference"])]
+        variants = [parse_variant(v) for v in args.variant] if args.variant else [BASELINE]
+    except (SuiteError, ModelSpecError, VariantError) as e:
+        return _fail(str(e))
+    for kind, items in (("model", models), ("variant", variants)):
+        names = [x.name for x in items]
+        if len(set(names)) != len(names):
+            return _fail(f"two {kind}s share a name: {', '.join(names)}")
+    modes = list(dict.fromkeys(args.mode or ["ptc"]))
+    tasks = suite.select(args.task, args.level, args.tag)
+    if not tasks:
+        return _fail("no task matches the --task/--level/--tag selection")
+    if args.list:
+        for t in tasks:
+            print(f"{t.id}\tlevel {t.level}\t{','.join(t.tags)}\t{t.question}")
+        return 0
+    prices = None
+    if args.prices:
+        try:
+            prices = json.loads(pathlib.Path(args.prices).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            return _fail(f"cannot read --prices {args.prices}: {e}")
+        if not isinstance(prices, dict):
+            return _fail("--prices must hold a JSON object")
+    out = pathlib.Path(args.out or f"bench-out/{suite.name}")
+    replay = pathlib.Path(args.replay) if args.replay else None
+    if replay is not None and not (replay / "runs").is_dir():
+        return _fail(f"--replay {replay}: no recorded runs there")
+    specs = plan(tasks, models, variants, modes, args.repeat)
+    limits = {"max_turns": args.max_turns, "time_limit_s": args.time_limit, "eval_timeout_ms": args.eval_timeout_ms}
+    write_atomic(out / "bench.json", dump({
+        "suite": suite.name, "models": [{"name": m.name, "spec": m.spec} for m in models],
+        "variants": [{"name": v.name, "spec": v.spec, "fingerprint": v.fingerprint()} for v in variants],
+        "modes": modes, "repeat": args.repeat, "tasks": [t.id for t in tasks]}))
+    progress = Progress(len(specs), enabled=not args.quiet)
+    records = execute(specs, suite, out, workers=args.workers, record=args.record, replay_dir=replay,
+                      limits=limits, progress=progress, force=args.force)
+    results = summarize(records, prices, suite={"name": suite.name, "tasks": len(tasks), "repeat": args.repeat,
+                                                "runs": len(records)})
+    table = terminal_table(results)
+    write_atomic(out / "results.json", dump(results))
+    write_atomic(out / "report.html", html_report(results, title=f"ptclisp agent benchmark: {suite.name}"))
+    write_atomic(out / "table.txt", table + "\n")
+    print(table)
+    print(f"\nresults: {out / 'results.json'}\nreport:  {out / 'report.html'}", file=sys.stderr)
+    if args.min_pass_rate is not None:
+        low = [c["config"] for c in results["configs"] if c["pass_rate"] < args.min_pass_rate]
+        if low:
+            print(f"below --min-pass-rate {args.min_pass_rate}: {', '.join(low)}", file=sys.stderr)
+            return 1
+    return 0
