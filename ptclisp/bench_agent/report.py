@@ -18,6 +18,19 @@ OUTCOME_COLORS = {"passed": "#4a9a5b", "wrong_answer": "#c4484b", "turn_limit": 
                   "contract_failure": "#8064a8", "provider_failure": "#6f7f8f", "model_failed": "#8c6d4f",
                   "time_limit": "#d17ab6", "truncated": "#b0a030", "agent_failure": "#555555",
                   "harness_error": "#000000"}
+#: Shades for the reasons of one failure kind (turn_limit:protocol_error, turn_limit:intermediate_result, ...).
+REASON_SHADES = {"turn_limit": ["#e08a2c", "#f2b866", "#b8661a", "#f5d3a0", "#8f4d10"],
+                 "provider_failure": ["#6f7f8f", "#9aa7b3", "#4d5966"]}
+
+
+def outcome_color(label: str, labels: list) -> str:
+    """The color of an outcome label; reasons of one kind get distinct shades of the kind's color."""
+    kind = label.split(":")[0]
+    shades = REASON_SHADES.get(kind)
+    if shades and ":" in label:
+        same = [x for x in labels if x.split(":")[0] == kind and ":" in x]
+        return shades[same.index(label) % len(shades)]
+    return OUTCOME_COLORS.get(kind, "#999999")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -209,14 +222,14 @@ def chart_outcomes(configs: list) -> str:
                 continue
             w = plot_w * n / c["runs"]
             body.append(f'<rect class="mark" x="{x:.1f}" y="{y + 3}" width="{w:.1f}" height="{row_h - 6}" '
-                        f'fill="{OUTCOME_COLORS.get(k.split(":")[0], "#999")}" stroke="#fff" stroke-width="0.5">'
+                        f'fill="{outcome_color(k, kinds)}" stroke="#fff" stroke-width="0.5">'
                         f'<title>{E(c["config"])} - {E(k)}: {n}</title></rect>')
             x += w
     ly = top + row_h * len(configs) + 12
     for i, k in enumerate(kinds):
-        lx = label_w + (i % 3) * 150
+        lx = label_w + (i % 3) * 170
         yy = ly + (i // 3) * 18
-        body.append(f'<rect x="{lx}" y="{yy - 9}" width="10" height="10" fill="{OUTCOME_COLORS.get(k.split(":")[0], "#999")}"/>')
+        body.append(f'<rect x="{lx}" y="{yy - 9}" width="10" height="10" fill="{outcome_color(k, kinds)}"/>')
         body.append(_text(lx + 14, yy, k, size=10))
     return _svg(label_w + plot_w + 30, h, body, "Outcome kinds per configuration", "chart-outcomes")
 

@@ -11,11 +11,12 @@ Imports values, errors, meter, lib.common, lib.registry.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from ..errors import PtcError
 from ..meter import map_cost
 from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, type_name
-from .common import charge, count_str, entries, graphemes, keyfn, out_vec, seq_items
+from .common import charge, count_str, entries, graphemes, key_values, keyfn, out_vec, seq_items
 from .colls_maps import fresh_map
 from .registry import as_fn, builtin
 
@@ -246,8 +247,7 @@ def group_by(k, coll):
     kf = keyfn(k, "group-by")
     items = seq_items(coll, "group-by")
     groups: dict = {}
-    for x in items:
-        key = kf(x)
+    for x, key in zip(items, key_values(kf, items)):
         hkey = hk(key)
         g = groups.get(hkey)
         if g is None:
@@ -263,10 +263,7 @@ def group_by(k, coll):
          examples=("(frequencies [:a :b :a]) ;=> {:a 2 :b 1}", "(frequencies \"hello\") ;=> {\"e\" 1 \"h\" 1 \"l\" 2 \"o\" 1}"))
 def frequencies(coll):
     items = seq_items(coll, "frequencies")
-    d: dict = {}
-    for x in items:
-        h = hk(x)
-        d[h] = d.get(h, 0) + 1
+    d = dict(Counter(map(hk, items)))
     charge(map_cost(len(d)))
     return fresh_map(d)
 

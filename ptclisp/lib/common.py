@@ -126,6 +126,36 @@ def path_lookup(x, path: list, default=None):
     return x
 
 
+def kw_values(k: Keyword, items) -> list:
+    """`[(k x) for x in items]` for a keyword k, without a call per item.
+
+    Same flexible lookup as `(k x)`: the keyword itself, then its name; the rarer
+    fallbacks (dash/underscore spellings) go through `Map.lookup`; non-maps give nil.
+    """
+    name = k.name
+    out = []
+    app = out.append
+    for x in items:
+        if type(x) is Map:
+            d = x.d()
+            v = d.get(k, _ABSENT)
+            if v is _ABSENT:
+                v = d.get(name, _ABSENT)
+                if v is _ABSENT:
+                    v = x.lookup(k)
+            app(v)
+        else:
+            app(None)
+    return out
+
+
+def key_values(kf, items) -> list:
+    """The keys `(kf x)` of all items, for a key extractor made by `keyfn`."""
+    if type(kf) is Keyword:
+        return kw_values(kf, items)
+    return [kf(x) for x in items]
+
+
 def keyfn(k, who: str):
     """Turn a key argument into a one-argument Python key extractor.
 

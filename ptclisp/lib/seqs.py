@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, equal, hk, type_name, unhk
-from .common import graphemes, keyfn, out_vec, path_lookup, positional_items, seq_items
+from .common import graphemes, key_values, keyfn, kw_values, out_vec, path_lookup, positional_items, seq_items
 from .registry import builtin
 from .seqs_common import NO, fn_arg, order_indexes, sort_values
 
@@ -247,6 +247,8 @@ def _mapper(who: str):
     def mapping(f, c1, c2=NO, c3=NO):
         f = fn_arg(f, who)
         if c2 is NO:
+            if type(f) is Keyword:
+                return out_vec(kw_values(f, seq_items(c1, who)))
             return out_vec([f(x) for x in seq_items(c1, who)])
         a = seq_items(c1, who)
         b = seq_items(c2, who)
@@ -356,7 +358,7 @@ def sort_by(k, a, b=NO):
         cmp, coll = a, b
     f = keyfn(k, "sort-by")
     items = seq_items(coll, "sort-by")
-    keys = [f(x) for x in items]
+    keys = key_values(f, items)
     return out_vec([items[i] for i in order_indexes(keys, cmp, "sort-by")])
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from functools import cmp_to_key
+from operator import ne
 
 from ..errors import PtcError
 from ..meter import SLOT, current, seq_cost
@@ -20,6 +21,8 @@ NO = object()
 
 ASC = Keyword("asc")
 DESC = Keyword("desc")
+_NUMBER_TYPES = frozenset((int, float))
+_STR_TYPE = {str}
 
 
 def fn_arg(f, who: str):
@@ -71,6 +74,11 @@ def natural_keys(keys: list) -> tuple[list, bool]:
     they are wrapped in `SortKey`, whose comparison raises `type_error` for
     unordered kinds and NaN.
     """
+    kinds = set(map(type, keys))
+    if kinds <= _NUMBER_TYPES and not any(map(ne, keys, keys)):  # numbers without NaN
+        return keys, True
+    if kinds == _STR_TYPE and all(map(str.isascii, keys)):
+        return keys, True
     kind = 0
     has_nil = False
     for k in keys:

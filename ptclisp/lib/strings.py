@@ -215,7 +215,7 @@ def join(a, b=_NO):
     items = seq_items(coll, "join")
     if not items:
         return ""
-    parts = [display(x) for x in items]
+    parts = items if all(type(x) is str for x in items) else [display(x) for x in items]
     charge(str_cost(sum(len(p) for p in parts) + len(sep) * (len(parts) - 1)))
     return sep.join(parts)
 
@@ -282,14 +282,6 @@ def java_split(text: str, spans, limit: int) -> Vector:
     return out_vec(out)
 
 
-def _literal_spans(text: str, sep: str):
-    k = len(sep)
-    i = text.find(sep)
-    while i >= 0:
-        yield i, i + k
-        i = text.find(sep, i + k)
-
-
 def _split_chars(s: str, limit: int) -> Vector:
     gs = graphemes(s)
     if not gs:
@@ -322,8 +314,16 @@ def split(s, sep, limit=0):
     if len(sep) != 1 and count_str(sep) != 1:
         raise PtcError("type_error", f"split: a plain-string separator must be one character (got {len(sep)}); "
                                      f"use a regex such as #\"...\" for longer separators")
-    charge(49 * (s.count(sep) + 1))
-    return java_split(s, _literal_spans(s, sep), limit)
+    n = s.count(sep) + 1
+    charge(98 * n + len(s))
+    if n == 1:
+        return out_vec([s])
+    # a literal separator never matches empty, so str.split agrees with Java's split
+    parts = s.split(sep, limit - 1) if limit > 0 else s.split(sep)
+    if limit == 0:
+        while parts and parts[-1] == "":
+            parts.pop()
+    return out_vec(parts)
 
 
 @builtin("split-lines", "(split-lines s)", groups=("string",), category="strings",

@@ -47,8 +47,10 @@ Providers
   ``ANTHROPIC_BASE_URL`` / ``ANTHROPIC_API_KEY``.  ``stop_reason`` maps to
   the finish reasons above (``max_tokens`` -> ``length``, ``tool_use`` ->
   ``tool_calls``, ``end_turn`` -> ``stop``).
-* HTTP adapters share `HttpProvider`: ``timeout_s`` (whole exchange),
-  ``connect_timeout_s``, ``max_response_bytes``; statuses classify as 401
+* HTTP adapters share `HttpProvider`: ``timeout_s`` (one exchange),
+  ``connect_timeout_s``, ``max_response_bytes``, and opt-in ``max_retries``
+  / ``backoff_s`` for retryable failures only (a successful answer, even a
+  truncated one, is never re-sent); statuses classify as 401
   authentication_failed, 402 payment_required, 403 denied, 404 not_found,
   400/413/422 invalid_request (tool_calling_unsupported when the body says
   so), 408/504 timeout, 429 rate_limited, other 5xx unavailable; network

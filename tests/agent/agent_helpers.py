@@ -7,10 +7,8 @@ otherwise.  Tests assert behaviour and message kinds (markers such as
 """
 from __future__ import annotations
 
-import pytest
-
 from ptclisp import from_python, pr_str
-from ptclisp.agent import AgentHost, Mission
+from ptclisp.agent import AgentHost
 from ptclisp.providers import ScriptedProvider
 from ptclisp.values import Keyword
 
@@ -60,8 +58,3 @@ def get(m, *path):
     for p in path:
         m = m.lookup(K(p)) if not isinstance(p, int) else m.lst()[p]
     return m
-
-
-@pytest.fixture
-def mission():
-    return Mission
