@@ -43,6 +43,9 @@ class Session:
         """Evaluate one program in this session."""
         if not isinstance(source, str):
             return Result("error", error=ErrorInfo("type_error", "source must be a string"))
+        if (limits or self.limits).isolation != "thread":  # a session's closures live in this process
+            return Result("error", error=ErrorInfo("type_error", "a Session evaluates in this process; "
+                                                                 "isolation='process' is available for ptclisp.run"))
         try:
             return evaluate(self.env, source, limits or self.limits)
         except Exception as exc:  # noqa: BLE001 - defence in depth: never raise to the host
@@ -58,8 +61,18 @@ class Session:
 
 
 def run(source: str, context=None, tools=None, limits: Limits | None = None, preludes=None,
-        strict_data: bool = False) -> Result:
-    """Evaluate one program with a fresh namespace (the one-shot form of Session)."""
+        strict_data: bool = False, isolation: str | None = None) -> Result:
+    """Evaluate one program with a fresh namespace (the one-shot form of Session).
+
+    `isolation="process"` (or `Limits(isolation="process")`) evaluates in a child
+    process under OS memory and CPU limits; see docs/security.md.
+    """
+    mode = isolation or (limits.isolation if limits is not None else "thread")
+    if mode == "process":
+        from .isolation import run_in_process
+        return run_in_process(source, context, tools, limits, preludes, strict_data)
+    if mode != "thread":
+        return Result("error", error=ErrorInfo("type_error", f"isolation must be 'thread' or 'process', got {mode!r}"))
     try:
         s = Session(context=context, tools=tools, limits=limits, preludes=preludes, strict_data=strict_data)
     except (ValueError, TypeError) as exc:

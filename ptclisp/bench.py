@@ -521,8 +521,10 @@ def _fmt(c: dict, unit: str) -> str:
     return f"{v:.0f} ms" if v >= 100 else f"{v:.1f} ms" if v >= 1 else f"{v:.2f} ms"
 
 
-def table(rows: list, columns: list) -> str:
-    """A Markdown table: each column's minimum and, after it, its ratio (min; median) to plain Python."""
+def table(rows: list, columns: list, judge: bool = True) -> str:
+    """A Markdown table: each column's minimum and, after it, its ratio (min; median) to plain Python.
+
+    With judge=False (quick runs: reduced sizes) the targets are shown but not checked."""
     others = [c for c in columns if c != "python"]
     head = ["", "workload", "python"]
     for c in others:
@@ -538,7 +540,7 @@ def table(rows: list, columns: list) -> str:
                       f"{rat['min']:.2f}x ({rat['median']:.2f}x)" if rat else ""]
         tgt = f"<= {r['target_ms']:.0f} ms" if r.get("target_ms") else f"<= {r['target']:g}x" if r.get("target") \
             else ""
-        cells += [tgt, verdict(r)]
+        cells += [tgt, verdict(r) if judge else "-"]
         lines.append("| " + " | ".join(cells) + " |")
     g = growth(rows)
     if g:
@@ -546,7 +548,7 @@ def table(rows: list, columns: list) -> str:
         for c in others:
             cells += [f"{g[c]:.2f}x" if c in g else "", ""]
         ok = "ptclisp" in g and g["ptclisp"] <= GROWTH_LIMIT
-        cells += [f"<= {GROWTH_LIMIT:g}x", ("ok" if ok else "MISS") if "ptclisp" in g else ""]
+        cells += [f"<= {GROWTH_LIMIT:g}x", ("ok" if ok else "MISS") if "ptclisp" in g and judge else "-"]
         lines.append("| " + " | ".join(cells) + " |")
     errors = [f"- {r['key']} {c}: {col['error']}" for r in rows for c, col in r["columns"].items() if col["error"]]
     if errors:
@@ -565,6 +567,7 @@ def meta(reps: int, quick: bool) -> dict:
     return {"ptclisp": __version__, "commit": rev, "python": platform.python_version(),
             "implementation": platform.python_implementation(), "machine": platform.machine(),
             "system": platform.system(), "cpus": os.cpu_count(), "reps": reps, "quick": quick,
+            "loadavg": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
             "date": time.strftime("%Y-%m-%d %H:%M:%S")}
 
 
@@ -643,10 +646,16 @@ def run_cli(args, extra_columns: dict | None = None) -> int:
                 pass
         _TMP.clear()
     reps = 1 if args.quick else args.reps
-    print(table(rows, columns))
+    if args.quick:
+        print("quick run: reduced sizes, one repetition; the targets apply to full runs only\n")
+    print(table(rows, columns, judge=not args.quick))
     if args.baseline:
         with open(args.baseline, encoding="utf-8") as fh:
-            print("\n" + compare(rows, json.load(fh)))
+            base = json.load(fh)
+        if bool(base.get("meta", {}).get("quick")) != bool(args.quick):
+            print("\nbaseline and this run differ in --quick; not compared", file=sys.stderr)
+        else:
+            print("\n" + compare(rows, base))
     if args.json:
         rec = {"meta": meta(reps, args.quick), "columns": columns, "workloads": rows, "growth": growth(rows)}
         with open(args.json, "w", encoding="utf-8") as fh:

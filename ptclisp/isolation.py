@@ -286,3 +286,332 @@ def check_result_size(value, limits):
         raise PtcError("runtime_limit_exceeded", f"the result is larger than the limit of {cap} bytes "
                                                  f"(max_result_bytes); return a summary or a smaller slice",
                        details={"limit": "max_result_bytes", "value": cap})
+
+
+# ------------------------------------------------------------------ process isolation
+
+PROCESS_STARTUP_S = 10.0   # allowance for starting the fork server (later children start in milliseconds)
+
+
+class _ForkServer:
+    """A single-threaded helper process with ptclisp loaded that forks one child per isolated run.
+
+    Forking the host itself is unsafe (its other threads' locks would stay
+    held in the child) and a fresh interpreter per run costs ~0.3 s, so a
+    pristine server is started once (`python -c ...`) and forks on request.
+    The host hands it one end of a socket pair per run (SCM_RIGHTS); that
+    socket is the child's only link to the host.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._ctrl = None
+        self._proc = None
+
+    def _ensure(self):
+        import socket
+        import subprocess
+        if self._proc is not None and self._proc.poll() is None:
+            return
+        host, srv = socket.socketpair()
+        code = "import sys; from ptclisp.isolation import _server_main; _server_main(int(sys.argv[1]))"
+        self._proc = subprocess.Popen([sys.executable, "-c", code, str(srv.fileno())], pass_fds=[srv.fileno()],
+                                      stdin=subprocess.DEVNULL, close_fds=True)
+        srv.close()
+        self._ctrl = host
+
+    def fork(self):
+        """Start a child; returns (pid, Connection to it)."""
+        import socket
+        from multiprocessing.connection import Connection
+        a, b = socket.socketpair()
+        try:
+            with self._lock:
+                self._ensure()
+                socket.send_fds(self._ctrl, [b"F"], [b.fileno()])
+                pid = int.from_bytes(_recv_exact(self._ctrl, 8), "big", signed=True)
+        finally:
+            b.close()
+        return pid, Connection(a.detach())
+
+    def status(self, pid: int) -> int | None:
+        """Reap child `pid` (it must have exited or been killed); its wait status."""
+        try:
+            with self._lock:
+                self._ctrl.sendall(b"S" + pid.to_bytes(8, "big", signed=True))
+                return int.from_bytes(_recv_exact(self._ctrl, 8), "big", signed=True)
+        except OSError:
+            return None
+
+
+def _recv_exact(sock, n: int) -> bytes:
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise OSError("the ptclisp fork server went away")
+        buf += chunk
+    return buf
+
+
+SERVER = _ForkServer()
+
+
+def _server_main(fd: int):
+    """The fork server's loop (runs in its own interpreter, single-threaded)."""
+    import socket
+    import ptclisp  # noqa: F401 - loaded once here, inherited by every child
+    from . import lib  # noqa: F401
+    ptclisp.read_string("[1]")  # builds the reader's tables now rather than in each child
+    ctrl = socket.socket(fileno=fd)
+    while True:
+        try:
+            msg, fds, _flags, _addr = socket.recv_fds(ctrl, 9, 1)
+        except OSError:
+            return
+        if not msg:
+            return
+        if msg[:1] == b"F" and fds:
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    ctrl.close()
+                    _child_main(fds[0])
+                except BaseException:  # noqa: BLE001 - nothing may unwind into the server loop
+                    code = 70
+                finally:
+                    os._exit(code)
+            os.close(fds[0])
+            ctrl.sendall(pid.to_bytes(8, "big", signed=True))
+        elif msg[:1] == b"S":
+            while len(msg) < 9:
+                more = ctrl.recv(9 - len(msg))
+                if not more:
+                    return
+                msg += more
+            pid = int.from_bytes(msg[1:9], "big", signed=True)
+            try:
+                _, status = os.waitpid(pid, 0)
+            except ChildProcessError:
+                status = -1
+            ctrl.sendall(status.to_bytes(8, "big", signed=True))
+        for extra in fds[1:]:
+            os.close(extra)
+
+
+class _HostToolError(Exception):
+    """A host tool raised in the parent process; its message travels to the child."""
+
+
+def run_in_process(source, context=None, tools=None, limits=None, preludes=None, strict_data=False):
+    """`ptclisp.run` in a child process under OS limits; returns the child's `Result`.
+
+    The child's address space is capped by RLIMIT_AS (`Limits.process_memory_bytes`,
+    default 64 x `memory_bytes`, at least 512 MB, above the size it starts at),
+    its CPU time by RLIMIT_CPU (the wall-clock budget, rounded up, plus one
+    second), and the host kills it when twice the wall-clock budget has
+    passed. A child that dies reports `timeout` (killed by the clock or CPU
+    limit) or `memory_exceeded` (killed by anything else, typically failing
+    allocations); its prints are then lost, tool calls are kept (they ran here).
+    """
+    import signal
+
+    import attrs as _attrs
+
+    from .evaluator import ErrorInfo, Result
+    from .meter import Limits
+    from .tools import Tool, ToolSet
+
+    limits = limits or Limits()
+    t0 = time.perf_counter()
+    try:
+        toolset = tools if isinstance(tools, ToolSet) else ToolSet(tools)
+    except (TypeError, ValueError) as exc:
+        return Result("error", error=ErrorInfo("type_error", str(exc)))
+    specs = []
+    for t in toolset.tools.values():
+        specs.append({f.name: getattr(t, f.name) for f in _attrs.fields(Tool) if f.init and f.name != "fn"})
+    request = (source, context, specs, _attrs.evolve(limits, isolation="thread"), preludes, strict_data)
+    try:
+        pid, conn = SERVER.fork()
+    except OSError as exc:
+        return Result("error", error=ErrorInfo("runtime_error", f"could not start an isolated evaluation: {exc}"))
+    ledger: list = []
+    send_lock = threading.Lock()
+    result = None
+    killed = False
+    try:
+        try:
+            conn.send(request)
+        except Exception as exc:  # noqa: BLE001 - e.g. a context that does not pickle
+            return Result("error", error=ErrorInfo("type_error", f"the input cannot be sent to an isolated "
+                                                                 f"evaluation: {type(exc).__name__}: {exc}"[:300]))
+        wall = (limits.timeout_ms or 3_600_000) / 1000.0
+        kill_at = time.monotonic() + 2 * wall + 0.5
+        while result is None:
+            left = kill_at - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                if not conn.poll(min(left, 0.25)):
+                    continue
+                msg = conn.recv()
+            except (EOFError, OSError):
+                break
+            if msg[0] == "tool":
+                threading.Thread(target=_serve_tool, args=(conn, send_lock, toolset, msg, ledger),
+                                 name="ptclisp-isolated-tool", daemon=True).start()
+            elif msg[0] == "done":
+                result = msg[1]
+    finally:
+        if result is None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed = True
+            except ProcessLookupError:
+                pass
+        with send_lock:
+            conn.close()
+        status = SERVER.status(pid)
+    if result is not None:
+        return result
+    sig = os.WTERMSIG(status) if status is not None and status >= 0 and os.WIFSIGNALED(status) else None
+    elapsed = (time.perf_counter() - t0) * 1000
+    if sig in (signal.SIGXCPU, signal.SIGKILL) or killed:
+        err = ErrorInfo("timeout", f"the isolated evaluation exceeded its time limit of {limits.timeout_ms} ms "
+                                   f"and its process was stopped",
+                        details={"timeout_ms": limits.timeout_ms, "phase": "eval", "signal": sig})
+    else:
+        err = ErrorInfo("memory_exceeded", "the isolated evaluation's process died, most likely out of memory",
+                        details={"wait_status": status, "signal": sig})
+    return Result("error", error=err, tool_calls=ledger, duration_ms=elapsed)
+
+
+def _serve_tool(conn, send_lock, toolset, msg, ledger):
+    """Run one tool call for the child (on its own thread, so calls from pmap workers overlap)."""
+    _, rid, name, payload = msg
+    tool = toolset.tools.get(name)
+    t0 = time.perf_counter()
+    try:
+        reply = ("ok", tool.fn(payload))
+    except PtcError as exc:
+        reply = ("ptc", exc.kind, exc.message, dict(exc.details or {}))
+    except BaseException as exc:  # noqa: BLE001 - reported to the child as a failing tool
+        reply = ("raise", f"{type(exc).__name__}: {exc}"[:500])
+    from .tools import ToolCallRecord
+    ledger.append(ToolCallRecord(name, payload, reply[1] if reply[0] == "ok" else None,
+                                 None if reply[0] == "ok" else reply[-1] if reply[0] == "raise" else reply[2],
+                                 (time.perf_counter() - t0) * 1000))
+    try:
+        with send_lock:
+            conn.send((rid, reply))
+    except Exception:  # noqa: BLE001 - the child is gone or the value cannot be sent
+        try:
+            with send_lock:
+                conn.send((rid, ("raise", "tool result could not be sent to the isolated evaluation")))
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _set_os_limits(limits):
+    import resource
+    try:  # fewer malloc arenas: each reserves 64 MB of address space per thread (glibc)
+        ctypes.CDLL(None).mallopt(-8, 2)  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        pass
+    cpu = int((limits.timeout_ms or 3_600_000) / 1000.0) + 1
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cpu += int(used.ru_utime + used.ru_stime)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    room = limits.process_memory_bytes
+    if room is None:
+        room = max(512 << 20, 64 * (limits.memory_bytes or 0))
+    with open("/proc/self/statm") as f:
+        vm_now = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    resource.setrlimit(resource.RLIMIT_AS, (vm_now + room, vm_now + room))
+
+
+def _child_main(fd: int):
+    """The isolated evaluation: OS limits, proxies for the host's tools, then an ordinary run."""
+    from multiprocessing.connection import Connection
+
+    from . import api
+    from .tools import Tool
+    conn = Connection(fd)
+    source, context, specs, limits, preludes, strict_data = conn.recv()
+    try:
+        _set_os_limits(limits)
+    except (OSError, ValueError, ImportError):
+        pass  # not on Linux: the cooperative limits still hold
+    send_lock = threading.Lock()
+    pending: dict = {}
+    ids = iter(range(1 << 62))
+
+    def receive():
+        while True:
+            try:
+                rid, reply = conn.recv()
+            except (EOFError, OSError):
+                for slot in list(pending.values()):
+                    slot[1] = ("raise", "the host went away")
+                    slot[0].set()
+                return
+            slot = pending.get(rid)
+            if slot is not None:
+                slot[1] = reply
+                slot[0].set()
+
+    threading.Thread(target=receive, name="ptclisp-isolated-recv", daemon=True).start()
+
+    def proxy_for(name):
+        def call_host(payload):
+            rid = next(ids)
+            slot = pending[rid] = [threading.Event(), None]
+            with send_lock:
+                conn.send(("tool", rid, name, payload))
+            slot[0].wait()
+            del pending[rid]
+            reply = slot[1]
+            if reply[0] == "ok":
+                return reply[1]
+            if reply[0] == "ptc":
+                raise PtcError(reply[1], reply[2], details=reply[3])
+            raise _HostToolError(reply[1])
+        return call_host
+
+    tools = [Tool(fn=proxy_for(s["name"]), **s) for s in specs]
+    r = api.run(source, context=context, tools=tools, limits=limits, preludes=preludes, strict_data=strict_data)
+    try:
+        r.value = portable(r.value)
+    except RecursionError:
+        pass  # left as it is; sending it fails below and is reported
+    try:
+        payload = ("done", r)
+        with send_lock:
+            conn.send(payload)
+    except Exception as exc:  # noqa: BLE001 - something in the result does not pickle
+        from .evaluator import ErrorInfo, Result
+        bad = Result("error", error=ErrorInfo("runtime_error", f"the result could not leave the isolated "
+                                                               f"process: {type(exc).__name__}"[:300]),
+                     prints=list(r.prints), duration_ms=r.duration_ms)
+        with send_lock:
+            conn.send(("done", bad))
+
+
+def portable(value):
+    """`value` with functions replaced by their display labels (`#fn[x]`), so it can leave the process."""
+    from .printer import fn_label
+    from .values import Keyword, Map, Set, Vector
+    t = type(value)
+    if value is None or t in (bool, int, float, str, Keyword):
+        return value
+    if t is Vector:
+        return Vector([portable(x) for x in value.lst()])
+    if t is Map:
+        return Map.from_pairs((portable(k), portable(v)) for k, v in value.items())
+    if t is Set:
+        return Set.of(portable(x) for x in value.members())
+    if callable(value):
+        return fn_label(value)
+    return value

@@ -41,6 +41,8 @@ class Limits:
     max_result_bytes: int | None = None
     recursion_limit: int = 6000  # Python frames above the evaluation's start (isolation.py)
     regex_timeout_ms: int = 250
+    isolation: str = "thread"  # or "process": evaluate in a child process under OS limits (isolation.py)
+    process_memory_bytes: int | None = None  # address space a "process" evaluation may add (None: derived)
 
 
 # cost model (bytes) used by builtins when charging their output

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import pathlib
-import shutil
 import subprocess
 import sys
+import time
 from collections import Counter
 
 import pytest
@@ -23,11 +23,11 @@ from ptclisp.bench_agent import cli_main, load_suite, run_task
 from ptclisp.bench_agent import runner as runner_mod
 from ptclisp.bench_agent import stats
 from ptclisp.bench_agent.metrics import summarize
-from ptclisp.bench_agent.models import SABOTAGE_MARKER, ReferenceModel, parse_model, provider_for, spoil
+from ptclisp.bench_agent.models import SABOTAGE_MARKER, ReferenceModel, parse_model, spoil
 from ptclisp.bench_agent.report import html_report, terminal_table
 from ptclisp.bench_agent.suite import SuiteError, parse_manifest
 from ptclisp.bench_agent.validate import ValidatorError, check, check_spec
-from ptclisp.bench_agent.variants import BASELINE, VariantError, parse_variant
+from ptclisp.bench_agent.variants import VariantError, parse_variant
 from ptclisp.convert import to_python
 from ptclisp.providers import ProviderError, ScriptedProvider
 from ptclisp.providers.spec import ModelSpecError
@@ -211,6 +211,21 @@ def test_parse_variant(tmp_path):
             parse_variant(bad)
 
 
+def test_variant_can_replace_the_agent_prompt(tmp_path):
+    (tmp_path / "prompt.clj").write_text(
+        '(ns agent.prompt "A replacement prompt.")\n'
+        '(defn initial-state [cfg] {:revision 0})\n'
+        '(defn render [state] (str "CUSTOM_PROMPT_" (get state :revision)))\n'
+        '(defn transition [state event] (assoc state :revision (inc (get state :revision))))\n')
+    (tmp_path / "variant.json").write_text('{"replace": {"agent.prompt": "prompt.clj"}}')
+    variant = parse_variant(f"custom={tmp_path}")
+    assert variant.preludes == () and set(variant.replace) == {"agent.prompt"}
+    provider = ScriptedProvider([_call("(count data/xs)"), _call("(return *1)", 2)])
+    out = run_task("How many?", {"xs": [1, 2]}, provider, variant, {"max_turns": 3}, "ptc")
+    assert out["answer"] == 2
+    assert [r["system"] for r in provider.requests] == ["CUSTOM_PROMPT_0", "CUSTOM_PROMPT_1"]
+
+
 @pytest.mark.parametrize("value", [3, 2.5, "a", True, ["a", "b"], ["a"], {"k": 1.0}])
 def test_spoil_changes_the_answer(value):
     assert spoil(value) != value
@@ -287,6 +302,18 @@ def test_json_tools_failure_kinds(script, kind, reason):
     assert (out["failure"]["kind"], out["failure"]["reason"]) == (kind, reason)
 
 
+@pytest.mark.parametrize("mode", ["ptc", "json-tools"])
+def test_run_time_limit_ends_a_slow_run(mode):
+    def slow(request):
+        time.sleep(0.2)
+        if mode == "ptc":
+            return _call("(count data/xs)")
+        return {"content": None, "tool_calls": [{"id": "a", "name": "get_records", "args": {"dataset": "xs"}}]}
+    out = run_task("How many?", {"xs": [1]}, ScriptedProvider(slow), None, {"max_turns": 50, "time_limit_s": 0.5}, mode)
+    assert (out["failure"]["kind"], out["failure"]["reason"]) == ("time_limit", "run_time_limit")
+    assert 1 <= out["turns"] < 50
+
+
 # ---------------------------------------------------------------------------------------------
 # end to end: the scripted reference model, the baseline and the wrong variant
 # ---------------------------------------------------------------------------------------------
@@ -300,7 +327,7 @@ def _designed_wrong_counts():
 
 
 @pytest.fixture(scope="module")
-def e2e(tmp_path_factory, capsys_module=None):
+def e2e(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "out"
     rc = cli_main(["--suite", "data-qa", "--model", "ref=scripted:reference", "--variant", "base=none",
                    "--variant", "bad=builtin:wrong", "--workers", "4", "--out", str(out), "--quiet"])
@@ -401,7 +428,7 @@ def test_recorded_benchmark_replays_byte_identically(tmp_path):
     assert cli_main([*common, "--out", str(first), "--record"]) == 0
     assert cli_main([*common, "--out", str(second), "--replay", str(first)]) == 0
     files = sorted(p.relative_to(first) for p in (first / "runs").rglob("*.json") if p.name != "timing.json")
-    assert len(files) == 2 * 2 * 2 * 5 * 2
+    assert len(files) == 2 * 2 * 5 * 2          # variants x modes x tasks x (outcome, trace)
     for rel in files:
         assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
     assert not list((second / "runs").rglob("replay.jsonl"))

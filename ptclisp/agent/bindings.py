@@ -24,6 +24,7 @@ never guessed at.  Imports the agent modules, tools and values.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import time
 from typing import Callable
@@ -45,6 +46,7 @@ TURN_LIMIT_REASONS = ("turn-limit-exceeded", "intermediate-result", "evaluation-
                       "terminal-source-required")
 TRUNCATION_BINDINGS = ("configured", "adapter_default", "model_output_limit", "remaining_context")
 _HASH_IN_TEXT = re.compile(r"sha256:[0-9a-f]{64}")
+log = logging.getLogger("ptclisp.agent")
 
 
 _ABSENT = object()
@@ -96,7 +98,10 @@ class AgentRun:
     def emit(self, event: dict):
         self.events.append(event)
         if self.on_event is not None:
-            self.on_event(event)
+            try:
+                self.on_event(event)
+            except Exception as e:  # noqa: BLE001 - an observer must not change the run's outcome
+                log.warning("agent on_event callback raised %s", type(e).__name__)
 
     def fail(self, reason: str, message: str, details: dict):
         """Record and raise the abort that ends this run."""

@@ -2,7 +2,7 @@
 
 Owns `cli_main(argv) -> exit code` and `build_parser()`.  The lead wires it
 into `ptclisp/cli.py` as the `agent` subcommand; until then it runs as
-`python -m ptclisp.agent.cli ...`.
+`python -m ptclisp.agent ...`.
 
     ptclisp agent --model m=openai:gpt-4o-mini --task "Sum data/xs" --data '{"xs": [1, 2, 3]}'
     ptclisp agent --model m=replay:fixture.jsonl --input @input.json --result-schema @schema.json
@@ -188,7 +188,3 @@ def _report(out, as_json: bool) -> int:
         if err.details:
             print(json.dumps(err.details, ensure_ascii=False, default=str), file=sys.stderr)
     return exit_code(err)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(cli_main(sys.argv[1:]))

@@ -6,14 +6,13 @@ section.  It lists the prompt-visible exports of the mission's preludes,
 the mission's capabilities (with a call form that spells out the required
 arguments) and one entry per data name carrying only the top-level kind of
 the value, never the value.  Type nodes are built from prelude signatures
-(`ptclisp.contract`) and from JSON Schemas.  Imports contract and values.
+(`ptclisp.contract.Type`) and from JSON Schemas.  Imports nothing from the
+evaluator; it reads the session's attached export tables.
 """
 from __future__ import annotations
 
 import json
 import re
-
-from .. import contract as C
 
 SCHEMA_VERSION = 2
 DATA_DOCS = "Mission data supplied by the application."

@@ -29,7 +29,6 @@ from ..analyzer import Analyzer
 from ..errors import FailSignal, PtcError, ReturnSignal
 from ..evaluator import Environment, evaluate
 from ..forms import List, Sym
-from ..meter import Limits
 from ..reader import read
 from ..tools import Tool, ToolCallRecord, ToolSet, build_args
 from ..values import Keyword, Map, Set, Vector
@@ -279,8 +278,9 @@ class Evaluation:
         if self.outcome in ("continued", "returned", "failed"):
             if self.observation is not None:
                 m["observation"] = self.observation
-                m["preview"] = kwmap({k: (from_json(v) if not isinstance(v, list) or k != "caps_hit"
-                                          else from_json([K(x) for x in v])) for k, v in self.preview.items()})
+                preview = dict(self.preview)
+                preview["caps_hit"] = [K(c) for c in preview.get("caps_hit", ())]
+                m["preview"] = kwmap({k: from_json(v) for k, v in preview.items()})
             if self.observation is None or self.outcome != "continued":
                 m["value"] = self.value
                 m["prints"] = from_json(self.prints)

@@ -52,7 +52,9 @@ def _table(headers: list, rows: list) -> str:
     widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) if rows else len(str(h))
               for i, h in enumerate(headers)]
     def fmt(cells):
-        return "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        last = len(cells) - 1
+        return "  ".join(str(c).ljust(w) if i in (0, last) else str(c).rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
     line = "  ".join("-" * w for w in widths)
     return "\n".join([fmt(headers), line, *(fmt(r) for r in rows)])
 
@@ -242,7 +244,7 @@ body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px;color:#
 h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd;padding-bottom:4px}
 table{border-collapse:collapse;font-size:12px;margin:8px 0}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:right}th{background:#f4f4f4}
-td:first-child,th:first-child{text-align:left}
+td:first-child,th:first-child,td:last-child{text-align:left}
 .chart{display:block;margin:10px 0;overflow:visible}.grid{stroke:#e4e4e4;stroke-width:1}
 .whisker{stroke:#222;stroke-width:1.4}.cap{font-weight:600}.lbl{fill:#333}
 .pass{background:#e3f3e6}.partial{background:#fdf2dc}.fail{background:#f8e0e0}

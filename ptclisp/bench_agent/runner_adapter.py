@@ -98,8 +98,7 @@ class _Capture:
 
 #: RunError reasons of agent.main/run -> outcome failure kinds (agent-library.md §3.9).
 _ABORT_KINDS = {"result_contract_failed": "contract_failure", "llm_provider_failed": "provider_failure",
-                "capability_quota": "provider_failure", "model_output_truncated": "truncated",
-                "timeout": "time_limit"}
+                "capability_quota": "provider_failure", "model_output_truncated": "truncated"}
 
 
 def _failure_of(error) -> tuple[str, str | None]:
@@ -116,6 +115,8 @@ def _failure_of(error) -> tuple[str, str | None]:
         return "agent_failure", kind
     if error.reason == "llm_provider_failed":
         return "provider_failure", str(details.get("reason") or details.get("provider_reason") or error.reason)
+    if error.reason == "timeout":
+        return "time_limit", "run_time_limit"
     if error.reason in _ABORT_KINDS:
         return _ABORT_KINDS[error.reason], error.reason
     return "agent_failure", error.reason

@@ -18,6 +18,7 @@ from ..meter import map_cost
 from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, type_name
 from .common import charge, count_str, entries, graphemes, key_values, keyfn, out_vec, seq_items
 from .colls_maps import fresh_map
+from .numbers import add as _num_add
 from .registry import as_fn, builtin
 
 _NO = object()
@@ -94,6 +95,8 @@ def reduce_(f, a, b=_NO):
     else:
         acc = a
         rest = seq_items(b, "reduce")
+    if f is _num_add and type(acc) is int and all(type(x) is int for x in rest):
+        return sum(rest, acc)  # the same left fold over exact integers, without a call per item
     for x in rest:
         acc = f(acc, x)
     return acc

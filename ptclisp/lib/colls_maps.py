@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 
 from ..errors import PtcError
-from ..meter import map_cost, seq_cost
+from ..meter import current, map_cost, seq_cost
 from ..values import Map, Set, Vector, hk, sorted_items, type_name, unhk
 from .common import charge, entries, graphemes, out_vec, seq_items
 from .registry import as_fn, builtin
@@ -133,6 +133,9 @@ def get_in(m, ks, default=None):
          examples=("(assoc {:a 1} :b 2) ;=> {:a 1 :b 2}", "(assoc [1 2 3] 1 5) ;=> [1 5 3]",
                    "(assoc nil :a 1) ;=> {:a 1}"))
 def assoc(m, k, v, *kvs):
+    if not kvs and type(m) is Map:  # the common case, without the dispatch of assoc1
+        current().alloc(ENTRY)
+        return m.assoc(k, v)
     if len(kvs) % 2:
         raise PtcError("arity_error", "assoc: expects key/value pairs after the collection (got an odd count)")
     m = assoc1(m, k, v, "assoc")

@@ -22,7 +22,6 @@ Imports values, printer, meter, lib.registry.
 """
 from __future__ import annotations
 
-import hashlib
 import heapq
 from collections import Counter
 
@@ -118,6 +117,7 @@ def _ekey(v):
 
 
 def _key_hash(k) -> str:
+    import hashlib  # imported on first use: keeps `ptclisp` start-up short
     raw = k if type(k) is str else kind(k) + ":" + _preview(k)
     return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 

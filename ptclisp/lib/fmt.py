@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import re as _re
-from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 from ..errors import PtcError
 from ..meter import str_cost
@@ -49,6 +48,7 @@ def _err(msg: str) -> PtcError:
 
 def _dec(x) -> Decimal:
     """Exact decimal of |x|: ints exactly, floats via their shortest repr."""
+    from decimal import Decimal  # imported on first use: keeps `ptclisp` start-up short
     if type(x) is int:
         if x.bit_length() > 200_000:
             raise _err("the integer is too large to format")
@@ -68,6 +68,7 @@ def _plain(q: Decimal, places: int) -> str:
 
 
 def _quantize(d: Decimal, places: int) -> Decimal:
+    from decimal import ROUND_HALF_UP, Decimal, localcontext
     with localcontext() as ctx:
         ctx.prec = max(32, d.adjusted() + places + 8)
         return d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
@@ -79,6 +80,7 @@ def _fixed(d: Decimal, places: int) -> str:
 
 def _sci_parts(d: Decimal, places: int) -> tuple[str, int]:
     """Mantissa text with `places` decimals and the decimal exponent."""
+    from decimal import Decimal, localcontext
     if d == 0:
         return _plain(Decimal(0).quantize(Decimal(1).scaleb(-places)), places), 0
     e = d.adjusted()

@@ -17,7 +17,6 @@ import math
 import re
 import struct
 import unicodedata
-from decimal import Decimal
 
 from ..errors import PtcError
 from ..meter import current, str_cost
@@ -438,6 +437,7 @@ def parse_floating(x, who: str, single: bool) -> float:
             text = f"{digits}e{exp - len(fp)}"
             mag = float(text)
             if single:
+                from decimal import Decimal  # imported on first use: keeps start-up short
                 exact = Decimal(text)
                 mag = _round_f32(mag, lambda d: (exact > Decimal(d)) - (exact < Decimal(d)))
         return -mag if neg else mag

@@ -104,7 +104,7 @@ def conj(*args):
         return coll
     t = type(coll)
     if t is Vector:
-        charge_slots(len(xs))
+        current().alloc(SLOT * len(xs))
         return coll.conj(xs[0]) if len(xs) == 1 else coll.conj_all(xs)
     if coll is None:
         return out_vec(list(xs))

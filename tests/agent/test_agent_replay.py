@@ -5,7 +5,7 @@ import json
 
 from ptclisp.providers import ReplayProvider
 
-from conftest import make_host
+from agent_helpers import make_host
 
 FIXTURE_HASH = "sha256:3c29804ab84643796ed03f89c0f781601913663255262c6991126bea306ac776"
 WORKFLOW = '''(let [r (tool/llm-request {"system" "%s"
