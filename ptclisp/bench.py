@@ -529,7 +529,7 @@ def table(rows: list, columns: list, judge: bool = True) -> str:
     head = ["", "workload", "python"]
     for c in others:
         head += [c, f"{c}/py"]
-    head += ["target", "ptclisp"]
+    head += ["target", "met"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r["key"], r["name"], _fmt(r["columns"].get("python", {}), r["unit"])]

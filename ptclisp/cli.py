@@ -288,13 +288,43 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
     f.add_argument("--diff", action="store_true", help="print a unified diff instead of writing files")
     f.set_defaults(func=cmd_fmt)
+
+    b = sub.add_parser("bench", help="benchmarks: interpreter workloads (lang) or LLM task suites (agent)",
+                       description="ptclisp bench lang [...]: time interpreter workloads against plain Python. "
+                                   "ptclisp bench agent [...]: run LLM task suites and score them. "
+                                   "Run 'ptclisp bench lang --help' or 'ptclisp bench agent --help'.")
+    b.add_argument("suite", choices=("lang", "agent"), help="which benchmark family")
+    b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that family")
+    b.set_defaults(func=cmd_bench)
+
+    a = sub.add_parser("agent", help="answer a task with an LLM agent writing PTC-Lisp", add_help=False,
+                       description="Run the agent loop on a task (see 'ptclisp agent --help').")
+    a.add_argument("rest", nargs=argparse.REMAINDER)
+    a.set_defaults(func=cmd_agent)
     return p
+
+
+def cmd_bench(args) -> int:
+    if args.suite == "agent":
+        from .bench_agent import cli_main
+        return cli_main(args.rest)
+    from .bench import main as bench_main
+    return bench_main(args.rest)
+
+
+def cmd_agent(args) -> int:
+    from .agent import cli_main
+    return cli_main(args.rest)
 
 
 def main(argv=None) -> int:
     parser = build_parser()
+    raw = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = parser.parse_args(argv)
+        if raw and raw[0] == "agent":  # its options (including --help) belong to the agent command
+            args = argparse.Namespace(func=cmd_agent, rest=raw[1:])
+        else:
+            args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error argparse already explained
         return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
