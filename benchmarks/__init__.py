@@ -1,7 +1,7 @@
 """The repository's benchmark entry point: `python -m benchmarks [options]`.
 
 The workloads, the timing loop and the report live in `ptclisp.bench` (so that
-`ptclisp bench` also works from an installed wheel); this package adds the
+`ptclisp bench lang` also works from an installed wheel); this package adds the
 columns for other Lisps on Python (hy, basilisp) when they are installed, and
 keeps recorded results under `benchmarks/results/`. See docs/performance.md.
 """
@@ -13,7 +13,7 @@ from .lisps import available_columns
 
 
 def main(argv=None) -> int:
-    """Run the suite with every available column; same options as `ptclisp bench`."""
+    """Run the suite with every available column; same options as `ptclisp bench lang`."""
     return bench.main(argv, extra_columns=available_columns())
 
 

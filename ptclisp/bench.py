@@ -6,7 +6,7 @@ repetitions; the table shows the minimum of each column and the ratios of its
 minimum and median to plain Python's. Every column's answer is checked against
 plain Python's, so a fast wrong answer shows up as a mismatch, not a win.
 
-This module ships in the wheel so that `ptclisp bench` works from an install;
+This module ships in the wheel so that `ptclisp bench lang` works from an install;
 the repository's `benchmarks/` package adds columns for other Lisps on Python
 (hy, basilisp) through `extra_columns`. Tests never assert timings.
 Imports the public API only.
@@ -53,6 +53,7 @@ class Impl:
     run: Callable[[], object]
     plain: Callable[[object], object] = lambda v: v
     measures: bool = False
+    detail: dict | None = None             # extra numbers for the JSON record
 
 
 @attrs.define
@@ -221,7 +222,8 @@ def w_programs(quick):
 # ------------------------------------------------------------------ g. persistent growth
 
 def grow_src(k: int) -> str:
-    return f"(loop [i 0 m {{}} v []] (if (< i {k}) (recur (inc i) (assoc m i (* 2 i)) (conj v i)) [(count m) (count v)]))"
+    return (f"(loop [i 0 m {{}} v []] (if (< i {k}) (recur (inc i) (assoc m i (* 2 i)) (conj v i)) "
+            f"[(count m) (count v)]))")
 
 
 def grow_size(n: int, quick: bool) -> int:
@@ -366,7 +368,7 @@ def memory_impl(code: str, path: str, detail: dict, cmd: list | None = None) -> 
         rec = json.loads(out.stdout.strip().splitlines()[-1])
         detail.update(rec)
         return rec["peak"]
-    return Impl(go, measures=True)
+    return Impl(go, measures=True, detail=detail)
 
 
 _TMP: list = []
@@ -450,7 +452,12 @@ def _measure_one(w: Workload, impls: dict, reps: int, max_seconds: float) -> dic
             if len(c["samples"]) >= reps or (c["samples"] and not impls[name].measures
                                              and c["samples"][-1] > max_seconds):
                 continue
-            val, secs = _sample(impls[name])
+            try:
+                val, secs = _sample(impls[name])
+            except Exception as exc:  # noqa: BLE001 - reported in the table, the run goes on
+                c["error"] = f"{type(exc).__name__}: {exc}"
+                order = [n for n in order if n != name]
+                continue
             c["samples"].append(val if impls[name].measures else secs)
     ref = answers.get("python")
     for name, c in cols.items():
@@ -461,6 +468,9 @@ def _measure_one(w: Workload, impls: dict, reps: int, max_seconds: float) -> dic
         if c["error"] is None and name != "python" and name in answers and ref is not None \
                 and answers[name] != ref:
             c["error"] = "answer differs from plain Python"
+        detail = getattr(impls[name], "detail", None)
+        if detail:
+            c["detail"] = detail
     return {"key": w.key, "name": w.name, "unit": w.unit, "target": w.target, "target_ms": w.target_ms,
             "columns": cols, "ratios": _ratios(cols)}
 
@@ -664,7 +674,7 @@ def run_cli(args, extra_columns: dict | None = None) -> int:
 
 
 def main(argv=None, extra_columns: dict | None = None) -> int:
-    p = argparse.ArgumentParser(prog="ptclisp bench", description="Time PTC-Lisp workloads against plain Python.")
+    p = argparse.ArgumentParser(prog="ptclisp bench lang", description="Time PTC-Lisp workloads against plain Python.")
     add_arguments(p)
     return run_cli(p.parse_args(argv), extra_columns)
 

@@ -104,6 +104,11 @@ class _Enforcer:
             elif len(self._armed) == 1:
                 self._cond.notify()
 
+    def poke(self):
+        """An evaluation was stopped: look at the armed threads now."""
+        with self._cond:
+            self._cond.notify()
+
     def disarm(self, tid: int):
         with self._cond:
             stack = self._armed.get(tid)
@@ -134,8 +139,9 @@ class _Enforcer:
                         continue
                     if e.overdue_at is None:
                         e.overdue_at = min(now, m.deadline) if m.deadline is not None else now
-                    if now - e.overdue_at < _grace_s(m):
-                        wait = min(wait, e.overdue_at + _grace_s(m) - now)
+                    grace = 0.0 if m.stop_error is not None else _grace_s(m)  # already failed: no grace
+                    if now - e.overdue_at < grace:
+                        wait = min(wait, e.overdue_at + grace - now)
                         continue
                     if frames is None:
                         frames = sys._current_frames()

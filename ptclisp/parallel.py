@@ -35,7 +35,7 @@ import threading
 import time
 
 from . import meter as M
-from .isolation import guard
+from .isolation import ENFORCER, guard
 from .errors import FailSignal, PtcError, ReturnSignal
 from .meter import Meter, seq_cost
 from .values import Keyword, Map, Set, Vector
@@ -115,6 +115,7 @@ def halt(root: Meter, err: PtcError):
     if root.stop_error is None:
         root.stop_error = err
     root.expired = True
+    ENFORCER.poke()
 
 
 # ------------------------------------------------------------------ slots

@@ -119,7 +119,8 @@ class AgentRun:
         out = self.router.request(request)
         alias = out.get("value", {}).get("model") if out.get("status") == "ok" else out.get("model")
         calls = self.usage["llm_calls"]
-        if alias is not None:
+        reached_provider = out.get("status") == "ok" or out.get("kind") == "provider_error"
+        if alias is not None and reached_provider:      # router refusals never reach a provider
             calls[alias] = calls.get(alias, 0) + 1
         event = {"type": "llm_request", "model": alias, "status": out.get("status")}
         if out.get("status") != "ok":

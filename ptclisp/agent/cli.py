@@ -4,9 +4,9 @@ Owns `cli_main(argv) -> exit code` and `build_parser()`.  The lead wires it
 into `ptclisp/cli.py` as the `agent` subcommand; until then it runs as
 `python -m ptclisp.agent ...`.
 
-    ptclisp agent --model m=openai:gpt-4o-mini --task "Sum data/xs" --data '{"xs": [1, 2, 3]}'
+    ptclisp agent "Sum data/xs" --model m=openai:gpt-4o-mini --data '{"xs": [1, 2, 3]}'
     ptclisp agent --model m=replay:fixture.jsonl --input @input.json --result-schema @schema.json
-    ptclisp agent app.clj --entry app.agent/solve --model m=anthropic:claude-sonnet-4-5 --task "..."
+    ptclisp agent "..." --workflow app.clj --entry app.agent/solve --model m=anthropic:claude-sonnet-4-5
     ptclisp agent --model m=openai:gpt-4o-mini --eval '(agent.core/run-outcome "task" {"max_turns" 4})'
 
 Exit codes: 0 success; 1 workflow failure; 2 bad command line or invalid
@@ -28,7 +28,9 @@ _LIMIT_REASONS = {"runtime_limit_exceeded", "model_output_truncated", "capabilit
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ptclisp agent", description="Run the PTC-Lisp agent loop against a model.")
-    p.add_argument("workflow", nargs="*", help="workflow prelude files attached after the agent library")
+    p.add_argument("task_text", nargs="?", metavar="TASK", help="the task text (same as --task)")
+    p.add_argument("--workflow", action="append", default=[], metavar="FILE",
+                   help="workflow prelude attached after the agent library (repeatable)")
     p.add_argument("--model", action="append", default=[], metavar="ALIAS=PROVIDER:MODEL",
                    help="a model alias (repeatable); providers: openai, anthropic, replay (MODEL = fixture path)")
     p.add_argument("--default-model", metavar="ALIAS", help="alias used when the config names none")
@@ -110,6 +112,10 @@ def cli_main(argv=None) -> int:
     from .mission import Mission
 
     args = build_parser().parse_args(argv)
+    if args.task_text is not None:
+        if args.task is not None or args.input is not None or args.eval is not None:
+            return _usage("give the task once: as TASK, --task, --input or --eval")
+        args.task = args.task_text
     try:
         return _run(args, AgentHost, Mission, router_from_specs)
     except SystemExit as e:
@@ -164,7 +170,7 @@ def _input(args) -> dict:
             raise SystemExit(_usage("--input must be a JSON object"))
         return value
     if args.task is None:
-        raise SystemExit(_usage("give --task, --input or --eval"))
+        raise SystemExit(_usage("give a TASK, --input or --eval"))
     cfg = _json_arg(args.agent, "--agent") or {}
     if not isinstance(cfg, dict):
         raise SystemExit(_usage("--agent must be a JSON object"))

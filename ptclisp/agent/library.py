@@ -26,6 +26,7 @@ SHIPPED: dict[str, tuple[str, ...]] = {
     "llm": (),
     "result": (),
     "workflow.event": (),
+    "cap": (),
 }
 
 

@@ -20,7 +20,7 @@ import math
 import re as _re
 
 from ..errors import PtcError
-from ..meter import current, str_cost
+from ..meter import current, seq_cost, str_cost
 from ..printer import pr_str, str_of
 from ..values import Keyword, Map, Regex, Set, SymbolRef, Vector, type_name
 from .common import charge, count_str, graphemes, need_str, out_vec, seq_items
@@ -216,7 +216,7 @@ def join(a, b=_NO):
     if not items:
         return ""
     parts = items if all(type(x) is str for x in items) else [display(x) for x in items]
-    charge(str_cost(sum(len(p) for p in parts) + len(sep) * (len(parts) - 1)))
+    charge(str_cost(sum(map(len, parts)) + len(sep) * (len(parts) - 1)))
     return sep.join(parts)
 
 
@@ -315,15 +315,15 @@ def split(s, sep, limit=0):
         raise PtcError("type_error", f"split: a plain-string separator must be one character (got {len(sep)}); "
                                      f"use a regex such as #\"...\" for longer separators")
     n = s.count(sep) + 1
-    charge(98 * n + len(s))
+    current().alloc(98 * n + len(s) + seq_cost(n))  # the pieces and the vector, before building
     if n == 1:
-        return out_vec([s])
+        return Vector([s])
     # a literal separator never matches empty, so str.split agrees with Java's split
     parts = s.split(sep, limit - 1) if limit > 0 else s.split(sep)
     if limit == 0:
         while parts and parts[-1] == "":
             parts.pop()
-    return out_vec(parts)
+    return Vector(parts)
 
 
 @builtin("split-lines", "(split-lines s)", groups=("string",), category="strings",

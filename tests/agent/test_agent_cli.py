@@ -22,7 +22,7 @@ def record(tmp_path, programs, cfg):
 def test_cli_replays_a_recorded_run(tmp_path, capsys):
     path, recorded = record(tmp_path, ["(defn add-one [x] (+ x 1))", "(return (add-one 41))"], {"max_turns": 2})
     assert recorded.ok and recorded.value == 42
-    code = cli_main(["--model", f"m=replay:{path}", "--task", TASK, "--max-turns", "2"])
+    code = cli_main([TASK, "--model", f"m=replay:{path}", "--max-turns", "2"])
     assert code == 0
     assert json.loads(capsys.readouterr().out) == 42
 
@@ -45,3 +45,23 @@ def test_cli_usage_errors(capsys):
 def test_cli_invalid_agent_config_exit_code(tmp_path, capsys):
     path, _ = record(tmp_path, ["(return 1)"], {"max_turns": 1})
     assert cli_main(["--model", f"m=replay:{path}", "--task", TASK, "--max-turns", "0"]) == 2
+
+
+APP = '''(ns app.agent "An application workflow.")
+(defn solve "Solve the input task in one turn." [input]
+  (agent.core/run-value (get input "task") (assoc (get input "agent") "max_turns" 1)))
+'''
+
+
+def test_cli_workflow_entry_through_the_main_cli(tmp_path, capsys):
+    from ptclisp.cli import main
+    app = tmp_path / "app.clj"
+    app.write_text(APP)
+    path = tmp_path / "fixture.jsonl"
+    recorder = RecordingProvider(ScriptedProvider(calls("(return 7)")), str(path))
+    recorded = AgentHost(models={"m": recorder}, workflow=[APP]).run_entry("app.agent/solve",
+                                                                           {"task": TASK, "agent": {}})
+    assert recorded.ok and recorded.value == 7
+    code = main(["agent", TASK, "--workflow", str(app), "--entry", "app.agent/solve", "--model", f"m=replay:{path}"])
+    assert code == 0
+    assert json.loads(capsys.readouterr().out) == 7
