@@ -150,6 +150,13 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
 
 def cmd_run(args) -> int:
     source = _read_text(args.file)
+    if args.model or args.replay or args.record:  # an agent workflow: run it in the agent host's session
+        from .agent.cli import run_workflow_file
+        return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
+                                 record=args.record, trace_path=args.trace, data=load_data(args.data),
+                                 tool_specs=args.tools or (), preludes=args.prelude or (), as_json=args.json)
+    if args.trace:
+        raise UsageError("--trace needs a model: add --model ALIAS=PROVIDER:MODEL or --replay FILE")
     session = _session(args)
     return _report(session.eval(source), args.json, source, args.file)
 
@@ -262,6 +269,16 @@ def build_parser() -> argparse.ArgumentParser:
                                    "Exit 0 on a value or return, 1 on fail, 2 on an error.")
     r.add_argument("file", metavar="FILE.clj", help="program file ('-' reads stdin)")
     session_flags(r)
+    agent_flags = r.add_argument_group(
+        "agent workflows", "With --model, --replay or --record the file runs as an agent workflow (it may call "
+        "agent.core/run-value ...): --data and --tools go to the model's mission, --prelude to the workflow. "
+        "Exit 1 then means the agent or a provider failed.")
+    agent_flags.add_argument("--model", metavar="ALIAS=PROVIDER:MODEL", action="append",
+                             help="a model alias (repeatable; the first is the default), e.g. fast=openai:gpt-4o-mini")
+    replay = agent_flags.add_mutually_exclusive_group()
+    replay.add_argument("--replay", metavar="FILE", help="serve every model from this replay file (no network)")
+    replay.add_argument("--record", metavar="FILE", help="write every model answer to this replay file")
+    agent_flags.add_argument("--trace", metavar="FILE", help="JSON Lines log of the run, credentials redacted")
     r.set_defaults(func=cmd_run)
 
     e = sub.add_parser("eval", help="evaluate one expression",

@@ -320,9 +320,11 @@ class _ForkServer:
         if self._proc is not None and self._proc.poll() is None:
             return
         host, srv = socket.socketpair()
-        code = "import sys; from ptclisp.isolation import _server_main; _server_main(int(sys.argv[1]))"
-        self._proc = subprocess.Popen([sys.executable, "-c", code, str(srv.fileno())], pass_fds=[srv.fileno()],
-                                      stdin=subprocess.DEVNULL, close_fds=True)
+        code = ("import sys; sys.path.insert(0, sys.argv[2]); "
+                "from ptclisp.isolation import _server_main; _server_main(int(sys.argv[1]))")
+        where = os.path.dirname(_PKG)  # the directory holding this ptclisp package
+        self._proc = subprocess.Popen([sys.executable, "-c", code, str(srv.fileno()), where],
+                                      pass_fds=[srv.fileno()], stdin=subprocess.DEVNULL, close_fds=True)
         srv.close()
         self._ctrl = host
 

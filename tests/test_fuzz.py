@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,9 @@ import ptclisp
 from benchmarks.fuzz import TOOLS, ProgramGen
 from ptclisp import Limits
 from ptclisp.lib import registry as R
+
+# the form strategy's repr (it embeds every builtin name) is large; hypothesis warns about that
+pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
 
 LIMITS = Limits(timeout_ms=250)
 HANG_S = 15.0

@@ -1,74 +1,123 @@
-"""`ptclisp agent ...`: run the agent library from the command line.
+"""`ptclisp agent ...`, and the agent side of `ptclisp run FILE --model ...`.
 
-Owns `cli_main(argv) -> exit code` and `build_parser()`.  The lead wires it
-into `ptclisp/cli.py` as the `agent` subcommand; until then it runs as
-`python -m ptclisp.agent ...`.
+Owns `cli_main(argv) -> exit code` (the `agent` subcommand), `build_parser()`,
+`run_workflow_file(...)` (what `ptclisp run` calls when a model flag is given),
+`build_router(...)` (model specs plus --replay / --record / --trace wrapping),
+`load_script` (answers of a `scripted:FILE` model) and `Trace` (the redacted
+JSON Lines event log).
 
-    ptclisp agent "Sum data/xs" --model m=openai:gpt-4o-mini --data '{"xs": [1, 2, 3]}'
-    ptclisp agent --model m=replay:fixture.jsonl --input @input.json --result-schema @schema.json
-    ptclisp agent "..." --workflow app.clj --entry app.agent/solve --model m=anthropic:claude-sonnet-4-5
-    ptclisp agent --model m=openai:gpt-4o-mini --eval '(agent.core/run-outcome "task" {"max_turns" 4})'
+    ptclisp agent "TASK" [--model ALIAS=PROVIDER:MODEL]... [--data FILE] [--tools module:attr]...
+                  [--prelude FILE]... [--max-turns N] [--schema FILE.json]
+                  [--replay FILE | --record FILE] [--trace FILE]
+    ptclisp run agent.clj --model ALIAS=PROVIDER:MODEL [--replay FILE | --record FILE] [--trace FILE]
 
-Exit codes: 0 success; 1 workflow failure; 2 bad command line or invalid
-agent config; 6 a limit ended the run (turns, transcript, output
-truncation, model-call quota); 7 result contract not met.
-Output: the final value as JSON on stdout (with --json: a record with ok,
-value, error and usage); the error on stderr.  Imports the agent host and
-the provider specs.
+PROVIDER is openai, anthropic, replay (MODEL is a replay file) or scripted
+(MODEL is a JSON file of answers, see `load_script`).  The first --model is
+the default alias.  Exit codes: 0 the run returned a value; 1 the subject or
+a provider failed (turn limit, provider failure, result contract not met,
+a `fail` of the workflow, ...); 2 a host error (bad flags, unreadable or
+invalid files, invalid agent config, an error in workflow code).
+Imports the agent host, the providers and, for --data / --tools, ptclisp.cli.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
+import threading
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_LIMIT, EXIT_CONTRACT = 0, 1, 2, 6, 7
-_LIMIT_REASONS = {"runtime_limit_exceeded", "model_output_truncated", "capability_quota"}
+EXIT_OK, EXIT_FAILED, EXIT_HOST = 0, 1, 2
+#: Run failures that mean "the subject or a provider did not deliver" (exit 1); others are host errors.
+_SUBJECT_REASONS = frozenset({"runtime_limit_exceeded", "model_output_truncated", "result_contract_failed",
+                              "llm_provider_failed", "capability_quota", "explicit_failure"})
+#: Environment variables whose values never reach a trace.
+_SECRET_ENV = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.I)
+
+
+class _Usage(Exception):
+    """A host error found before the run: one line on stderr, exit 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ptclisp agent", description="Run the PTC-Lisp agent loop against a model.")
-    p.add_argument("task_text", nargs="?", metavar="TASK", help="the task text (same as --task)")
-    p.add_argument("--workflow", action="append", default=[], metavar="FILE",
-                   help="workflow prelude attached after the agent library (repeatable)")
+    p = argparse.ArgumentParser(
+        prog="ptclisp agent",
+        description="Answer a task with a model that writes PTC-Lisp programs over your data.",
+        epilog="Exit 0: the value was printed. Exit 1: the agent or a provider failed (turn limit, provider "
+               "failure, result contract). Exit 2: bad flags, unreadable files or invalid configuration.")
+    p.add_argument("task_text", nargs="?", metavar="TASK", help="the task, in plain words")
     p.add_argument("--model", action="append", default=[], metavar="ALIAS=PROVIDER:MODEL",
-                   help="a model alias (repeatable); providers: openai, anthropic, replay (MODEL = fixture path)")
-    p.add_argument("--default-model", metavar="ALIAS", help="alias used when the config names none")
-    p.add_argument("--max-calls", action="append", default=[], metavar="ALIAS=N", help="per-alias call quota")
-    p.add_argument("--max-tokens", type=int, help="output token cap passed to HTTP providers")
-    task = p.add_mutually_exclusive_group()
-    task.add_argument("--task", help="the task text (input {\"task\": TEXT, \"agent\": CONFIG})")
-    task.add_argument("--input", metavar="JSON|@FILE", help="the whole input map of the entry")
+                   help="a model alias (repeatable; the first is the default). PROVIDER: openai, anthropic, "
+                        "replay (MODEL = replay file) or scripted (MODEL = JSON file of answers); "
+                        "e.g. fast=openai:gpt-4o-mini")
+    p.add_argument("--data", metavar="FILE.json",
+                   help="JSON file holding an object; each key becomes data/<key> for the model's programs")
+    p.add_argument("--tools", action="append", default=[], metavar="module:attr",
+                   help="grant Python tools to the model's programs: a dict name -> callable/ptclisp.Tool "
+                        "or a list of ptclisp.Tool (repeatable; the current directory is importable)")
+    p.add_argument("--prelude", "--mission-prelude", dest="prelude", action="append", default=[],
+                   metavar="FILE", help="a prelude whose exports the model's programs may call (repeatable)")
+    p.add_argument("--max-turns", type=int, metavar="N", help="model turns before the run gives up (default 4)")
+    p.add_argument("--schema", "--result-schema", dest="schema", metavar="FILE.json",
+                   help="JSON Schema the returned value must satisfy (the result contract)")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--replay", metavar="FILE",
+                        help="serve every model from this replay file; nothing goes over the network and "
+                             "a request the file does not hold is a not_found provider failure")
+    source.add_argument("--record", metavar="FILE",
+                        help="call the models as usual and write every answer to this replay file")
+    p.add_argument("--trace", metavar="FILE",
+                   help="write the run as JSON Lines (requests, responses, evaluations, outcome); "
+                        "credentials are redacted")
+    extra = p.add_argument_group("more options")
+    task = extra.add_mutually_exclusive_group()
+    task.add_argument("--task", help="the task (instead of TASK)")
+    task.add_argument("--input", metavar="FILE.json", help="the whole input map of the entry (JSON object)")
     task.add_argument("--eval", metavar="EXPR", help="evaluate a workflow expression instead of calling an entry")
-    p.add_argument("--entry", default="agent.main/run", help="workflow export to call (default agent.main/run)")
-    p.add_argument("--agent", metavar="JSON|@FILE", help="agent config map (max_turns, model, ...)")
-    p.add_argument("--max-turns", type=int, help="shortcut for the agent config's max_turns")
-    p.add_argument("--data", metavar="JSON|@FILE", help="mission data: an object whose keys become data/<key>")
-    p.add_argument("--mission-prelude", action="append", default=[], metavar="FILE",
-                   help="prelude attached to the default mission (repeatable)")
-    p.add_argument("--result-schema", metavar="JSON|@FILE", help="JSON Schema the final value must satisfy")
-    p.add_argument("--replace", action="append", default=[], metavar="ID=FILE",
-                   help="replace a shipped prelude, e.g. agent.prompt=my_prompt.clj")
-    p.add_argument("--trace", metavar="FILE", help="write every event as a JSON line to FILE")
-    p.add_argument("--json", action="store_true", help="print a JSON record with ok, value, error and usage")
+    extra.add_argument("--workflow", action="append", default=[], metavar="FILE",
+                       help="workflow prelude attached after the agent library (repeatable)")
+    extra.add_argument("--entry", default="agent.main/run", help="workflow export to call (default agent.main/run)")
+    extra.add_argument("--agent", metavar="FILE.json", help="agent config map (max_turns, model, ...)")
+    extra.add_argument("--default-model", metavar="ALIAS", help="alias used when the config names none")
+    extra.add_argument("--max-calls", action="append", default=[], metavar="ALIAS=N", help="per-alias call quota")
+    extra.add_argument("--max-tokens", type=int, metavar="N", help="output token cap for openai/anthropic models")
+    extra.add_argument("--replace", action="append", default=[], metavar="ID=FILE",
+                       help="replace a shipped prelude, e.g. agent.prompt=my_prompt.clj")
+    extra.add_argument("--json", action="store_true", help="print a JSON record with ok, value, error and usage")
     return p
 
 
-def _json_arg(text: str | None, what: str):
-    if text is None:
-        return None
+# ------------------------------------------------------------------ inputs
+
+def _read(path: str, what: str) -> str:
     try:
-        if text.startswith("@"):
-            with open(text[1:], encoding="utf-8") as f:
-                return json.load(f)
-        return json.loads(text)
-    except (OSError, ValueError) as e:
-        raise SystemExit(_usage(f"{what}: {e}")) from None
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as e:
+        raise _Usage(f"cannot read {what} {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise _Usage(f"cannot read {what} {path}: not UTF-8 text") from None
 
 
-def _usage(msg: str) -> int:
-    print(f"ptclisp agent: {msg}", file=sys.stderr)
-    return EXIT_USAGE
+def load_json(arg: str | None, what: str, *, want_object: bool = True):
+    """A JSON value named on the command line.
+
+    `FILE` or `@FILE` reads a file; text starting with `{` is taken as
+    inline JSON (a file name never starts with a brace, so this cannot be
+    mistaken for one).
+    """
+    if arg is None:
+        return None
+    inline = arg.lstrip().startswith("{")
+    text = arg if inline else _read(arg[1:] if arg.startswith("@") else arg, what)
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise _Usage(f"{what} {'(inline)' if inline else arg} is not valid JSON: {e}") from None
+    if want_object and not isinstance(value, dict):
+        raise _Usage(f"{what} must hold a JSON object, not a JSON {type(value).__name__}")
+    return value
 
 
 def _pairs(items, what, convert=str) -> dict:
@@ -76,104 +125,300 @@ def _pairs(items, what, convert=str) -> dict:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise SystemExit(_usage(f"{what} expects KEY=VALUE, got {item!r}"))
+            raise _Usage(f"{what} expects KEY=VALUE, got {item!r}")
         try:
             out[key] = convert(value)
         except ValueError:
-            raise SystemExit(_usage(f"{what}: bad value in {item!r}")) from None
+            raise _Usage(f"{what}: bad value in {item!r}") from None
     return out
 
 
-def _read(path: str) -> str:
+def mission_capabilities(tool_specs) -> list:
+    """`--tools module:attr` objects as mission capabilities (the loader of `ptclisp run --tools`)."""
+    from ..cli import UsageError, load_tools
+    from ..tools import Tool
+    from .mission import Capability, as_capability
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as e:
-        raise SystemExit(_usage(f"cannot read {path}: {e.strerror}")) from None
+        tools = load_tools(list(tool_specs)) or {}
+    except UsageError as e:
+        raise _Usage(str(e)) from None
+    caps = []
+    for name, fn in tools.items():
+        if isinstance(fn, Tool):
+            caps.append(as_capability(fn) if fn.name == name else Capability(
+                name, fn.fn, fn.description, fn.input_schema, None, fn.effect))
+        else:
+            doc = (getattr(fn, "__doc__", None) or "").strip()
+            caps.append(Capability(name, fn, description=doc.splitlines()[0] if doc else ""))
+    return caps
 
+
+def load_script(path: str) -> list:
+    """The answers of a `scripted:FILE` model, in order.
+
+    FILE holds a JSON list.  Each item is a program (a string: the answer
+    calls run_ptc_lisp with it), `{"program": ..., "content": narration?}`,
+    or a complete provider response (any other object).
+    """
+    try:
+        items = json.loads(_read(path, "scripted model file"))
+    except ValueError as e:
+        raise _Usage(f"scripted model file {path} is not valid JSON: {e}") from None
+    if not isinstance(items, list) or not items:
+        raise _Usage(f"scripted model file {path} must hold a non-empty JSON list of answers")
+    out = []
+    for i, item in enumerate(items, start=1):
+        if isinstance(item, dict) and "program" in item:
+            item, content = item["program"], item.get("content")
+        else:
+            content = None
+        if isinstance(item, str):
+            out.append({"content": content, "finish_reason": "tool_calls",
+                        "tool_calls": [{"id": f"call-{i}", "name": "run_ptc_lisp", "args": {"program": item}}]})
+        elif isinstance(item, dict):
+            out.append(item)
+        else:
+            raise _Usage(f"scripted model file {path}: answer {i} must be a program string or an object")
+    return out
+
+
+# ------------------------------------------------------------------ trace
+
+def _secrets(env=None) -> list[str]:
+    env = os.environ if env is None else env
+    values = []
+    for name, value in env.items():
+        if _SECRET_ENV.search(name) and isinstance(value, str) and len(value) >= 4:
+            values.append(value)
+            values.append(json.dumps(value)[1:-1])     # as it would appear inside a JSON string
+    return values
+
+
+class Trace:
+    """A JSON Lines event log; every line passes through `providers.redact` with the environment's secrets."""
+
+    def __init__(self, path: str, env=None):
+        from ..providers import redact
+        self._redact = redact
+        self._secrets = _secrets(env)
+        self._lock = threading.Lock()
+        try:
+            self._file = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        except OSError as e:
+            raise _Usage(f"cannot write --trace {path}: {e.strerror or e}") from None
+
+    def write(self, record: dict) -> None:
+        line = json.dumps(record, ensure_ascii=False, default=str)
+        line = self._redact(line, self._secrets)
+        with self._lock:
+            self._file.write(line + "\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class _Traced:
+    """Writes each request and response (or provider failure) of one alias to the trace."""
+
+    def __init__(self, alias: str, inner, trace: Trace):
+        self.alias, self.inner, self.trace = alias, inner, trace
+        self.kind = getattr(inner, "kind", "provider")
+
+    def complete(self, request: dict) -> dict:
+        from ..providers import LlmRequestError
+        self.trace.write({"type": "request", "model": self.alias, "request": request})
+        try:
+            response = self.inner.complete(request)
+        except LlmRequestError as e:
+            self.trace.write({"type": "provider_error", "model": self.alias, "reason": e.reason,
+                              "retryable": e.retryable, "details": e.details})
+            raise
+        self.trace.write({"type": "response", "model": self.alias, "response": response})
+        return response
+
+    def close(self) -> None:
+        if hasattr(self.inner, "close"):
+            self.inner.close()
+
+
+class _SharedRecording:
+    """One replay file written by every alias: each alias's provider is wrapped by `wrap`."""
+
+    def __init__(self, path: str):
+        from ..providers import RecordingProvider, ReplayLoadError
+        self._lock = threading.Lock()
+        self._current = None
+        try:
+            self._recorder = RecordingProvider(self, path)
+        except ReplayLoadError as e:
+            raise _Usage(f"--record {path}: {e}") from None
+
+    def complete(self, request):            # the recorder's inner provider: the alias being called
+        return self._current.complete(request)
+
+    def wrap(self, inner):
+        outer = self
+
+        class Tap:
+            kind = getattr(inner, "kind", "provider")
+
+            def complete(self, request):
+                with outer._lock:            # one call at a time, so the recorder sees the right inner
+                    outer._current = inner
+                    return outer._recorder.complete(request)
+
+            def close(self):
+                if hasattr(inner, "close"):
+                    inner.close()
+
+        return Tap()
+
+
+def build_router(model_specs, *, replay: str | None = None, record: str | None = None,
+                 trace: Trace | None = None, default: str | None = None, max_calls: dict | None = None,
+                 max_tokens: int | None = None, env=None):
+    """The ModelRouter for the command line's --model specs.
+
+    With `replay` every alias answers from that one file (no provider is
+    built, so no network or key is needed); with no --model at all the
+    single alias is "main".  With `record` each live provider is wrapped so
+    all aliases write one replay file.  `trace` logs requests and responses.
+    """
+    from ..providers import (ModelRouter, ModelSpec, ReplayLoadError, ReplayProvider, build_provider,
+                             parse_alias_spec)
+    specs = [parse_alias_spec(text) for text in model_specs]
+    if not specs:
+        if replay is None:
+            raise _Usage("give at least one --model ALIAS=PROVIDER:MODEL (or --replay FILE)")
+        specs = [("main", ModelSpec("replay", replay))]
+    aliases = [a for a, _ in specs]
+    for a in aliases:
+        if aliases.count(a) > 1:
+            raise _Usage(f"--model alias {a!r} is given twice")
+    try:
+        shared = ReplayProvider(replay) if replay is not None else None
+        recording = _SharedRecording(record) if record is not None else None
+        providers = {}
+        for alias, spec in specs:
+            if shared is not None:
+                provider = shared
+            else:
+                options = {"max_tokens": max_tokens} if max_tokens and spec.provider in ("openai", "anthropic") \
+                    else {}
+                scripts = {spec.model: load_script(spec.model)} if spec.provider == "scripted" else None
+                provider = build_provider(spec, env=env, scripts=scripts, **options)
+                if recording is not None:
+                    provider = recording.wrap(provider)
+            providers[alias] = _Traced(alias, provider, trace) if trace is not None else provider
+    except ReplayLoadError as e:
+        raise _Usage(str(e)) from None
+    return ModelRouter(providers, default=default or aliases[0], max_calls=max_calls or None)
+
+
+# ------------------------------------------------------------------ exit codes and output
 
 def exit_code(error) -> int:
+    """0 without error; 1 for a subject or provider failure; 2 for a host error."""
     if error is None:
         return EXIT_OK
-    if error.reason == "result_contract_failed":
-        return EXIT_CONTRACT
-    if error.reason in _LIMIT_REASONS:
-        return EXIT_LIMIT
     if error.reason == "invalid_agent_config" or error.details.get("failure_kind") == "invalid-agent-config":
-        return EXIT_USAGE
-    return EXIT_FAILED
+        return EXIT_HOST
+    return EXIT_FAILED if error.reason in _SUBJECT_REASONS else EXIT_HOST
 
+
+def _error_record(err) -> dict | None:
+    if err is None:
+        return None
+    return {"kind": err.kind, "reason": err.reason, "message": err.message, "details": err.details}
+
+
+def _print_error(err, prog: str) -> None:
+    print(f"{prog}: Error ({err.kind}/{err.reason}): {err.message}", file=sys.stderr)
+    if err.details:
+        print(json.dumps(err.details, ensure_ascii=False, default=str), file=sys.stderr)
+
+
+def _usage(msg: str, prog: str = "ptclisp agent") -> int:
+    print(f"{prog}: {msg}", file=sys.stderr)
+    return EXIT_HOST
+
+
+# ------------------------------------------------------------------ ptclisp agent
 
 def cli_main(argv=None) -> int:
     """Run `ptclisp agent` with `argv` (without the program name); returns the exit code."""
-    from ..prelude import PreludeError
-    from ..providers import ModelSpecError, router_from_specs
-    from .host import AgentHost
-    from .mission import Mission
-
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as e:         # --help (0) or a usage error argparse already printed (2)
+        return e.code if isinstance(e.code, int) else EXIT_HOST
     if args.task_text is not None:
         if args.task is not None or args.input is not None or args.eval is not None:
             return _usage("give the task once: as TASK, --task, --input or --eval")
         args.task = args.task_text
+    if args.task is None and args.input is None and args.eval is None:
+        return _usage('give a TASK, e.g. ptclisp agent "Which region sold most?" --data orders.json --model ...')
+    trace = None
     try:
-        return _run(args, AgentHost, Mission, router_from_specs)
-    except SystemExit as e:
-        return int(e.code) if isinstance(e.code, int) else EXIT_USAGE
-    except (ModelSpecError, PreludeError, ValueError, TypeError) as e:
-        return _usage(str(e))
-
-
-def _run(args, AgentHost, Mission, router_from_specs) -> int:
-    from ..providers import parse_alias_spec
-    if not args.model:
-        return _usage("at least one --model ALIAS=PROVIDER:MODEL is required")
-    options = {"max_tokens": args.max_tokens} if args.max_tokens else {}
-    provider_options = {}
-    for text in args.model:
-        alias, spec = parse_alias_spec(text)
-        if spec.provider in ("openai", "anthropic"):
-            provider_options[alias] = options
-    router = router_from_specs(args.model, default=args.default_model,
-                               max_calls=_pairs(args.max_calls, "--max-calls", int) or None,
-                               provider_options=provider_options)
-    data = _json_arg(args.data, "--data")
-    if data is not None and not isinstance(data, dict):
-        return _usage("--data must be a JSON object")
-    mission = Mission(data=data or {}, preludes=[_read(p) for p in args.mission_prelude])
-    replace = {k: _read(v) for k, v in _pairs(args.replace, "--replace").items()}
-    trace = open(args.trace, "a", encoding="utf-8") if args.trace else None  # noqa: SIM115 - closed below
-
-    def on_event(event):
+        trace = Trace(args.trace) if args.trace else None
+        host, entry_input = _setup(args, trace)
+    except _Usage as e:
         if trace is not None:
-            trace.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
-
+            trace.close()
+        return _usage(str(e))
+    except (ValueError, TypeError) as e:   # ModelSpecError, PreludeError, contract schema, ... (all ValueErrors)
+        if trace is not None:
+            trace.close()
+        return _usage(str(e))
     try:
-        host = AgentHost(router, {"default": mission}, workflow=[_read(p) for p in args.workflow],
-                         replace=replace, result_schema=_json_arg(args.result_schema, "--result-schema"),
-                         on_event=on_event)
-        if args.eval is not None:
-            out = host.eval(args.eval)
-        else:
-            out = host.run_entry(args.entry, _input(args))
-        host.close()
+        if trace is not None:
+            trace.write({"type": "run", "task": args.task, "entry": args.entry if args.eval is None else None,
+                         "models": _describe_models(args), "replay": args.replay, "record": args.record})
+        if args.replay:
+            print(f"ptclisp agent: replaying recorded answers from {args.replay} (no model is called)",
+                  file=sys.stderr)
+        out = host.eval(args.eval) if args.eval is not None else host.run_entry(args.entry, entry_input)
+        if trace is not None:
+            trace.write({"type": "outcome", "ok": out.ok, "value": out.value, "error": _error_record(out.error),
+                         "usage": out.usage})
     finally:
+        host.close()
         if trace is not None:
             trace.close()
     return _report(out, args.json)
 
 
+def _describe_models(args) -> dict:
+    from ..providers import parse_alias_spec
+    return {alias: str(spec) for alias, spec in map(parse_alias_spec, args.model)} or {"main": "replay"}
+
+
+def _setup(args, trace):
+    from .host import AgentHost
+    from .mission import Mission
+    data = _data(args.data)
+    mission = Mission(data=data or {}, capabilities=mission_capabilities(args.tools),
+                      preludes=[_read(p, "--prelude") for p in args.prelude])
+    router = build_router(args.model, replay=args.replay, record=args.record, trace=trace,
+                          default=args.default_model, max_calls=_pairs(args.max_calls, "--max-calls", int),
+                          max_tokens=args.max_tokens)
+    replace = {k: _read(v, "--replace") for k, v in _pairs(args.replace, "--replace").items()}
+    host = AgentHost(router, {"default": mission}, workflow=[_read(p, "--workflow") for p in args.workflow],
+                     replace=replace, result_schema=load_json(args.schema, "--schema"),
+                     on_event=trace.write if trace is not None else None)
+    return host, (_input(args) if args.eval is None else None)
+
+
+def _data(path: str | None):
+    if path is None:
+        return None
+    return load_json(path, "--data")
+
+
 def _input(args) -> dict:
     if args.input is not None:
-        value = _json_arg(args.input, "--input")
-        if not isinstance(value, dict):
-            raise SystemExit(_usage("--input must be a JSON object"))
-        return value
-    if args.task is None:
-        raise SystemExit(_usage("give a TASK, --input or --eval"))
-    cfg = _json_arg(args.agent, "--agent") or {}
-    if not isinstance(cfg, dict):
-        raise SystemExit(_usage("--agent must be a JSON object"))
+        return load_json(args.input, "--input")
+    cfg = load_json(args.agent, "--agent") or {}
     if args.max_turns is not None:
         cfg["max_turns"] = args.max_turns
     return {"task": args.task, "agent": cfg}
@@ -182,15 +427,71 @@ def _input(args) -> dict:
 def _report(out, as_json: bool) -> int:
     err = out.error
     if as_json:
-        record = {"ok": out.ok, "value": out.value,
-                  "error": None if err is None else {"kind": err.kind, "reason": err.reason,
-                                                     "message": err.message, "details": err.details},
-                  "usage": out.usage}
-        print(json.dumps(record, ensure_ascii=False, default=str))
+        print(json.dumps({"ok": out.ok, "value": out.value, "error": _error_record(err), "usage": out.usage},
+                         ensure_ascii=False, default=str))
     elif out.ok:
         print(json.dumps(out.value, ensure_ascii=False, indent=2) if out.value is not None else "nil")
     if err is not None:
-        print(f"Error ({err.kind}/{err.reason}): {err.message}", file=sys.stderr)
+        _print_error(err, "ptclisp agent")
+    return exit_code(err)
+
+
+# ------------------------------------------------------------------ ptclisp run FILE --model ...
+
+def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, record=None, trace_path=None,
+                      data=None, tool_specs=(), preludes=(), as_json: bool = False) -> int:
+    """Run a workflow program (e.g. one calling agent.core/run-value) with models; returns the exit code.
+
+    `data` becomes both the program's data/<name> and the default mission's
+    data; `tool_specs` are granted to the default mission (the model's
+    programs), `preludes` are attached to the workflow after the agent
+    library.  Prints the program's prints, then its value (or the error).
+    """
+    from .. import api
+    from ..convert import from_python
+    from .host import AgentHost
+    from .mission import Mission
+    prog = "ptclisp run"
+    trace = None
+    try:
+        trace = Trace(trace_path) if trace_path else None
+        router = build_router(list(models), replay=replay, record=record, trace=trace)
+        mission = Mission(data=data or {}, capabilities=mission_capabilities(tool_specs))
+        host = AgentHost(router, {"default": mission}, workflow=[_read(p, "--prelude") for p in preludes],
+                         on_event=trace.write if trace is not None else None)
+    except (_Usage, ValueError, TypeError) as e:
+        if trace is not None:
+            trace.close()
+        return _usage(str(e), prog)
+    try:
+        if trace is not None:
+            trace.write({"type": "run", "file": source_name, "models": list(models), "replay": replay,
+                         "record": record})
+        session = host.session()
+        if data:
+            session.env.context = from_python(data)
+        out = session.eval(source)
+        if trace is not None:
+            trace.write({"type": "outcome", "ok": out.ok, "value": out.value, "error": _error_record(out.error),
+                         "usage": out.usage})
+    finally:
+        host.close()
+        if trace is not None:
+            trace.close()
+    err = out.error
+    if as_json:
+        print(json.dumps({"ok": out.ok, "value": out.value if out.ok else None, "prints": out.prints,
+                          "error": _error_record(err), "usage": out.usage}, ensure_ascii=False, default=str))
+    else:
+        for line in out.prints:
+            print(line)
+        if out.ok:
+            print(api.pr_str(out.raw))
+    if err is not None:
+        res = out.result
+        span = res.error.span if res is not None and res.error is not None else None
+        where = f"{source_name}:{span.line}:{span.col}: " if span else f"{source_name}: "
+        print(f"{where}Error ({err.kind}/{err.reason}): {err.message}", file=sys.stderr)
         if err.details:
             print(json.dumps(err.details, ensure_ascii=False, default=str), file=sys.stderr)
     return exit_code(err)

@@ -76,6 +76,11 @@ def last(coll):
              "too large index gives not-found, or nil without it, instead of an error.",
          examples=("(nth [10 20 30] 1) ;=> 20", "(nth [10] 5 :none) ;=> :none"))
 def nth(coll, index, not_found=NO):
+    if type(coll) is Vector and type(index) is int:  # the common case, checked once
+        items = coll.lst()
+        if 0 <= index < len(items):
+            return items[index]
+        return None if not_found is NO else not_found
     i = count_arg(index, "nth")
     default = None if not_found is NO else not_found
     if coll is None:
