@@ -2,6 +2,8 @@
 
     ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr]
     ptclisp run   FILE.clj [same flags] [--json]
+                  [--model ALIAS=PROVIDER:MODEL]... [--replay FILE | --record FILE] [--trace FILE]
+                  (a model flag runs FILE as an agent workflow: see ptclisp/agent/cli.py)
     ptclisp eval  EXPR     [same flags] [--json]
     ptclisp check FILE.clj...
     ptclisp fmt   FILE.clj... [--check] [--diff]
@@ -271,7 +273,8 @@ def build_parser() -> argparse.ArgumentParser:
     session_flags(r)
     agent_flags = r.add_argument_group(
         "agent workflows", "With --model, --replay or --record the file runs as an agent workflow (it may call "
-        "agent.core/run-value ...): --data and --tools go to the model's mission, --prelude to the workflow. "
+        "agent.core/run-value ...): --data is data/<name> for both the file and the model's mission, --tools go "
+        "to the mission (the model's programs), --prelude to the workflow. "
         "Exit 1 then means the agent or a provider failed.")
     agent_flags.add_argument("--model", metavar="ALIAS=PROVIDER:MODEL", action="append",
                              help="a model alias (repeatable; the first is the default), e.g. fast=openai:gpt-4o-mini")

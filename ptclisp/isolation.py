@@ -85,32 +85,50 @@ def _grace_s(meter) -> float:
 
 
 class _Enforcer:
-    """Registry of threads running evaluations, and the thread that hard-stops overdue ones."""
+    """Registry of threads running evaluations, and the thread that hard-stops overdue ones.
+
+    Arming is a dictionary update (no lock, no wake-up): the enforcer thread
+    polls, every `POLL_S` while something is armed and every `IDLE_S`
+    otherwise, so an evaluation costs about a microsecond here. Disarming
+    and delivering share one lock, so an exception is never raised into a
+    thread that has already left its evaluation.
+    """
 
     POLL_S = 0.05
+    IDLE_S = 0.1
 
     def __init__(self):
-        self._cond = threading.Condition()
-        self._armed: dict[int, _Entry] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._armed: dict[int, list] = {}
         self._thread = None
         self.delivered = 0  # how many hard stops were raised (tests, reports)
 
     def arm(self, tid: int, meter):
-        with self._cond:
-            self._armed.setdefault(tid, []).append(_Entry(meter))  # a stack: evaluations may nest
+        stack = self._armed.get(tid)
+        if stack is None:
+            self._armed[tid] = [_Entry(meter)]
+        else:
+            stack.append(_Entry(meter))  # a stack: evaluations may nest
+        if self._thread is None:
+            self._start()
+
+    def _start(self):
+        with self._lock:
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="ptclisp-hardstop", daemon=True)
-                self._thread.start()
-            elif len(self._armed) == 1:
-                self._cond.notify()
+                t = threading.Thread(target=self._run, name="ptclisp-hardstop", daemon=True)
+                try:
+                    t.start()
+                except RuntimeError:  # no thread to be had: the cooperative limits still hold
+                    return
+                self._thread = t
 
     def poke(self):
         """An evaluation was stopped: look at the armed threads now."""
-        with self._cond:
-            self._cond.notify()
+        self._wake.set()
 
     def disarm(self, tid: int):
-        with self._cond:
+        with self._lock:
             stack = self._armed.get(tid)
             if not stack:
                 return
@@ -121,21 +139,22 @@ class _Enforcer:
                 _set_async_exc(tid, ctypes.py_object())  # clear it if it is still pending
 
     def _run(self):
-        with self._cond:
-            while True:
-                if not self._armed:
-                    self._cond.wait()
-                    continue
-                now = time.monotonic()
-                wait = self.POLL_S
-                frames = None
-                for tid, e in [(t, e) for t, st in self._armed.items() for e in st]:
+        while True:
+            wait = self._sweep()
+            self._wake.wait(wait)
+            self._wake.clear()
+
+    def _sweep(self) -> float:
+        with self._lock:
+            if not self._armed:
+                return self.IDLE_S
+            now = time.monotonic()
+            wait = self.POLL_S
+            frames = None
+            for tid, stack in list(self._armed.items()):
+                for e in list(stack):
                     m = e.meter
-                    if e.delivered:
-                        continue
-                    if not m.expired:
-                        if m.deadline is not None:
-                            wait = min(wait, max(0.001, m.deadline + _grace_s(m) - now))
+                    if e.delivered or not m.expired:
                         continue
                     if e.overdue_at is None:
                         e.overdue_at = min(now, m.deadline) if m.deadline is not None else now
@@ -147,13 +166,13 @@ class _Enforcer:
                         frames = sys._current_frames()
                     if _interruptible(frames.get(tid)):
                         if _set_async_exc(tid, HardStop) == 1:
-                            for other in self._armed.get(tid, ()):
+                            for other in stack:
                                 other.delivered = True  # one exception unwinds every level
                             self.delivered += 1
-                    else:
-                        wait = 0.001  # try again in a moment
-                frames = None
-                self._cond.wait(max(0.001, wait))
+                        break
+                    wait = 0.001  # not at a safe point: look again in a moment
+                    break
+            return max(0.001, wait)
 
 
 ENFORCER = _Enforcer()
@@ -170,40 +189,44 @@ class _Depth:
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._needs: dict[int, list] = {}
+        self._needs: list = []  # (tid, need) of every running evaluation, innermost last
 
     def enter(self, tid: int, frames: int) -> int:
-        need = _depth_here() + min(max(frames, 50), MAX_RECURSION_LIMIT)
+        f = sys._getframe(1)
+        depth = 0
+        while f is not None:
+            depth += 1
+            f = f.f_back
+        need = depth + min(max(frames, 50), MAX_RECURSION_LIMIT)
         with self._lock:
-            self._needs.setdefault(tid, []).append(need)
-            self._apply()
+            needs = self._needs
+            needs.append((tid, need))
+            limit = need if len(needs) == 1 else max(n for _, n in needs)
+            if limit != sys.getrecursionlimit():
+                _set_limit(limit)
         return need
 
     def exit(self, tid: int):
         with self._lock:
-            stack = self._needs.get(tid)
-            if stack:
-                stack.pop()
-                if not stack:
-                    del self._needs[tid]
-            self._apply()
-
-    def _apply(self):
-        needs = [n for st in self._needs.values() for n in st]
-        limit = max(needs) if needs else BASE_RECURSION_LIMIT
-        try:
-            sys.setrecursionlimit(limit)
-        except RecursionError:  # this thread is already deeper than that: keep the current limit
-            pass
+            needs = self._needs
+            if len(needs) == 1 and needs[0][0] == tid:
+                needs.clear()
+                limit = BASE_RECURSION_LIMIT
+            else:
+                for i in range(len(needs) - 1, -1, -1):
+                    if needs[i][0] == tid:
+                        del needs[i]
+                        break
+                limit = max(n for _, n in needs) if needs else BASE_RECURSION_LIMIT
+            if limit != sys.getrecursionlimit():
+                _set_limit(limit)
 
 
-def _depth_here() -> int:
-    f = sys._getframe(1)
-    n = 0
-    while f is not None:
-        n += 1
-        f = f.f_back
-    return n
+def _set_limit(limit: int):
+    try:
+        sys.setrecursionlimit(limit)
+    except RecursionError:  # this thread is already deeper than that: keep the current limit
+        pass
 
 
 DEPTH = _Depth()
@@ -623,3 +646,33 @@ def portable(value):
     if callable(value):
         return fn_label(value)
     return value
+
+
+def retained_bytes(value) -> int:
+    """The meter's cost-model estimate of the memory `value` keeps alive (shared parts counted once)."""
+    from .meter import map_cost, seq_cost, str_cost
+    from .values import Map, Set, Vector
+    seen: set = set()
+    stack = [value]
+    cost = 0
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        if t is str:
+            cost += str_cost(len(x))
+        elif t is int:
+            cost += 28 + (x.bit_length() >> 3)
+        elif t is Vector or t is Map or t is Set:
+            if id(x) in seen:
+                continue
+            seen.add(id(x))
+            if t is Vector:
+                items = x.lst()
+                cost += seq_cost(len(items))
+                stack.extend(items)
+            else:
+                d = x.d()
+                cost += map_cost(len(d))
+                stack.extend(d.keys())
+                stack.extend(d.values())
+    return cost

@@ -37,7 +37,7 @@ import time
 from . import meter as M
 from .isolation import ENFORCER, guard
 from .errors import FailSignal, PtcError, ReturnSignal
-from .meter import Meter, seq_cost
+from .meter import Meter, map_cost, seq_cost, str_cost
 from .values import Keyword, Map, Set, Vector
 
 # kinds a worker failure keeps as they are; anything else is wrapped in pmap_error / pcalls_error
@@ -164,6 +164,9 @@ class _Pool:
                 old = threading.stack_size(STACK_BYTES)
                 try:
                     t.start()
+                except RuntimeError:  # the OS would not give us another thread
+                    raise PtcError("parallel_capacity_exceeded", "no thread could be started for a parallel worker",
+                                   details={"reason": "thread_start_failed"}) from None
                 finally:
                     threading.stack_size(old)
         else:
@@ -197,7 +200,7 @@ POOL = _Pool()
 
 # ------------------------------------------------------------------ handing values across threads
 
-def disown(value):
+def disown(value) -> int:
     """Clear the builder-thread ownership of every collection reachable from a worker's result.
 
     Vectors, maps and sets built by a thread may later be extended in place by
@@ -206,9 +209,13 @@ def disown(value):
     worker on the same thread while other workers still read it. A result
     leaving its worker therefore gives up ownership: the next extension
     copies. Closure cells are followed, since a returned fn may carry values.
+
+    Returns the meter's estimate of the bytes the result keeps alive (shared
+    parts counted once): the caller pays for what its workers hand back.
     """
     seen: set = set()
     stack = [value]
+    cost = 0
     while stack:
         x = stack.pop()
         t = type(x)
@@ -218,14 +225,22 @@ def disown(value):
             seen.add(id(x))
             x._owner = None
             if t is Vector:
-                stack.extend(y for y in x.lst() if not _atom(y))
+                items = x.lst()
+                cost += seq_cost(len(items))
+                stack.extend(y for y in items if not _small(y))
             else:
-                for k, v in x.d().items():
-                    if not _atom(k):
+                d = x.d()
+                cost += map_cost(len(d))
+                for k, v in d.items():
+                    if not _small(k):
                         stack.append(k)
-                    if not _atom(v):
+                    if not _small(v):
                         stack.append(v)
-        elif callable(x) and not _atom(x):
+        elif t is str:
+            cost += str_cost(len(x))
+        elif t is int:
+            cost += 28 + (x.bit_length() >> 3)
+        elif callable(x) and t is not Keyword:
             if id(x) in seen:
                 continue
             seen.add(id(x))
@@ -235,20 +250,22 @@ def disown(value):
                 except ValueError:  # an empty cell
                     pass
             stack.extend(getattr(x, "__defaults__", None) or ())
+    return cost
 
 
-def _atom(x) -> bool:
+def _small(x) -> bool:
+    """Values that cost nothing beyond their slot and own nothing."""
     t = type(x)
-    return x is None or t is int or t is float or t is str or t is bool or t is Keyword
+    return x is None or t is bool or t is float or t is Keyword or (t is int and -5 <= x <= 256)
 
 
 # ------------------------------------------------------------------ one operation
 
 class _Done:
-    __slots__ = ("index", "ok", "value", "meter")
+    __slots__ = ("index", "ok", "value", "meter", "cost")
 
-    def __init__(self, index, ok, value, meter):
-        self.index, self.ok, self.value, self.meter = index, ok, value, meter
+    def __init__(self, index, ok, value, meter, cost=0):
+        self.index, self.ok, self.value, self.meter, self.cost = index, ok, value, meter, cost
 
 
 def _work(out: queue.SimpleQueue, wm: WorkerMeter, who: str, fn, args):
@@ -258,8 +275,7 @@ def _work(out: queue.SimpleQueue, wm: WorkerMeter, who: str, fn, args):
             wm.raise_expired()
         with guard(wm, depth=False):
             value = fn(*args)
-        disown(value)
-        out.put(_Done(wm.index, True, value, wm))
+        out.put(_Done(wm.index, True, value, wm, disown(value)))
     except ReturnSignal:
         out.put(_Done(wm.index, False, PtcError(f"{who}_error", f"return called inside {who}",
                                                 details={"index": wm.index}), wm))
@@ -294,7 +310,31 @@ def _deadline_for(m: Meter) -> tuple[Meter, float | None]:
     return m, d
 
 
-def run_parallel(who: str, calls: list) -> Vector:
+class Calls:
+    """The applications of one operation, made on demand: `calls[i]` is `(fn, args)`.
+
+    `Calls(f, [c1])` applies f to each item of c1; `Calls(f, [c1, c2, ...])` to
+    items taken in step, stopping at the shortest; `Calls(None, thunks)` calls
+    each thunk with no arguments. Nothing per item is built in advance.
+    """
+
+    __slots__ = ("f", "cols", "n")
+
+    def __init__(self, f, cols: list):
+        self.f = f
+        self.cols = cols
+        self.n = len(cols) if f is None else min(len(c) for c in cols)
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i: int):
+        if self.f is None:
+            return self.cols[i], ()
+        return self.f, tuple(c[i] for c in self.cols)
+
+
+def run_parallel(who: str, calls) -> Vector:
     """Run `fn(*args)` for every `(fn, args)` of `calls` on parallel workers; values in input order."""
     n = len(calls)
     caller = M.current()
@@ -303,11 +343,11 @@ def run_parallel(who: str, calls: list) -> Vector:
     root, deadline = _deadline_for(caller)
     if root.expired:
         root.raise_expired()
+    caller.alloc(seq_cost(n))  # the result vector
     out: queue.SimpleQueue = queue.SimpleQueue()
     results = [None] * n
-    meters: list = [None] * n
-    held = idle = inflight = nxt = 0
-    failed = None
+    effects: dict = {}  # index -> worker meter, for workers that printed or called tools
+    held = idle = inflight = nxt = kept = 0
     try:
         while nxt < n or inflight:
             while nxt < n:
@@ -330,22 +370,39 @@ def run_parallel(who: str, calls: list) -> Vector:
             done = _next_done(out, root, deadline, who)
             inflight -= 1
             idle += 1
-            meters[done.index] = done.meter
+            _keep_effects(caller, effects, done)
             if not done.ok:
                 raise worker_error(who, done.index, done.value)
             results[done.index] = done.value
-        _merge(caller, meters)
-        caller.alloc(seq_cost(n))
+            kept += done.cost
+        caller.alloc(kept)
+        _merge(caller, effects)
         return Vector(results)
     except BaseException as exc:
-        failed = exc
         err = exc if isinstance(exc, PtcError) else PtcError("timeout", "evaluation interrupted")
         halt(root, err)
-        _drain(out, inflight, meters)
-        _merge(caller, meters)
+        _drain(caller, out, inflight, effects)
+        _merge(caller, effects)
         raise
     finally:
         release(root, held)
+
+
+def _keep_effects(caller: Meter, effects: dict, done: _Done, charge: bool = True):
+    """Hold a finished worker's printed lines and tool records until the merge.
+
+    The lines are charged to the caller as they arrive (a worker's own budget
+    ends with it), and count against the caller's line limit.
+    """
+    wm = done.meter
+    if not (wm.prints or wm.tool_calls):
+        return
+    effects[done.index] = wm
+    if charge and wm.prints:
+        held = sum(len(w.prints) for w in effects.values())
+        if len(caller.prints) + held > caller.limits.max_prints:
+            raise PtcError("memory_exceeded", f"too many printed lines (limit {caller.limits.max_prints})")
+        caller.alloc(sum(str_cost(len(p)) for p in wm.prints))
 
 
 def _next_done(out: queue.SimpleQueue, root: Meter, deadline: float | None, who: str) -> _Done:
@@ -374,7 +431,7 @@ def _next_done(out: queue.SimpleQueue, root: Meter, deadline: float | None, who:
                     root.raise_expired()
 
 
-def _drain(out: queue.SimpleQueue, inflight: int, meters: list):
+def _drain(caller: Meter, out: queue.SimpleQueue, inflight: int, effects: dict):
     """Give stopped workers a moment to unwind, so few outlive the failed evaluation.
 
     Workers finishing meanwhile keep their effects (their tool calls did happen).
@@ -388,15 +445,14 @@ def _drain(out: queue.SimpleQueue, inflight: int, meters: list):
             done = out.get(timeout=left)
         except queue.Empty:
             return
-        meters[done.index] = done.meter
+        _keep_effects(caller, effects, done, charge=False)
         inflight -= 1
 
 
-def _merge(caller: Meter, meters: list):
-    """Append the printed lines and tool-call records of finished workers to `caller`, in input order."""
-    for wm in meters:
-        if wm is None:
-            continue
+def _merge(caller: Meter, effects: dict):
+    """Append the printed lines and tool-call records of workers to `caller`, in input order."""
+    for i in sorted(effects):
+        wm = effects[i]
         if wm.prints:
             caller.prints.extend(wm.prints)
         if wm.tool_calls:

@@ -442,4 +442,7 @@ _MISS = object()
 
 def _to_ptc(raw):
     from .convert import from_python
-    return from_python(raw)
+    from .isolation import retained_bytes
+    value = from_python(raw)
+    M.current().alloc(retained_bytes(value))  # what a tool hands back counts against the memory budget
+    return value

@@ -189,6 +189,14 @@ def test_worker_memory_cap():
     assert r.error.kind == "memory_exceeded"
 
 
+def test_what_workers_hand_back_is_charged_to_the_caller():
+    # each worker stays within its own budget, but the caller keeps all the results
+    src = "(loop [acc [] i 0] (if (< i 6) (recur (conj acc (pmap (fn [_] (vec (range 300000))) (range 8))) (inc i)) acc))"
+    r = run(src)
+    assert r.error.kind == "memory_exceeded"
+    assert value("(count (pmap (fn [_] (vec (range 1000))) (range 8)))") == 8
+
+
 def test_a_failed_parallel_operation_leaves_the_session_usable():
     s = ptclisp.Session()
     assert s.eval("(pmap (fn [x] (/ 1 x)) [0 1])").error.kind == "pmap_error"

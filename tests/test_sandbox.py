@@ -26,7 +26,9 @@ def _echo(args):
     return {"ok": True, "keys": sorted(args)}
 
 
-TOOLS = {"t": _echo}
+_BIG = {"rows": [{"id": i, "name": "x" * 50} for i in range(20000)]}
+
+TOOLS = {"t": _echo, "big": lambda args: _BIG}
 
 
 @pytest.fixture(autouse=True)
@@ -112,6 +114,8 @@ def test_the_host_is_out_of_reach(src):
     "(get {} :__class__)", "(:__globals__ inc)", '(:__class__ "x")', "(get inc :__globals__)",
     '(get "abc" :__class__)', "(get-in inc [:__globals__ :os])", "data/__class__", "data/__dict__",
     '(json/parse-string "{\\"__class__\\": {\\"__init__\\": 1}}")',
+    # introspection only knows the registry and definitions
+    '(source "/etc/passwd")', "(doc __import__)", '(apropos "__")', "(dir 'os)", "(export-meta 'os/path)",
     # format and str are not Python format strings
     '(format "{0.__class__}" "x")', '(format "{}" "x")', '(str "{0.__class__.__mro__}")',
     '(format "%s" inc)', "(str inc)", "(pr-str (fn [x] x))",
@@ -210,6 +214,11 @@ EXHAUSTION = [
     # output
     ("(doseq [i (range 100000)] (println i))", Limits(timeout_ms=5000), {"memory_exceeded"}),
     ('(doseq [i (range 100)] (println (apply str (rep 100000 "x"))))', None, {"memory_exceeded"}),
+    # what tools and workers hand back is paid for by the caller (no amplification past the budget)
+    ("(loop [acc [] i 0] (if (< i 200) (recur (conj acc (tool/big {:i i})) (inc i)) (count acc)))", None,
+     {"memory_exceeded"}),
+    ("(loop [acc [] i 0] (if (< i 6) (recur (conj acc (pmap (fn [_] (vec (range 300000))) (range 8))) (inc i)) 0))",
+     None, {"memory_exceeded"}),
     # tool calls and workers
     ("(doseq [i (range 10)] (tool/t {:i i}))", Limits(max_tool_calls=3), {"tool_call_limit_exceeded"}),
     ("(pmap (fn [i] (tool/t {:i i})) (range 10))", Limits(max_tool_calls=3), {"tool_call_limit_exceeded"}),

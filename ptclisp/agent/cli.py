@@ -249,6 +249,9 @@ class _SharedRecording:
         from ..providers import RecordingProvider, ReplayLoadError
         self._lock = threading.Lock()
         self._current = None
+        directory = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
+            raise _Usage(f"--record {path}: cannot write in {directory}")
         try:
             self._recorder = RecordingProvider(self, path)
         except ReplayLoadError as e:
@@ -374,8 +377,8 @@ def cli_main(argv=None) -> int:
         if trace is not None:
             trace.write({"type": "run", "task": args.task, "entry": args.entry if args.eval is None else None,
                          "models": _describe_models(args), "replay": args.replay, "record": args.record})
-        if args.replay:
-            print(f"ptclisp agent: replaying recorded answers from {args.replay} (no model is called)",
+        for replayed in _replay_files(args):
+            print(f"ptclisp agent: replaying recorded answers from {replayed} (no model is called)",
                   file=sys.stderr)
         out = host.eval(args.eval) if args.eval is not None else host.run_entry(args.entry, entry_input)
         if trace is not None:
@@ -386,6 +389,13 @@ def cli_main(argv=None) -> int:
         if trace is not None:
             trace.close()
     return _report(out, args.json)
+
+
+def _replay_files(args) -> list[str]:
+    from ..providers import parse_alias_spec
+    if args.replay:
+        return [args.replay]
+    return sorted({spec.model for _, spec in map(parse_alias_spec, args.model) if spec.provider == "replay"})
 
 
 def _describe_models(args) -> dict:

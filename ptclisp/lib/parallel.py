@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 
 from ..errors import PtcError
-from ..parallel import run_parallel
+from ..parallel import Calls, run_parallel
 from ..values import Keyword, Map, Set, Vector, type_name
 from .common import seq_items
 from .seqs_common import fn_arg
@@ -27,12 +27,7 @@ def pmap(f, coll, *colls):
         raise PtcError("type_error", "pmap: a keyword cannot be mapped over a map's entries; "
                                      "use (pmap #(get m %) (keys m)) or (vals m)")
     f = fn_arg(f, "pmap")
-    if not colls:
-        calls = [(f, (x,)) for x in seq_items(coll, "pmap")]
-    else:
-        rows = zip(*(seq_items(c, "pmap") for c in (coll, *colls)))
-        calls = [(f, row) for row in rows]
-    return run_parallel("pmap", calls)
+    return run_parallel("pmap", Calls(f, [seq_items(c, "pmap") for c in (coll, *colls)]))
 
 
 @builtin("pcalls", "(pcalls f1 f2 ...)", groups=("core",), category="functions",
@@ -45,7 +40,7 @@ def pcalls(*thunks):
         if not _takes_no_args(t):
             raise PtcError("pcalls_error", f"pcalls: argument {i} must be a function of no arguments, "
                                            f"got {_label(t)}", details={"index": i})
-    return run_parallel("pcalls", [(t, ()) for t in thunks])
+    return run_parallel("pcalls", Calls(None, list(thunks)))
 
 
 def _label(t) -> str:

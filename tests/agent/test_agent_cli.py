@@ -40,7 +40,7 @@ PRELUDE = '(ns stats "Small statistics helpers.")\n(defn total "Sum of xs." [xs]
 
 @pytest.fixture
 def work(tmp_path, monkeypatch):
-    (tmp_path / "mytools.py").write_text(TOOLS_MODULE, encoding="utf-8")
+    (tmp_path / "agent_cli_tools.py").write_text(TOOLS_MODULE, encoding="utf-8")
     (tmp_path / "stats.clj").write_text(PRELUDE, encoding="utf-8")
     (tmp_path / "data.json").write_text(json.dumps({"xs": [1, 2, 3]}), encoding="utf-8")
     (tmp_path / "list.json").write_text("[1, 2]", encoding="utf-8")
@@ -80,8 +80,8 @@ def test_replays_a_recorded_run(tmp_path, capsys):
 def test_data_tools_and_prelude_reach_the_models_programs(work, capsys):
     program = '(return {"sum" (stats/total data/xs) "name" (get-in (tool/lookup {"id" 7}) [:value "name"])})'
     model = script(work / "s.json", program)
-    code = main(["agent", "Sum and look up.", "--model", model, "--data", "data.json", "--tools", "mytools:TOOLS",
-                 "--prelude", "stats.clj", "--trace", "t.jsonl"])
+    code = main(["agent", "Sum and look up.", "--model", model, "--data", "data.json",
+                 "--tools", "agent_cli_tools:TOOLS", "--prelude", "stats.clj", "--trace", "t.jsonl"])
     assert code == 0
     assert json.loads(capsys.readouterr().out) == {"sum": 6, "name": "Ada"}
     system = next(e for e in read_trace(work / "t.jsonl") if e["type"] == "request")["request"]["system"]
@@ -97,7 +97,7 @@ def test_data_also_accepts_at_file_and_inline_json(work, capsys, data_arg):
 
 def test_tool_list_form_is_granted(work, capsys):
     model = script(work / "s.json", '(return (get-in (tool/lookup {"id" 1}) [:value "id"]))')
-    assert cli_main(["t", "--model", model, "--tools", "mytools:TOOL_LIST"]) == 0
+    assert cli_main(["t", "--model", model, "--tools", "agent_cli_tools:TOOL_LIST"]) == 0
     assert json.loads(capsys.readouterr().out) == 1
 
 
@@ -140,6 +140,8 @@ def test_schema_is_the_result_contract(work, capsys):
     (["t", "--model", "m=scripted:s.json", "--prelude", "missing.clj"], "cannot read --prelude"),
     (["t", "--model", "m=scripted:s.json", "--max-turns", "0"], "max_turns"),   # invalid agent config
     (["--model", "m=scripted:s.json"], "give a TASK"),
+    (["t", "--model", "m=scripted:s.json", "--record", "nodir/r.jsonl"], "cannot write"),
+    (["t", "--model", "m=scripted:s.json", "--trace", "nodir/t.jsonl"], "cannot write --trace"),
 ])
 def test_host_errors_exit_2(work, capsys, argv, message):
     script(work / "s.json", "(return 1)")
