@@ -223,7 +223,7 @@ class ProgramGen:
 
     # -- special forms around expressions
     def form(self, d=0) -> str:
-        k = self.r.randrange(14)
+        k = self.r.randrange(22)
         e = lambda: self.pick([self.any, self.untyped])(d + 1)  # noqa: E731
         if k == 0:
             x = self.fresh()
@@ -258,6 +258,28 @@ class ProgramGen:
             return f"(doseq [{x} {self.vec(d + 1)}] (println {x}))"
         if k == 12:
             return f"(def {self.fresh()} {e()})"
+        if k == 13:
+            a, b = self.fresh(), self.fresh()
+            return f"(let [{{:keys [{a} {b}]}} {self.map_(d + 1)}] {self.with_local(a, lambda: self.with_local(b, e))})"
+        if k == 14:
+            x, xs = self.fresh(), self.fresh()
+            return f"(let [[{x} & {xs}] {self.vec(d + 1)}] [{x} {xs}])"
+        if k == 15:
+            rx = self.pick(['#"\\d+"', '#"[a-z]+"', '#"(a|aa)+$"', '#","', '#"(?i)A"', '#""'])
+            return f"({self.pick(['re-find', 're-seq', 're-matches', 'clojure.string/split'])} {rx} {self.string(d + 1)})"
+        if k == 16:
+            return f"(json/parse-string (json/generate-string {self.any(d + 1)}))"
+        if k == 17:
+            return self.pick([f"(Math/sqrt {self.num(d + 1)})", f"(.indexOf {self.string(d + 1)} {self.string(d + 1)})",
+                              f"(Integer/parseInt {self.string(d + 1)})", '(LocalDate/parse "2024-01-31")',
+                              f"(.plusDays (LocalDate/parse \"2024-01-31\") {self.num(d + 1)})",
+                              "(System/currentTimeMillis)", f"(Math/pow {self.num(d + 1)} {self.num(d + 1)})"])
+        if k == 18:
+            return f"({self.pick(['update', 'update-in'])} {self.map_(d + 1)} {self.pick([':a', '[:a :b]'])} {self.fn1(d + 1)})"
+        if k == 19:
+            return f"(get-in (assoc-in {self.map_(d + 1)} [:a :b] {e()}) [:a :b])"
+        if k == 20:
+            return f"(reduce (fn [acc x] (conj acc x)) [] {self.vec(d + 1)})"
         return f"(do {e()} {e()})"
 
     def with_local(self, x: str, make) -> str:

@@ -8,7 +8,9 @@ plain Python's, so a fast wrong answer shows up as a mismatch, not a win.
 
 This module ships in the wheel so that `ptclisp bench lang` works from an install;
 the repository's `benchmarks/` package adds columns for other Lisps on Python
-(hy, basilisp) through `extra_columns`. Tests never assert timings.
+(hy, basilisp) through `extra_columns`, and asks for columns whose runtime would
+slow the others to be measured in a child process (`isolated`). Tests never
+assert timings.
 Imports the public API only.
 """
 from __future__ import annotations
@@ -65,12 +67,11 @@ class Workload:
     unit: str = "ms"                       # "ms" or "MB"
     target_ms: float | None = None         # absolute target for the ptclisp column
     max_reps: int | None = None            # cap for slow, deterministic measurements
-    note: str = ""
 
 
-def _ptc(src: str, context=None, session: Session | None = None) -> Impl:
+def _ptc(src: str, context=None) -> Impl:
     """A PTC-Lisp program evaluated in a session prepared outside the timing."""
-    s = session or Session(context=context, limits=BIG)
+    s = Session(context=context, limits=BIG)
 
     def go():
         r = s.eval(src)
@@ -560,6 +561,10 @@ def table(rows: list, columns: list, judge: bool = True) -> str:
         ok = "ptclisp" in g and g["ptclisp"] <= GROWTH_LIMIT
         cells += [f"<= {GROWTH_LIMIT:g}x", ("ok" if ok else "MISS") if "ptclisp" in g and judge else "-"]
         lines.append("| " + " | ".join(cells) + " |")
+    apart = sorted({c for r in rows for c, col in r["columns"].items() if "python_ref" in col})
+    if apart:
+        lines += ["", f"{', '.join(apart)}: measured in a process of its own; the ratio is to the plain Python "
+                      f"measured beside it there."]
     errors = [f"- {r['key']} {c}: {col['error']}" for r in rows for c, col in r["columns"].items() if col["error"]]
     if errors:
         lines += ["", "Errors:"] + errors
@@ -626,10 +631,50 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="stop repeating a column after a sample slower than this (default 10)")
     p.add_argument("--profile", action="store_true", help="cProfile the ptclisp column instead of timing")
     p.add_argument("--top", type=int, default=15, help="rows per profile (default 15)")
+    p.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
 
 
-def run_cli(args, extra_columns: dict | None = None) -> int:
+def run_isolated(name: str, cmd: list, args) -> dict:
+    """Measure one column in a child process (`cmd` + our options); {workload key: row}."""
+    fd, path = tempfile.mkstemp(prefix="ptclisp-bench-", suffix=".json")
+    os.close(fd)
+    argv = cmd + ["--in-process", "--columns", name, "--reps", str(args.reps), "--max-seconds",
+                  str(args.max_seconds), "--json", path]
+    argv += ["--only", args.only] if args.only else []
+    argv += ["--quick"] if args.quick else []
+    try:
+        subprocess.run(argv, stdout=subprocess.DEVNULL, timeout=3600)
+        with open(path, encoding="utf-8") as fh:
+            return {r["key"]: r for r in json.load(fh)["workloads"]}
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        print(f"{name}: the child run failed: {exc}", file=sys.stderr)
+        return {}
+    finally:
+        os.unlink(path)
+
+
+def merge_isolated(rows: list, name: str, child: dict):
+    """Put a column measured in its own process into the table; its ratio stays the one it had
+    there (against the plain Python measured beside it), which is recorded as `python_ref`."""
+    for r in rows:
+        c = child.get(r["key"])
+        if c is None:
+            r["columns"][name] = {"samples": [], "error": "no result from the child run"}
+            continue
+        if name not in c["columns"]:
+            continue
+        col = dict(c["columns"][name])
+        col["python_ref"] = c["columns"].get("python", {}).get("min")
+        r["columns"][name] = col
+        if name in c["ratios"]:
+            r["ratios"][name] = c["ratios"][name]
+
+
+def run_cli(args, extra_columns: dict | None = None, isolated: dict | None = None) -> int:
+    """Run the suite from parsed options. Columns named in `isolated` ({name: command}) are
+    measured in a child process running that command, so their libraries cannot slow the others."""
     extra_columns = extra_columns or {}
+    isolated = {} if getattr(args, "in_process", False) else (isolated or {})
     wl = WORKLOADS
     if args.only:
         keys = {k.strip() for k in args.only.split(",") if k.strip()}
@@ -646,8 +691,13 @@ def run_cli(args, extra_columns: dict | None = None) -> int:
         columns = ["python", "ptclisp", *extra_columns]
         if args.columns:
             columns = ["python"] + [c for c in args.columns.split(",") if c and c != "python"]
-        rows = measure(wl, columns, args.reps, args.quick, extra_columns, args.max_seconds,
+        local = [c for c in columns if c not in isolated]
+        rows = measure(wl, local, args.reps, args.quick, extra_columns, args.max_seconds,
                        log=lambda m: print(m, file=sys.stderr, flush=True))
+        for name in columns:
+            if name in isolated:
+                print(f"[{name}] in its own process", file=sys.stderr, flush=True)
+                merge_isolated(rows, name, run_isolated(name, isolated[name], args))
     finally:
         for path in _TMP:
             try:
@@ -673,10 +723,10 @@ def run_cli(args, extra_columns: dict | None = None) -> int:
     return 1 if any(c["error"] for r in rows for c in r["columns"].values()) else 0
 
 
-def main(argv=None, extra_columns: dict | None = None) -> int:
+def main(argv=None, extra_columns: dict | None = None, isolated: dict | None = None) -> int:
     p = argparse.ArgumentParser(prog="ptclisp bench lang", description="Time PTC-Lisp workloads against plain Python.")
     add_arguments(p)
-    return run_cli(p.parse_args(argv), extra_columns)
+    return run_cli(p.parse_args(argv), extra_columns, isolated)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,9 +11,11 @@ Two levels (docs/security.md explains the trade-off):
     deadline (say, stuck inside a builtin that loops without checking the
     clock) gets a `HardStop` exception raised asynchronously in its thread
     and in its parallel workers. It is only delivered while the thread is
-    executing PTC code or builtins (generated code, interp.py, ptclisp/lib),
-    never inside host tool code, the value model or the evaluator's own
-    bookkeeping, so no shared state is left half-updated.
+    executing PTC code or builtins (generated code, interp.py, ptclisp/lib,
+    the read-only part of values.py, a few pure stdlib modules) and no
+    in-place extension of a value is on the stack: never inside host tool
+    code or the evaluator's own bookkeeping, so no shared state is left
+    half-updated (`_interruptible`).
   - a **recursion budget**: `Limits.recursion_limit` Python frames above the
     point where the evaluation starts. CPython's recursion limit is
     process-wide, so while evaluations overlap in several threads the
@@ -22,10 +24,12 @@ Two levels (docs/security.md explains the trade-off):
 * ``isolation="process"``: `run_in_process` evaluates in a child process
   (from a fork server that has ptclisp loaded) under OS limits: RLIMIT_AS
   bounds its address space and RLIMIT_CPU its CPU time, and the parent kills
-  it when the wall-clock budget is gone. Tools keep running in the host
-  process; the child reaches them through a pipe.
+  it when twice the wall-clock budget is gone. Tools keep running in the
+  host process; the child reaches them through a socket.
 
-Imports meter, errors (and, lazily, the evaluator side of ptclisp).
+Also here: the size estimates used at boundaries (`result_bytes` for
+`max_result_bytes`, `retained_bytes` for tool results).
+Imports errors (and, lazily, meter, values and the evaluator side of ptclisp).
 """
 from __future__ import annotations
 
@@ -51,7 +55,25 @@ class HardStop(BaseException):
 _PKG = os.path.dirname(os.path.abspath(__file__))
 _LIB = os.path.join(_PKG, "lib") + os.sep
 _INTERP = os.path.join(_PKG, "interp.py")
+_VALUES = os.path.join(_PKG, "values.py")
+_PRINTER = os.path.join(_PKG, "printer.py")
+_NEVER_UNDER = (os.path.join(_PKG, "tools.py"), os.path.abspath(__file__))  # a tool call in progress, this module
 _GENERATED = "<ptc>"
+# values.py functions that only read (or build new objects): the in-place extensions
+# (conj, assoc, ...) and the lazy rebuild of stale views are left out
+_VALUES_SAFE = frozenset({
+    "_kind_rank", "_kw_name_ok", "compare", "__call__", "__eq__", "__getitem__", "__hash__", "__iter__",
+    "__len__", "__lt__", "__init__", "__new__", "contains", "contains_exact", "find_key", "get_exact", "items",
+    "keys", "lookup", "lst", "d", "members", "sort_key", "equal", "hk", "is_fn", "is_number", "sorted_items",
+    "sorted_members", "total_order_key", "truthy", "type_name", "unhk", "utf16_key", "values", "from_pairs", "of",
+    "kw", "vec",
+})
+# standard-library modules builtins call into that work only on the objects they are given
+_STDLIB = os.path.dirname(os.__file__) + os.sep
+_STDLIB_SAFE = tuple(_STDLIB + m for m in (
+    "collections" + os.sep + "__init__.py", "functools.py", "statistics.py", "bisect.py", "heapq.py",
+    "fractions.py", "string.py", "textwrap.py", "json" + os.sep,
+))
 
 _set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
 _set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
@@ -61,13 +83,27 @@ _set_async_exc.restype = ctypes.c_int
 def _interruptible(frame) -> bool:
     """May an exception be raised in the thread whose innermost frame is `frame`?
 
-    Only PTC code and builtins qualify; they keep no shared state that an
+    Only PTC code, builtins and what they call that keeps no shared state an
     exception between two statements could leave inconsistent.
     """
     if frame is None:
         return False
-    fn = frame.f_code.co_filename
-    return fn == _GENERATED or fn.startswith(_LIB) or fn == _INTERP
+    code = frame.f_code
+    fn = code.co_filename
+    if fn == _VALUES:
+        ok = code.co_name in _VALUES_SAFE
+    else:
+        ok = (fn == _GENERATED or fn.startswith(_LIB) or fn == _INTERP or fn == _PRINTER
+              or fn.startswith(_STDLIB_SAFE))
+    if not ok:
+        return False
+    f = frame.f_back  # nothing below may be halfway through extending a value, or inside a tool call
+    while f is not None:
+        c = f.f_code
+        if (c.co_filename == _VALUES and c.co_name not in _VALUES_SAFE) or c.co_filename in _NEVER_UNDER:
+            return False
+        f = f.f_back
+    return True
 
 
 class _Entry:

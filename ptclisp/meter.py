@@ -25,7 +25,11 @@ from .errors import PtcError
 
 @attrs.define(slots=True)
 class Limits:
-    """Per-evaluation limits. Trusted callers may raise any of them without a ceiling."""
+    """Per-evaluation limits. Trusted callers may raise any of them without a ceiling.
+
+    (Except `recursion_limit`, clamped at 30,000 frames to keep the C stack
+    safe.) docs/security.md lists each limit with its failure reason.
+    """
 
     timeout_ms: int = 1000
     memory_bytes: int = 10_000_000

@@ -24,9 +24,13 @@ How one operation runs (`run_parallel`):
 * First failure wins. Since PTC-Lisp has no `try`, a failed parallel
   operation ends the evaluation; the root meter is stopped with that error so
   the remaining workers unwind at their next deadline check (compiled code
-  tests the same flag at every function entry and loop back-edge).
+  tests the same flag at every function entry and loop back-edge), and the
+  hard stop (isolation.py) ends those that do not.
+* What a worker hands back leaves its thread: `disown` gives up in-place
+  extension of the result's collections and prices it, and the caller pays
+  that price (and for the lines its workers printed) on its own budget.
 
-Imports meter, errors, values.
+Imports meter, errors, values, isolation.
 """
 from __future__ import annotations
 
@@ -35,8 +39,8 @@ import threading
 import time
 
 from . import meter as M
-from .isolation import ENFORCER, guard
 from .errors import FailSignal, PtcError, ReturnSignal
+from .isolation import ENFORCER, guard
 from .meter import Meter, map_cost, seq_cost, str_cost
 from .values import Keyword, Map, Set, Vector
 
@@ -102,10 +106,6 @@ class WorkerMeter(Meter):
 
 
 _SHARED = frozenset({"expired", "cancelled", "tool_count", "parallel_live", "stop_error"})
-
-
-def root_of(m: Meter) -> Meter:
-    return m.root if type(m) is WorkerMeter else m
 
 
 def halt(root: Meter, err: PtcError):
@@ -240,6 +240,10 @@ def disown(value) -> int:
             cost += str_cost(len(x))
         elif t is int:
             cost += 28 + (x.bit_length() >> 3)
+        elif t is list or t is tuple:  # reached through a closure (the tree back end keeps captures in lists)
+            if id(x) not in seen:
+                seen.add(id(x))
+                stack.extend(x)
         elif callable(x) and t is not Keyword:
             if id(x) in seen:
                 continue
@@ -377,6 +381,9 @@ def run_parallel(who: str, calls) -> Vector:
             kept += done.cost
         caller.alloc(kept)
         _merge(caller, effects)
+        if effects:
+            from .tools import merge_worker_caches  # tools sit above us
+            merge_worker_caches(caller, [effects[i] for i in sorted(effects)])
         return Vector(results)
     except BaseException as exc:
         err = exc if isinstance(exc, PtcError) else PtcError("timeout", "evaluation interrupted")

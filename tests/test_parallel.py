@@ -227,3 +227,17 @@ def test_values_shared_between_workers_stay_immutable():
                (distinct (pmap (fn [v] [(count (conj v 1)) (count v)]) ws)))"""
     for _ in range(5):
         assert value(src, limits=Limits(memory_bytes=10**9)) == [[2002, 2001]]
+
+
+def test_cached_tools_inside_workers():
+    calls = []
+
+    def lookup(args):
+        calls.append(args["id"])
+        return args["id"] * 2
+    tools = {"lookup": ptclisp.Tool("lookup", lookup, cache=True)}
+    r = run("(tool/lookup {:id 1}) (pmap #(tool/lookup {:id %}) [1 2 2]) (tool/lookup {:id 2})", tools=tools)
+    assert r.status == "ok" and ptclisp.to_python(r.value) == 4
+    # the worker for 1 sees the entry made before the pmap; the two workers for 2 do not see each other's
+    # entry, and the call after the pmap finds theirs
+    assert sorted(calls) == [1, 2, 2]

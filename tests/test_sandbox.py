@@ -16,6 +16,7 @@ import pytest
 import ptclisp
 from ptclisp import Limits
 from ptclisp import meter as M
+from ptclisp import isolation
 from ptclisp.isolation import BASE_RECURSION_LIMIT, ENFORCER
 
 SENTINEL = "/tmp/ptclisp-sandbox-escape"
@@ -281,3 +282,34 @@ def test_parallel_attacks_leave_no_busy_workers_behind():
                 limits=lim)
     r = ptclisp.run("(pmap inc (range 8))", limits=Limits(max_parallel_workers=8))
     assert r.status == "ok"
+
+
+def _frame_in(filename: str, name: str, inner=None):
+    """A live frame of a function called `name` whose code claims to come from `filename`."""
+    ns: dict = {}
+    exec(compile(f"def {name}(cb):\n    return cb()\n", filename, "exec"), ns)  # noqa: S102 - test scaffolding
+    return ns[name](inner or (lambda: sys._getframe(1)))
+
+
+@pytest.mark.parametrize("filename, name, ok", [
+    ("<ptc>", "fn__f", True),
+    (isolation._LIB + "seqs.py", "mapping", True),
+    (isolation._INTERP, "ptc_fn", True),
+    (isolation._VALUES, "hk", True),
+    (isolation._VALUES, "conj", False),       # may be halfway through extending a value in place
+    (isolation._VALUES, "assoc", False),
+    (isolation._PKG + "/tools.py", "call", False),   # host tool code runs under here
+    (isolation._PKG + "/evaluator.py", "evaluate", False),
+    ("/somewhere/host_app.py", "handler", False),
+])
+def test_where_a_hard_stop_may_land(filename, name, ok):
+    assert isolation._interruptible(_frame_in(filename, name)) is ok
+
+
+@pytest.mark.parametrize("below, name", [
+    (isolation._VALUES, "conj"),                   # halfway through extending a value in place
+    (isolation._PKG + "/tools.py", "call"),        # a tool call in progress (its ledger entry is not written yet)
+])
+def test_no_hard_stop_above_an_unsafe_frame(below, name):
+    top = _frame_in(below, name, lambda: _frame_in(isolation._LIB + "seqs.py", "mapping"))
+    assert isolation._interruptible(top) is False
