@@ -233,6 +233,11 @@ def to_ptc_error(exc: BaseException) -> PtcError:
         if m and ("positional argument" in msg):
             fname = m.group(1)
             kind = "arity_mismatch" if fname.startswith("fn__") else "arity_error"
+            if kind == "arity_error":
+                spec = _builtin_by_pyname().get(fname)
+                if spec is not None:
+                    return PtcError(kind, f"{spec.name} called with the wrong number of arguments "
+                                          f"(expects {spec.arity_text()})")
             label = re.sub(r"__\d+$", "", fname[4:]) if fname.startswith("fn__") else fname
             if label == "anon":
                 label = "fn"
@@ -241,6 +246,22 @@ def to_ptc_error(exc: BaseException) -> PtcError:
         return PtcError("type_error", _sanitize(msg))
     log.error("internal error in ptclisp evaluation", exc_info=exc)
     return PtcError("internal_error", f"internal error ({type(exc).__name__}); this is a ptclisp bug")
+
+
+_PYNAMES: dict | None = None
+
+
+def _builtin_by_pyname() -> dict:
+    """Python function name -> builtin record, to name builtins in arity errors raised by Python."""
+    global _PYNAMES
+    if _PYNAMES is None:
+        from .lib.registry import BUILTINS
+        _PYNAMES = {}
+        for spec in BUILTINS.values():
+            code = getattr(spec.fn, "__code__", None)
+            if code is not None:
+                _PYNAMES.setdefault(code.co_name, spec)
+    return _PYNAMES
 
 
 _PY_TYPES = {"NoneType": "nil", "int": "number", "float": "number", "str": "string", "bool": "boolean"}

@@ -21,6 +21,7 @@ import time
 import attrs
 
 from .errors import PtcError
+from .values import set_owner_token
 
 
 @attrs.define(slots=True)
@@ -216,4 +217,6 @@ def install(meter: Meter | None):
     """Make `meter` the current one on this thread; returns the previous one."""
     prev = getattr(_local, "meter", None)
     _local.meter = meter
+    # collections built under this meter may be extended in place only under it (values.py)
+    set_owner_token(meter)
     return prev

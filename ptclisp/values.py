@@ -29,8 +29,30 @@ from typing import Any, Iterable
 
 from .errors import PtcError
 
-_get_ident = threading.get_ident
 _lock = threading.RLock()
+
+
+class _OwnerLocal(threading.local):
+    tok = None
+
+
+_owner_local = _OwnerLocal()
+
+
+def owner_token():
+    """The token of the running evaluation (or parallel worker task) on this thread; None outside one.
+
+    A collection built under a token may be extended in place only under the
+    same token, so values shared between tasks or evaluations are never
+    mutated behind a reader's back.
+    """
+    return _owner_local.tok
+
+
+def set_owner_token(tok):
+    prev = _owner_local.tok
+    _owner_local.tok = tok
+    return prev
 
 
 # --------------------------------------------------------------------------- atoms
@@ -200,7 +222,7 @@ class Vector:
 
     __slots__ = ("_items", "_src", "_n", "_owner", "__weakref__")
 
-    def __init__(self, items: list | None = None, owner: int | None = None):
+    def __init__(self, items: list | None = None, owner=None):
         self._items = items if items is not None else []
         self._src = None
         self._n = 0
@@ -233,11 +255,11 @@ class Vector:
 
     # building
     def conj(self, x) -> "Vector":
-        me = _get_ident()
-        if self._owner == me:
+        me = _owner_local.tok
+        if me is not None and self._owner is me:
             with _lock:
                 it = self._items
-                if it is not None and self._owner == me:
+                if it is not None and self._owner is me:
                     it.append(x)
                     self._src = it
                     self._n = len(it) - 1
@@ -249,11 +271,11 @@ class Vector:
         return Vector(items, me)
 
     def conj_all(self, xs: Iterable) -> "Vector":
-        me = _get_ident()
-        if self._owner == me:
+        me = _owner_local.tok
+        if me is not None and self._owner is me:
             with _lock:
                 it = self._items
-                if it is not None and self._owner == me:
+                if it is not None and self._owner is me:
                     n = len(it)
                     it.extend(xs)
                     self._src = it
@@ -302,7 +324,7 @@ class Map:
 
     __slots__ = ("_d", "_parent", "_undo", "_owner", "__weakref__")
 
-    def __init__(self, d: dict | None = None, owner: int | None = None):
+    def __init__(self, d: dict | None = None, owner=None):
         self._d = d if d is not None else {}
         self._parent = None
         self._undo = None
@@ -436,11 +458,11 @@ class Map:
     # building
     def assoc(self, key, value) -> "Map":
         k = hk(key)
-        me = _get_ident()
-        if self._owner == me:
+        me = _owner_local.tok
+        if me is not None and self._owner is me:
             with _lock:
                 d = self._d
-                if d is not None and self._owner == me:
+                if d is not None and self._owner is me:
                     old = d.get(k, _MISSING)
                     new = Map(d, me)
                     d[k] = value
@@ -464,11 +486,11 @@ class Map:
         d0 = self.d()
         if k not in d0:
             return self
-        me = _get_ident()
-        if self._owner == me:
+        me = _owner_local.tok
+        if me is not None and self._owner is me:
             with _lock:
                 d = self._d
-                if d is not None and self._owner == me:
+                if d is not None and self._owner is me:
                     old = d.pop(k)
                     new = Map(d, me)
                     self._d = None
@@ -509,7 +531,7 @@ class Set:
 
     __slots__ = ("_d", "_parent", "_undo", "_owner", "__weakref__")
 
-    def __init__(self, d: dict | None = None, owner: int | None = None):
+    def __init__(self, d: dict | None = None, owner=None):
         self._d = d if d is not None else {}
         self._parent = None
         self._undo = None
@@ -545,11 +567,11 @@ class Set:
         d0 = self.d()
         if k in d0:
             return self
-        me = _get_ident()
-        if self._owner == me:
+        me = _owner_local.tok
+        if me is not None and self._owner is me:
             with _lock:
                 d = self._d
-                if d is not None and self._owner == me:
+                if d is not None and self._owner is me:
                     new = Set(d, me)
                     d[k] = x
                     self._d = None
@@ -568,7 +590,7 @@ class Set:
             return self
         d = dict(d0)
         del d[k]
-        return Set(d, _get_ident())
+        return Set(d, _owner_local.tok)
 
     def __eq__(self, other):
         if type(other) is not Set:

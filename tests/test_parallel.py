@@ -209,7 +209,10 @@ def test_worker_results_give_up_in_place_extension():
     built = {}
 
     def build():
-        v = Vector([], threading.get_ident())
+        from ptclisp.values import set_owner_token
+        token = object()
+        set_owner_token(token)
+        v = Vector([], token)
         built["v"] = v.conj(1)
     t = threading.Thread(target=build)
     t.start()

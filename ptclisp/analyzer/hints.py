@@ -31,5 +31,5 @@ def unbound_hint(name: str) -> str:
     from ..lib.registry import BUILTINS
     close = difflib.get_close_matches(name, list(BUILTINS), n=3, cutoff=0.8)
     if close:
-        return ". Did you mean " + " or ".join(close) + "?"
+        return ". Similar names: " + ", ".join(close)
     return ""

@@ -13,7 +13,6 @@ Imports values, errors, meter, lib.common, lib.registry.
 """
 from __future__ import annotations
 
-import threading
 
 from ..errors import PtcError
 from ..meter import current, map_cost, seq_cost
@@ -21,7 +20,7 @@ from ..values import Map, Set, Vector, hk, sorted_items, type_name, unhk
 from .common import charge, entries, graphemes, out_vec, seq_items
 from .registry import as_fn, builtin
 
-_get_ident = threading.get_ident
+from ..values import owner_token as _owner_token
 _NO = object()        # "argument not given"
 _ABSENT = object()    # "key not present"
 ENTRY = 40            # charged bytes per map entry added
@@ -29,7 +28,7 @@ ENTRY = 40            # charged bytes per map entry added
 
 def fresh_map(d: dict) -> Map:
     """A map over a freshly built backing dict (later assocs may extend it in place)."""
-    return Map(d, _get_ident())
+    return Map(d, _owner_token())
 
 
 # ------------------------------------------------------------------ lookup steps

@@ -9,7 +9,6 @@ Imports values, errors, lib.common, lib.registry, lib.colls_maps.
 """
 from __future__ import annotations
 
-import threading
 
 from ..errors import PtcError
 from ..meter import map_cost
@@ -18,11 +17,11 @@ from .colls_maps import contains_key
 from .common import charge, count_str, out_vec, seq_items
 from .registry import builtin
 
-_get_ident = threading.get_ident
+from ..values import owner_token as _owner_token
 
 
 def _fresh_set(d: dict) -> Set:
-    return Set(d, _get_ident())
+    return Set(d, _owner_token())
 
 
 def _members_dict(items) -> dict:

@@ -10,7 +10,6 @@ Imports values, errors, meter, lib.common, lib.registry.
 """
 from __future__ import annotations
 
-import threading
 
 from ..errors import PtcError
 from ..meter import map_cost
@@ -18,7 +17,7 @@ from ..values import Map, Set, Vector, hk, sorted_members, type_name
 from .common import charge, entries, out_vec
 from .registry import as_fn, builtin
 
-_get_ident = threading.get_ident
+from ..values import owner_token as _owner_token
 
 
 def _children(node):
@@ -38,7 +37,7 @@ def _rebuild(kind, items: list):
         return out_vec(items)
     charge(map_cost(len(items)))
     if kind is Set:
-        return Set({hk(x): x for x in items}, _get_ident())
+        return Set({hk(x): x for x in items}, _owner_token())
     d = {}
     for e in items:
         te = type(e)
@@ -51,7 +50,7 @@ def _rebuild(kind, items: list):
             d.update(e.d())
         else:
             raise PtcError("type_error", f"walk: a map entry must become a [key value] pair, got {type_name(e)}")
-    return Map(d, _get_ident())
+    return Map(d, _owner_token())
 
 
 @builtin("walk", "(walk inner outer form)", groups=("walk",), category="tree",
