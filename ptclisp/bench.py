@@ -602,7 +602,10 @@ def compare(rows: list, baseline: dict) -> str:
 # ------------------------------------------------------------------ profiling
 
 def profile(workloads, quick: bool, top: int = 15, sort: str = "tottime", out=sys.stdout):
-    """cProfile the ptclisp column of each workload (one warm-up, one profiled run)."""
+    """cProfile the ptclisp column of each workload (one warm-up, one profiled run).
+
+    The cyclic collector is off while profiling: its pauses would be charged to
+    whichever function happened to allocate, which hides the real hot spots."""
     import cProfile
     import pstats
     for w in workloads:
@@ -611,9 +614,14 @@ def profile(workloads, quick: bool, top: int = 15, sort: str = "tottime", out=sy
             continue
         impl.run()
         pr = cProfile.Profile()
-        pr.enable()
-        impl.run()
-        pr.disable()
+        gc.collect()
+        gc.disable()
+        try:
+            pr.enable()
+            impl.run()
+            pr.disable()
+        finally:
+            gc.enable()
         print(f"\n===== [{w.key}] {w.name}", file=out)
         pstats.Stats(pr, stream=out).strip_dirs().sort_stats(sort).print_stats(top)
 
