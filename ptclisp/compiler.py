@@ -485,7 +485,9 @@ class Compiler:
             pyop, slow = _INLINE_BIN[op]
             return self._inline_int(a, b, pyop, slow, node)
         if op == "mul":
-            return _call("_mul2", args, node.span)
+            return self._inline_mul(args, node)
+        if op == "mod":
+            return self._inline_mod(args, node)
         if op == "ne":
             return A.UnaryOp(op=ast.Not(), operand=_call("_eq2", args, node.span))
         x = args[0]
@@ -501,6 +503,27 @@ class Compiler:
             return self._inline_int(x, A.Constant(1), ast.Add() if op == "inc" else ast.Sub(),
                                     "_add2" if op == "inc" else "_sub2", node, builtin=op)
         return _call(mangle({"zero": "zero?", "first": "first"}[op]), [x], node.span)
+
+    def _inline_mul(self, args, node):
+        """`x * c` for an int x of bounded size and a small constant c; else the general builtin."""
+        a, b = args
+        if isinstance(a, A.Constant) and not isinstance(b, A.Constant):
+            a, b = b, a
+        if not (isinstance(b, ast.Constant) and type(b.value) is int and abs(b.value) < 2 ** 31) \
+                or not isinstance(a, (ast.Name, ast.Constant)):
+            return _call("_mul2", args, node.span)
+        test = A.BoolOp(op=ast.And(), values=[
+            _is(_call("type", [a]), _name("int")),
+            A.Compare(left=A.Constant(-(1 << 62)), ops=[ast.Lt(), ast.Lt()], comparators=[a, A.Constant(1 << 62)])])
+        return _at(A.IfExp(test=test, body=A.BinOp(left=a, op=ast.Mult(), right=b),
+                           orelse=_call("_mul2", [a, b], node.span)), node.span)
+
+    def _inline_mod(self, args, node):
+        """Floored `x mod c` for an int x and a non-zero constant int c (Python's % is floored)."""
+        a, b = args
+        if not (isinstance(b, ast.Constant) and type(b.value) is int and b.value != 0):
+            return _call(mangle("mod"), args, node.span)
+        return self._inline_int(a, b, ast.Mod(), mangle("mod"), node)
 
     def _inline_int(self, a, b, pyop, slow, node, builtin=None):
         """`a OP b` when both are ints, else the general builtin (evaluating each operand once)."""

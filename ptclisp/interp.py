@@ -479,7 +479,7 @@ def _free_locals_of(node):
 
 
 _PRIM_FN = {"add": "_add2", "sub": "_sub2", "mul": "_mul2", "lt": "_lt2", "gt": "_gt2", "le": "_le2", "ge": "_ge2",
-            "eq": "_eq2", "ne": "_eq2", "inc": mangle("inc"), "dec": mangle("dec"), "zero": mangle("zero?"),
+            "eq": "_eq2", "ne": "_eq2", "mod": mangle("mod"), "inc": mangle("inc"), "dec": mangle("dec"), "zero": mangle("zero?"),
             "first": mangle("first")}
 
 BUILD = {

@@ -198,13 +198,17 @@ class _Watchdog:
 
 _WATCHDOG = _Watchdog()
 
-_local = threading.local()
+class _Local(threading.local):
+    meter = None
+
+
+_local = _Local()
 _UNBOUNDED = None
 
 
 def current() -> Meter:
     """The meter of the evaluation running on this thread (an unbounded one outside evaluations)."""
-    m = getattr(_local, "meter", None)
+    m = _local.meter
     if m is None:
         global _UNBOUNDED
         if _UNBOUNDED is None:
@@ -215,7 +219,7 @@ def current() -> Meter:
 
 def install(meter: Meter | None):
     """Make `meter` the current one on this thread; returns the previous one."""
-    prev = getattr(_local, "meter", None)
+    prev = _local.meter
     _local.meter = meter
     # collections built under this meter may be extended in place only under it (values.py)
     set_owner_token(meter)

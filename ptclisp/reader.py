@@ -13,14 +13,13 @@ Imports errors, values, forms.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import os
 import re
 import threading
-from importlib import resources
 from pathlib import Path
-
-from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from .errors import ReadError, Span
 from .forms import (
@@ -64,59 +63,6 @@ class _State(threading.local):
 
 
 _state = _State()
-
-
-class _ToForms(Transformer):
-    """Internal LALR transformer: builds forms directly (no parse tree)."""
-
-    def start(self, children):
-        return children
-
-    def list(self, c):
-        return List(c[1:-1], _span2(c[0], c[-1]))
-
-    def vector(self, c):
-        return VecForm(c[1:-1], _span2(c[0], c[-1]))
-
-    def map(self, c):
-        items = c[1:-1]
-        if len(items) % 2:
-            raise ReadError(f"map literal at line {c[0].line}, column {c[0].column} has an odd number of forms "
-                            f"({len(items)}); every key needs a value", _span(c[0]))
-        return MapForm(items, _span2(c[0], c[-1]))
-
-    def set(self, c):
-        return SetForm(c[1:-1], _span2(c[0], c[-1]))
-
-    def short_fn(self, c):
-        return ShortFn(c[1:-1], _span2(c[0], c[-1]))
-
-    def var_quote(self, c):
-        sym = self._symbol(c[1])
-        if not isinstance(sym, Sym):
-            raise ReadError(f"#' must be followed by a symbol (line {c[0].line}, column {c[0].column})", _span(c[0]))
-        return VarQuote(sym, _span2(c[0], c[1]))
-
-    def sym_quote(self, c):
-        tok = c[0]
-        ns, name = split_symbol(tok.value[1:])
-        self._note(tok.value[1:])
-        return Quote(Sym(ns, name, _span(tok)), _span(tok))
-
-    def regex(self, c):
-        tok = c[0]
-        return RegexLit(decode_string(tok.value[2:-1]), _span(tok))
-
-    def atom(self, c):
-        tok = c[0]
-        return atom_form(tok.type, tok.value, _span(tok))
-
-    def _symbol(self, tok: Token):
-        return atom_form("SYMBOL", tok.value, _span(tok))
-
-    @staticmethod
-    def _note(text):
-        _note(text)
 
 
 def _note(text):
@@ -168,17 +114,91 @@ def _close(tok: Token):
     return tok
 
 
+_GRAMMAR_FILE = Path(__file__).resolve().parent.parent / "grammar" / "ptclisp.lark"
+
+
 def _grammar_text() -> str:
     try:
+        from importlib import resources
         return resources.files("ptclisp.grammar").joinpath("ptclisp.lark").read_text(encoding="utf-8")
     except (ModuleNotFoundError, FileNotFoundError, TypeError):
-        return (Path(__file__).resolve().parent.parent / "grammar" / "ptclisp.lark").read_text(encoding="utf-8")
+        return _GRAMMAR_FILE.read_text(encoding="utf-8")
 
 
-_callbacks = {name: _open for name in _OPENERS}
-_callbacks.update({name: _close for name in ("RPAR", "RSQB", "RBRACE")})
-_PARSER = Lark(_grammar_text(), parser="lalr", lexer="basic", transformer=_ToForms(),
-               lexer_callbacks=_callbacks, propagate_positions=False, maybe_placeholders=False)
+_lark_lock = threading.Lock()
+_LARK = None
+
+
+def _lark():
+    """The lark LALR parser over grammar/ptclisp.lark (built on first use: importing lark and
+    analysing the grammar costs tens of milliseconds, and the fast path rarely needs it)."""
+    global _LARK
+    if _LARK is None:
+        with _lark_lock:
+            if _LARK is None:
+                _LARK = _build_lark()
+    return _LARK
+
+
+def _build_lark():
+    from lark import Lark, Transformer
+
+    class _ToForms(Transformer):
+        """Internal LALR transformer: builds forms directly (no parse tree)."""
+
+        def start(self, children):
+            return children
+
+        def list(self, c):
+            return List(c[1:-1], _span2(c[0], c[-1]))
+
+        def vector(self, c):
+            return VecForm(c[1:-1], _span2(c[0], c[-1]))
+
+        def map(self, c):
+            items = c[1:-1]
+            if len(items) % 2:
+                raise ReadError(f"map literal at line {c[0].line}, column {c[0].column} has an odd number of forms "
+                                f"({len(items)}); every key needs a value", _span(c[0]))
+            return MapForm(items, _span2(c[0], c[-1]))
+
+        def set(self, c):
+            return SetForm(c[1:-1], _span2(c[0], c[-1]))
+
+        def short_fn(self, c):
+            return ShortFn(c[1:-1], _span2(c[0], c[-1]))
+
+        def var_quote(self, c):
+            sym = self._symbol(c[1])
+            if not isinstance(sym, Sym):
+                raise ReadError(f"#' must be followed by a symbol (line {c[0].line}, column {c[0].column})", _span(c[0]))
+            return VarQuote(sym, _span2(c[0], c[1]))
+
+        def sym_quote(self, c):
+            tok = c[0]
+            ns, name = split_symbol(tok.value[1:])
+            self._note(tok.value[1:])
+            return Quote(Sym(ns, name, _span(tok)), _span(tok))
+
+        def regex(self, c):
+            tok = c[0]
+            return RegexLit(decode_string(tok.value[2:-1]), _span(tok))
+
+        def atom(self, c):
+            tok = c[0]
+            return atom_form(tok.type, tok.value, _span(tok))
+
+        def _symbol(self, tok: Token):
+            return atom_form("SYMBOL", tok.value, _span(tok))
+
+        @staticmethod
+        def _note(text):
+            _note(text)
+
+    callbacks = {name: _open for name in _OPENERS}
+    callbacks.update({name: _close for name in ("RPAR", "RSQB", "RBRACE")})
+    return Lark(_grammar_text(), parser="lalr", lexer="basic", transformer=_ToForms(),
+                lexer_callbacks=callbacks, propagate_positions=False, maybe_placeholders=False)
 
 
 # ------------------------------------------------------------------------ errors
@@ -302,7 +322,8 @@ def _char_hint(text: str, pos: int) -> str | None:
     return None
 
 
-def _classify(text: str, exc: UnexpectedInput) -> ReadError:
+def _classify(text: str, exc) -> ReadError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
     if isinstance(exc, UnexpectedCharacters):
         pos = exc.pos_in_stream
         line, col = exc.line, exc.column
@@ -336,11 +357,42 @@ def _classify(text: str, exc: UnexpectedInput) -> ReadError:
 # lark parser, which produces the classified diagnostic. A property test
 # checks that both paths read the same forms.
 
+def _terminal_table() -> list:
+    """[(name, priority, regexp, ignored)] of the grammar's terminals.
+
+    Derived from the grammar by lark and cached per grammar text (like a .pyc),
+    so starting a process does not need to import lark.
+    """
+    text = _grammar_text()
+    digest = hashlib.sha256(text.encode()).hexdigest()[:20]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = os.path.join(base, "ptclisp", f"terminals-{digest}.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            table = json.load(fh)
+        if isinstance(table, list) and table:
+            return table
+    except (OSError, ValueError):
+        pass
+    parser = _lark()
+    table = [(t.name, t.priority, t.pattern.to_regexp(), t.name in parser.ignore_tokens) for t in parser.terminals]
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(table, fh)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return table
+
+
 def _scanner():
-    ignored = [t for t in _PARSER.terminals if t.name in _PARSER.ignore_tokens]
-    terms = sorted((t for t in _PARSER.terminals if t.name not in _PARSER.ignore_tokens), key=lambda t: -t.priority)
-    skip = "(?>(?:" + "|".join(t.pattern.to_regexp() for t in ignored) + ")*)"
-    parts = [f"(?P<{t.name}>{t.pattern.to_regexp()})" for t in terms]
+    table = _terminal_table()
+    ignored = [t for t in table if t[3]]
+    terms = sorted((t for t in table if not t[3]), key=lambda t: -t[1])
+    skip = "(?>(?:" + "|".join(t[2] for t in ignored) + ")*)"
+    parts = [f"(?P<{t[0]}>{t[2]})" for t in terms]
     # leading ignored text (whitespace, commas, comments) is consumed with each token
     return re.compile(skip + "(?:" + "|".join(parts) + ")"), re.compile(skip + r"\Z")
 
@@ -454,8 +506,10 @@ def _lark_read(text: str, *, max_depth: int = MAX_DEPTH, names: set | None = Non
     _state.depth = 0
     _state.max_depth = max_depth
     _state.names = names
+    from lark.exceptions import UnexpectedInput, VisitError
+    parser = _lark()
     try:
-        return _PARSER.parse(text)
+        return parser.parse(text)
     except ReadError as exc:
         problem = scan(text) if "nesting" not in exc.message else None
         if problem is not None and problem[2]:

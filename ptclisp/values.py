@@ -58,9 +58,13 @@ def set_owner_token(tok):
 # --------------------------------------------------------------------------- atoms
 
 class Keyword:
-    """An interned keyword. `Keyword('a') is Keyword('a')`."""
+    """An interned keyword. `Keyword('a') is Keyword('a')`.
 
-    __slots__ = ("name", "_hash", "__weakref__")
+    Interning makes equality identity, so keywords use the default (C-level)
+    identity hash and equality: dict lookups by keyword never call Python code.
+    """
+
+    __slots__ = ("name", "__weakref__")
     _table: dict[str, "Keyword"] = {}
 
     def __new__(cls, name: str):
@@ -68,15 +72,8 @@ class Keyword:
         if kw is None:
             kw = object.__new__(cls)
             kw.name = name
-            kw._hash = hash(("kw", name))
             kw = cls._table.setdefault(name, kw)
         return kw
-
-    def __hash__(self):
-        return self._hash
-
-    def __eq__(self, other):
-        return self is other
 
     def __repr__(self):
         return ":" + self.name

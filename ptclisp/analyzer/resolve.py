@@ -14,7 +14,7 @@ from . import nodes as N
 from .core import NOT_TAIL, err
 
 # two-argument builtins the compiler inlines as primitives
-PRIMS = {"+": "add", "-": "sub", "*": "mul", "<": "lt", ">": "gt", "<=": "le", ">=": "ge", "=": "eq",
+PRIMS = {"+": "add", "-": "sub", "*": "mul", "mod": "mod", "<": "lt", ">": "gt", "<=": "le", ">=": "ge", "=": "eq",
          "==": "eq", "not=": "ne"}
 UNARY_PRIMS = {"inc": "inc", "dec": "dec", "not": "not", "nil?": "isnil", "some?": "issome",
                "zero?": "zero", "first": "first"}
