@@ -51,8 +51,15 @@ A = _PositionedAst()
 _uid = itertools.count()
 
 
+_MANGLED: dict[str, str] = {}
+
+
 def mangle(name: str) -> str:
-    return "b_" + "".join(c if c.isalnum() else f"_{ord(c):x}_" for c in name)
+    """The runtime-table name of a builtin (PTC names are never Python identifiers)."""
+    m = _MANGLED.get(name)
+    if m is None:
+        m = _MANGLED[name] = "b_" + "".join(c if c.isalnum() else f"_{ord(c):x}_" for c in name)
+    return m
 
 
 # ------------------------------------------------------------------ the runtime table

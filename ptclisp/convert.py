@@ -20,6 +20,8 @@ def from_python(x):
         return x
     if t in (Vector, Map, Set):
         return x
+    if t is dict and not x:
+        return Map({})
     root = [None]
     # work items: (source, setter)
     stack = [(x, root, 0, 0)]

@@ -392,7 +392,7 @@ def _scanner():
     ignored = [t for t in table if t[3]]
     terms = sorted((t for t in table if not t[3]), key=lambda t: -t[1])
     skip = "(?>(?:" + "|".join(t[2] for t in ignored) + ")*)"
-    parts = [f"(?P<{t[0]}>{t[2]})" for t in terms]
+    parts = [f"(?P<{t[0]}>{t[2]})" for t in terms] + [r"(?P<EOF>\Z)"]
     # leading ignored text (whitespace, commas, comments) is consumed with each token
     return re.compile(skip + "(?:" + "|".join(parts) + ")"), re.compile(skip + r"\Z")
 
@@ -407,22 +407,21 @@ class _Fallback(Exception):
 
 
 def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
-    match = _SCAN.match
     pos, n = 0, len(text)
     line, line_start = 1, 0
     top: list = []
     out = top
     stack: list = []   # (kind, items_of_parent, open_line, open_col)
     pending_var_quote = None
-    while pos < n:
-        m = match(text, pos)
-        if m is None:
-            if _TRAILER.match(text, pos):
-                break
-            raise _Fallback
+    for m in _SCAN.finditer(text):
         kind = m.lastgroup
         end = m.end()
         start = m.start(kind)
+        if m.start() != pos:
+            raise _Fallback
+        if kind == "EOF":
+            pos = n
+            break
         if start != pos:
             nl = text.count("\n", pos, start)
             if nl:
@@ -480,6 +479,8 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
             form = VarQuote(form, Span(vl, vc, form.span.end_line, form.span.end_col))
         out.append(form)
         pos = end
+    if pos < n and not _TRAILER.match(text, pos):
+        raise _Fallback
     if stack or pending_var_quote is not None:
         raise _Fallback
     return top

@@ -12,7 +12,8 @@ from typing import Callable
 
 from ..errors import PtcError, Span
 from ..forms import Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm
-from ..values import Keyword, SymbolRef
+from ..lib.registry import BUILTINS
+from ..values import Keyword, SymbolRef, type_name
 from . import nodes as N
 
 # name -> handler(az, form, scope, tail) ; filled by @special in the family modules
@@ -134,8 +135,7 @@ class Analyzer:
         if t is SetForm:
             return self.collection(form, scope, N.SetLit)
         if t is ShortFn:
-            from .bindings import analyze_short_fn
-            return analyze_short_fn(self, form, scope)
+            return _bindings.analyze_short_fn(self, form, scope)
         if t is Quote:
             return N.Const(SymbolRef(form.sym.ns, form.sym.name), span=form.span)
         if t is VarQuote:
@@ -164,7 +164,6 @@ class Analyzer:
         if cls is N.SetLit:
             check_duplicates(form.items, form)
         if cls is N.VectorLit and all(type(i) is N.Const for i in items):
-            from ..values import Vector
             # a fresh vector per evaluation of the literal (vectors may be extended in place by their owner)
             return N.VectorLit(items, span=form.span)
         return cls(items, span=form.span)
@@ -195,7 +194,6 @@ class Analyzer:
             return self.java_method_ref(sym)
         if name.endswith(".") and len(name) > 1:
             return self.java_ctor_ref(sym)
-        from ..lib.registry import BUILTINS
         if name in BUILTINS:
             return N.BuiltinRef(name, span=sym.span)
         if name in SPECIALS or name == "juxt":
@@ -231,16 +229,13 @@ class Analyzer:
         return N.LocalRef(locs[n - 1], span=sym.span)
 
     def qualified(self, sym: Sym, scope: Scope) -> N.Node:
-        from .resolve import resolve_qualified
-        return resolve_qualified(self, sym)
+        return _resolve.resolve_qualified(self, sym)
 
     def java_method_ref(self, sym: Sym) -> N.Node:
-        from .resolve import java_method_node
-        return java_method_node(self, sym, None)
+        return _resolve.java_method_node(self, sym, None)
 
     def java_ctor_ref(self, sym: Sym) -> N.Node:
-        from .resolve import java_ctor_node
-        return java_ctor_node(self, sym, None)
+        return _resolve.java_ctor_node(self, sym, None)
 
     def host_ref(self, key: str, value, span=None, member=None) -> N.Node:
         self.host_refs[key] = value
@@ -271,20 +266,17 @@ class Analyzer:
             if head.ns is None:
                 name = head.name
                 if scope.get(name) is None and name not in self.program_defs and name not in self.env.user_names:
-                    from .resolve import builtin_call
-                    node = builtin_call(self, head, rest, scope, form)
+                    node = _resolve.builtin_call(self, head, rest, scope, form)
                     if node is not None:
                         return node
             else:
-                from .resolve import qualified_call
-                return qualified_call(self, head, rest, scope, form)
+                return _resolve.qualified_call(self, head, rest, scope, form)
         elif th is Lit:
             v = head.value
             if type(v) is Keyword:
                 if len(rest) not in (1, 2):
                     raise err("arity_error", f"keyword :{v.name} called with {len(rest)} arguments (expects 1 or 2)", form)
                 return N.RtCall("kw_get", [N.Const(v, span=head.span)] + self.args(rest, scope), span=form.span)
-            from ..values import type_name
             raise err("not_callable", f"{type_name(v)} {head!r} is not a function", form)
         elif th is VecForm:
             raise err("not_callable", "a vector is not callable; use (get v i) or (nth v i)", form)
@@ -335,3 +327,8 @@ def sym_name(form: Form, what: str) -> str:
     if type(form) is not Sym or form.ns is not None:
         raise err("invalid_form", f"{what} must be a plain symbol, got {form!r}", form)
     return form.name
+
+
+# the family modules import this one; bind them last (names above are defined by then)
+from . import bindings as _bindings  # noqa: E402
+from . import resolve as _resolve  # noqa: E402
