@@ -431,6 +431,7 @@ class Builder:
                     return compiled(*args)
                 if info.make is not None or info.bump():
                     compiled = info.make(*captured)()
+                    ptc_fn.ptc_compiled = compiled
                     return compiled(*args)
                 n = len(args)
                 if n != nparams and (rest_slot is None or n < nparams):

@@ -95,6 +95,11 @@ def mkset(items: list) -> Set:
 
 def kw_get(k: Keyword, m=None, default=None):
     if type(m) is Map:
+        d = m._d
+        if d is not None:
+            v = d.get(k, _MISSING)
+            if v is not _MISSING:
+                return v
         return m.lookup(k, default)
     return default
 

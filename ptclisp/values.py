@@ -83,6 +83,13 @@ class Keyword:
 
     def __call__(self, m=None, *rest):
         # (:k m) / (:k m default)
+        if type(m) is Map and not rest:
+            d = m._d
+            if d is not None:
+                v = d.get(self, _MISSING)
+                if v is not _MISSING:
+                    return v
+            return m.lookup(self, None)
         if len(rest) > 1:
             raise PtcError("arity_error", f"keyword :{self.name} called with {1 + len(rest)} arguments (expects 1 or 2)")
         default = rest[0] if rest else None

@@ -140,4 +140,5 @@ def as_fn(f, who: str):
         raise PtcError("type_error", f"{who}: a vector cannot be used as a function here (use a keyword like :a, or a fn)")
     if f is None or t in (int, float, str, bool) or not callable(f):
         raise PtcError("type_error", f"{who}: expected a function, got {type_name(f)}")
-    return f
+    # a closure whose code has been compiled already: call its compiled twin directly
+    return getattr(f, "ptc_compiled", f)
