@@ -448,7 +448,24 @@ class Builder:
                     frame[s] = b(frame)
                 return body(frame)
 
+            def ptc_promote(n, nargs):
+                """The function a builtin should call `n` times with `nargs` arguments: the compiled
+                twin when those calls would make this fn hot anyway (compiled now, once), else
+                `ptc_fn` itself (a wrong argument count stays with `ptc_fn` and its own error)."""
+                nonlocal compiled
+                if compiled is None:
+                    if nargs != nparams and (rest_slot is None or nargs < nparams):
+                        return ptc_fn
+                    if info.make is None:
+                        if info.calls + n < HOT_CALLS:
+                            return ptc_fn
+                        info.compile()
+                    compiled = info.make(*captured)()
+                    ptc_fn.ptc_compiled = compiled
+                return compiled
+
             ptc_fn.ptc_params = param_names
+            ptc_fn.ptc_promote = ptc_promote
             return ptc_fn
         return make_closure
 
@@ -467,8 +484,11 @@ class _HotInfo:
         self.calls += 1
         if self.calls < HOT_CALLS:
             return False
-        self.make = compile_subprogram(self.node, self.free, self.builder.host_refs, self.builder.g)
+        self.compile()
         return True
+
+    def compile(self):
+        self.make = compile_subprogram(self.node, self.free, self.builder.host_refs, self.builder.g)
 
 
 def _free_locals_of(node):

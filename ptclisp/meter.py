@@ -217,6 +217,21 @@ def current() -> Meter:
     return m
 
 
+def charge(nbytes: int):
+    """`current().alloc(nbytes)` in one Python call: the path every charging builtin takes.
+
+    Within budget and before the deadline it only adds to the running total; anything
+    else is handed to `Meter.alloc`, which raises exactly as it always does.
+    """
+    m = _local.meter
+    if m is None:
+        m = current()
+    a = m.allocated + nbytes
+    if a > m.budget or m.expired:
+        m.alloc(nbytes)
+    m.allocated = a
+
+
 def install(meter: Meter | None):
     """Make `meter` the current one on this thread; returns the previous one."""
     prev = _local.meter

@@ -467,7 +467,7 @@ def test_prices_give_a_cost(tmp_path):
     (["--variant", "v=/no/such.clj"], "neither"),
     (["--suite", "no-such-suite"], "no suite"),
     (["--task", "zzz"], "no task matches"),
-    (["--executor", "ray"], "not available"),
+    (["--ray-address", "127.0.0.1:1"], "needs --executor ray"),
     (["--model", "a=scripted:reference", "--model", "a=scripted:unavailable"], "share a name"),
 ])
 def test_cli_usage_errors(argv, message, capsys, tmp_path):

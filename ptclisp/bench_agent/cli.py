@@ -15,6 +15,7 @@ import sys
 from ..providers.spec import ModelSpecError
 from .metrics import summarize
 from .models import parse_model
+from .ray_executor import RayUnavailable, import_ray
 from .report import html_report, terminal_table
 from .runner import Progress, dump, execute, plan, write_atomic
 from .runner_adapter import MODES
@@ -48,7 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ptc (PTC-Lisp programs; default) and/or json-tools (plain function calling)")
     p.add_argument("--repeat", type=int, default=1, help="runs per task and configuration (default 1)")
     p.add_argument("--workers", type=int, default=1, help="runs in parallel on threads (default 1)")
-    p.add_argument("--executor", choices=["threads", "ray"], default="threads", help="where runs execute")
+    p.add_argument("--executor", choices=["threads", "ray"], default="threads",
+                   help="where runs execute: threads here (--workers) or Ray tasks, one CPU each "
+                        "(needs the ptclisp[ray] extra)")
+    p.add_argument("--ray-address", metavar="ADDRESS",
+                   help="with --executor ray: the cluster to use (default: RAY_ADDRESS, else one started here with "
+                        "`ray start`, else a new local instance that is stopped at the end)")
     p.add_argument("--out", metavar="DIR", help="output directory (default bench-out/<suite>)")
     p.add_argument("--task", action="append", metavar="ID", help="only these tasks (id or id prefix; repeatable)")
     p.add_argument("--level", action="append", type=int, help="only tasks of this level (repeatable)")
@@ -80,8 +86,13 @@ def cli_main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else 2
+    if args.ray_address and args.executor != "ray":
+        return _fail("--ray-address needs --executor ray")
     if args.executor == "ray":
-        return _fail("--executor ray is not available in this version; use --workers N (threads)")
+        try:
+            import_ray()
+        except RayUnavailable as e:
+            return _fail(str(e))
     if args.repeat < 1 or args.workers < 1:
         return _fail("--repeat and --workers must be at least 1")
     try:
@@ -121,8 +132,12 @@ def cli_main(argv=None) -> int:
         "variants": [{"name": v.name, "spec": v.spec, "fingerprint": v.fingerprint()} for v in variants],
         "modes": modes, "repeat": args.repeat, "tasks": [t.id for t in tasks]}))
     progress = Progress(len(specs), enabled=not args.quiet)
-    records = execute(specs, suite, out, workers=args.workers, record=args.record, replay_dir=replay,
-                      limits=limits, progress=progress, force=args.force)
+    try:
+        records = execute(specs, suite, out, workers=args.workers, record=args.record, replay_dir=replay,
+                          limits=limits, progress=progress, force=args.force, executor=args.executor,
+                          ray_address=args.ray_address)
+    except RayUnavailable as e:
+        return _fail(str(e))
     results = summarize(records, prices, suite={"name": suite.name, "tasks": len(tasks), "repeat": args.repeat,
                                                 "runs": len(records)})
     table = terminal_table(results)

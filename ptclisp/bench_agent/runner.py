@@ -10,8 +10,9 @@ Each run has its own directory under the output directory::
 
 A rerun skips every run whose outcome.json exists and was produced by the
 same model spec, variant contents and task definition; anything else runs
-(again).  Runs execute on a thread pool (`workers`); progress goes to
-stderr.  Imports runner_adapter, models, validate.
+(again).  Runs execute on a thread pool (`workers`) or as Ray tasks
+(`executor="ray"`, ray_executor.py); either way this process writes the
+files, and progress goes to stderr.  Imports runner_adapter, models, validate.
 """
 from __future__ import annotations
 
@@ -128,16 +129,16 @@ def _load_done(path: pathlib.Path, spec: RunSpec) -> dict | None:
     return record
 
 
-def execute_one(spec: RunSpec, suite, out: pathlib.Path, *, record: bool = False,
-                replay_dir: pathlib.Path | None = None, limits: dict | None = None,
-                provider_options: dict | None = None) -> dict:
-    run_dir = out / spec.rel_dir
+def perform(spec: RunSpec, suite, *, record_to: str | None = None, replay_from: str | None = None,
+            limits: dict | None = None, provider_options: dict | None = None) -> tuple[dict, object, float]:
+    """Run one spec and return `(outcome without its trace, trace, wall seconds)`.
+
+    Writes nothing but the recording at `record_to` (when given).  Both
+    executors call this: the thread pool in-process, Ray inside a worker
+    (ray_executor.py); the caller stores the result with `store`.
+    """
     task = spec.task
     run_limits = {**suite.limits_for(task), **{k: v for k, v in (limits or {}).items() if v is not None}}
-    record_to = str(run_dir / "replay.jsonl") if record else None
-    replay_from = str(replay_dir / spec.rel_dir / "replay.jsonl") if replay_dir is not None else None
-    if record_to and os.path.exists(record_to):
-        os.unlink(record_to)          # a rerun records afresh
     started = time.monotonic()
     try:
         provider = provider_for(spec.model, task, suite, spec.mode, record_to=record_to, replay_from=replay_from,
@@ -150,7 +151,13 @@ def execute_one(spec: RunSpec, suite, out: pathlib.Path, *, record: bool = False
                                             "harness_error", reason=type(e).__name__, message=str(e))
     wall = time.monotonic() - started
     trace = outcome.pop("trace", None)
-    record_obj = {"run": spec.identity(), **outcome, "score": score(task, outcome)}
+    return outcome, trace, wall
+
+
+def store(spec: RunSpec, out: pathlib.Path, outcome: dict, trace, wall: float) -> dict:
+    """Score one finished run, write its files under `out` (outcome.json last) and return its record."""
+    run_dir = out / spec.rel_dir
+    record_obj = {"run": spec.identity(), **outcome, "score": score(spec.task, outcome)}
     write_atomic(run_dir / "trace.json", dump(trace))
     write_atomic(run_dir / "timing.json", dump({"wall_s": round(wall, 4)}))
     write_atomic(run_dir / "outcome.json", dump(record_obj))
@@ -158,10 +165,27 @@ def execute_one(spec: RunSpec, suite, out: pathlib.Path, *, record: bool = False
     return record_obj
 
 
+def execute_one(spec: RunSpec, suite, out: pathlib.Path, *, record: bool = False,
+                replay_dir: pathlib.Path | None = None, limits: dict | None = None,
+                provider_options: dict | None = None) -> dict:
+    run_dir = out / spec.rel_dir
+    record_to = str(run_dir / "replay.jsonl") if record else None
+    replay_from = str(replay_dir / spec.rel_dir / "replay.jsonl") if replay_dir is not None else None
+    if record_to and os.path.exists(record_to):
+        os.unlink(record_to)          # a rerun records afresh
+    outcome, trace, wall = perform(spec, suite, record_to=record_to, replay_from=replay_from, limits=limits,
+                                   provider_options=provider_options)
+    return store(spec, out, outcome, trace, wall)
+
+
 def execute(specs: list[RunSpec], suite, out: pathlib.Path, *, workers: int = 1, record: bool = False,
             replay_dir: pathlib.Path | None = None, limits: dict | None = None,
-            progress: Progress | None = None, force: bool = False, provider_options: dict | None = None) -> list:
-    """Run (or resume) every spec; returns the outcome records in `specs` order."""
+            progress: Progress | None = None, force: bool = False, provider_options: dict | None = None,
+            executor: str = "threads", ray_address: str | None = None) -> list:
+    """Run (or resume) every spec; returns the outcome records in `specs` order.
+
+    `executor="ray"` sends the pending runs to Ray (ray_executor.py; `workers` is then unused).
+    """
     out = pathlib.Path(out)
     results: list = [None] * len(specs)
     pending = []
@@ -181,7 +205,14 @@ def execute(specs: list[RunSpec], suite, out: pathlib.Path, *, workers: int = 1,
             progress.update(rec["score"]["passed"])
         return i, rec
 
-    if workers <= 1:
+    if executor == "ray":
+        from .ray_executor import run_on_ray
+        for j, rec in run_on_ray([specs[i] for i in pending], suite, out, record=record, replay_dir=replay_dir,
+                                 limits=limits, provider_options=provider_options, address=ray_address):
+            results[pending[j]] = rec
+            if progress:
+                progress.update(rec["score"]["passed"])
+    elif workers <= 1:
         for i in pending:
             _, results[i] = work(i)
     else:

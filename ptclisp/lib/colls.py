@@ -19,7 +19,7 @@ from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, typ
 from .common import charge, count_str, entries, graphemes, key_values, keyfn, out_vec, seq_items
 from .colls_maps import fresh_map
 from .numbers import add as _num_add
-from .registry import as_fn, builtin
+from .registry import as_fn, builtin, hot
 
 _NO = object()
 
@@ -66,6 +66,21 @@ def keyword_(name):
 
 # ------------------------------------------------------------------ aggregation (§1.14)
 
+_INT_ONLY = frozenset((int,))
+
+
+def _python_equality_is_exact(distinct, values) -> bool:
+    """Whether grouping `values` by Python equality (which gave the keys `distinct`) is the same as
+    grouping them by storage identity `hk`: yes unless floats or booleans take part (Python merges
+    1, 1.0 and true; hk keeps them apart). Type checks only, at C speed."""
+    kinds = set(map(type, distinct))
+    if float in kinds or bool in kinds:
+        return False
+    if int in kinds:  # an int key may hide an equal float or boolean that came later
+        kinds = set(map(type, values))
+        return float not in kinds and bool not in kinds
+    return True
+
 @builtin("count", "(count coll)", groups=("core",), category="aggregation",
          doc="The number of items: characters of a string, entries of a map, members of a set; nil counts 0.",
          examples=("(count [1 2 3]) ;=> 3", "(count \"héllo\") ;=> 5", "(count nil) ;=> 0"))
@@ -74,7 +89,7 @@ def count_(coll):
     if t is Vector or t is Map or t is Set:
         return len(coll)
     if t is str:
-        return count_str(coll)
+        return len(coll) if coll.isascii() else count_str(coll)
     if coll is None:
         return 0
     raise PtcError("type_error", f"count: not supported on {type_name(coll)}")
@@ -95,8 +110,9 @@ def reduce_(f, a, b=_NO):
     else:
         acc = a
         rest = seq_items(b, "reduce")
-    if f is _num_add and type(acc) is int and all(type(x) is int for x in rest):
+    if f is _num_add and type(acc) is int and _INT_ONLY.issuperset(map(type, rest)):
         return sum(rest, acc)  # the same left fold over exact integers, without a call per item
+    f = hot(f, len(rest), 2)
     for x in rest:
         acc = f(acc, x)
     return acc
@@ -249,14 +265,23 @@ def _pick_key(who, f, x, more, strict, loose):
 def group_by(k, coll):
     kf = keyfn(k, "group-by")
     items = seq_items(coll, "group-by")
+    keys = key_values(kf, items)
     groups: dict = {}
-    for x, key in zip(items, key_values(kf, items)):
-        hkey = hk(key)
-        g = groups.get(hkey)
+    for x, key in zip(items, keys):
+        g = groups.get(key)
         if g is None:
-            groups[hkey] = [x]
+            groups[key] = [x]
         else:
             g.append(x)
+    if not _python_equality_is_exact(groups, keys):
+        groups = {}
+        for x, key in zip(items, keys):
+            hkey = hk(key)
+            g = groups.get(hkey)
+            if g is None:
+                groups[hkey] = [x]
+            else:
+                g.append(x)
     charge(map_cost(len(groups)) + 8 * len(items) + 56 * len(groups))
     return fresh_map({hkey: Vector(g) for hkey, g in groups.items()})
 
@@ -266,7 +291,8 @@ def group_by(k, coll):
          examples=("(frequencies [:a :b :a]) ;=> {:a 2 :b 1}", "(frequencies \"hello\") ;=> {\"e\" 1 \"h\" 1 \"l\" 2 \"o\" 1}"))
 def frequencies(coll):
     items = seq_items(coll, "frequencies")
-    d = dict(Counter(map(hk, items)))
+    d = Counter(items)
+    d = dict(d) if _python_equality_is_exact(d, items) else dict(Counter(map(hk, items)))
     charge(map_cost(len(d)))
     return fresh_map(d)
 

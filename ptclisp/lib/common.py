@@ -10,7 +10,7 @@ from __future__ import annotations
 import regex as _regex
 
 from ..errors import PtcError
-from ..meter import current, seq_cost
+from ..meter import charge, seq_cost
 from ..values import Keyword, Map, Set, Vector, sorted_items, sorted_members, type_name
 
 _GRAPHEME = _regex.compile(r"\X")
@@ -62,12 +62,8 @@ def positional_items(x, who: str) -> list:
 
 def out_vec(items: list) -> Vector:
     """Wrap a freshly built list as a vector, charging the meter for it."""
-    current().alloc(seq_cost(len(items)))
+    charge(seq_cost(len(items)))
     return Vector(items)
-
-
-def charge(nbytes: int):
-    current().alloc(nbytes)
 
 
 def need_int(x, who: str) -> int:
@@ -137,7 +133,9 @@ def kw_values(k: Keyword, items) -> list:
     app = out.append
     for x in items:
         if type(x) is Map:
-            d = x.d()
+            d = x._d
+            if d is None:
+                d = x.d()
             v = d.get(k, _ABSENT)
             if v is _ABSENT:
                 v = d.get(name, _ABSENT)
@@ -153,6 +151,8 @@ def key_values(kf, items) -> list:
     """The keys `(kf x)` of all items, for a key extractor made by `keyfn`."""
     if type(kf) is Keyword:
         return kw_values(kf, items)
+    from .registry import hot
+    kf = hot(kf, len(items))
     return [kf(x) for x in items]
 
 

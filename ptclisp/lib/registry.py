@@ -142,3 +142,14 @@ def as_fn(f, who: str):
         raise PtcError("type_error", f"{who}: expected a function, got {type_name(f)}")
     # a closure whose code has been compiled already: call its compiled twin directly
     return getattr(f, "ptc_compiled", f)
+
+
+def hot(f, n: int, nargs: int = 1):
+    """What a higher-order builtin should call, about to call `f` `n` times with `nargs` arguments.
+
+    A closure of the tree back end that those calls would make hot anyway is compiled at once and
+    its compiled twin returned (no wrapper call per item); anything else comes back unchanged.
+    The program's value stays the closure: only the builtin's own loop sees the twin.
+    """
+    promote = getattr(f, "ptc_promote", None)
+    return f if promote is None else promote(n, nargs)

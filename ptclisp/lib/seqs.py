@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, equal, hk, type_name, unhk
 from .common import graphemes, key_values, keyfn, kw_values, out_vec, path_lookup, positional_items, seq_items
-from .registry import builtin
+from .registry import builtin, hot
 from .seqs_common import NO, fn_arg, order_indexes, sort_values
 
 _ABSENT = object()
@@ -23,15 +23,17 @@ _ABSENT = object()
 def _selector(who: str, keep: bool):
     def select(pred, coll):
         f = fn_arg(pred, who)
+        items = seq_items(coll, who)
+        f = hot(f, len(items))
         out = []
         app = out.append
         if keep:
-            for x in seq_items(coll, who):
+            for x in items:
                 r = f(x)
                 if r is not None and r is not False:
                     app(x)
         else:
-            for x in seq_items(coll, who):
+            for x in items:
                 r = f(x)
                 if r is None or r is False:
                     app(x)
@@ -62,9 +64,11 @@ builtin("remove", "(remove pred coll)", groups=("core",), category="sequences",
          examples=("(keep :email [{:email \"a@x\"} {}]) ;=> [\"a@x\"]",))
 def keep(f, coll):
     f = fn_arg(f, "keep")
+    items = seq_items(coll, "keep")
+    f = hot(f, len(items))
     out = []
     app = out.append
-    for x in seq_items(coll, "keep"):
+    for x in items:
         r = f(x)
         if r is not None:
             app(r)
@@ -76,8 +80,10 @@ def keep(f, coll):
          examples=("(keep-indexed (fn [i x] (when (even? i) x)) [:a :b :c]) ;=> [:a :c]",))
 def keep_indexed(f, coll):
     f = fn_arg(f, "keep-indexed")
+    items = seq_items(coll, "keep-indexed")
+    f = hot(f, len(items), 2)
     out = []
-    for i, x in enumerate(seq_items(coll, "keep-indexed")):
+    for i, x in enumerate(items):
         r = f(i, x)
         if r is not None:
             out.append(r)
@@ -249,7 +255,9 @@ def _mapper(who: str):
         if c2 is NO:
             if type(f) is Keyword:
                 return out_vec(kw_values(f, seq_items(c1, who)))
-            return out_vec([f(x) for x in seq_items(c1, who)])
+            items = seq_items(c1, who)
+            f = hot(f, len(items))
+            return out_vec([f(x) for x in items])
         a = seq_items(c1, who)
         b = seq_items(c2, who)
         if c3 is NO:
@@ -303,8 +311,15 @@ def mapcat(f, c1, c2=NO, c3=NO):
         return out_vec(out)
     f = fn_arg(f, "mapcat")
     if c2 is NO:
-        for x in seq_items(c1, "mapcat"):
-            _splice_into(out, f(x), "mapcat")
+        items = seq_items(c1, "mapcat")
+        f = hot(f, len(items))
+        ext = out.extend
+        for x in items:
+            r = f(x)
+            if type(r) is Vector:
+                ext(r.lst())
+            else:
+                _splice_into(out, r, "mapcat")
     elif c3 is NO:
         for x, y in zip(seq_items(c1, "mapcat"), seq_items(c2, "mapcat")):
             _splice_into(out, f(x, y), "mapcat")
@@ -319,7 +334,9 @@ def mapcat(f, c1, c2=NO, c3=NO):
          examples=("(map-indexed vector [:a :b]) ;=> [[0 :a] [1 :b]]",))
 def map_indexed(f, coll):
     f = fn_arg(f, "map-indexed")
-    return out_vec([f(i, x) for i, x in enumerate(seq_items(coll, "map-indexed"))])
+    items = seq_items(coll, "map-indexed")
+    f = hot(f, len(items), 2)
+    return out_vec([f(i, x) for i, x in enumerate(items)])
 
 
 # ------------------------------------------------------------------ ordering (§1.9)

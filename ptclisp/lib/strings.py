@@ -20,7 +20,7 @@ import math
 import re as _re
 
 from ..errors import PtcError
-from ..meter import current, seq_cost, str_cost
+from ..meter import OBJ, SLOT, current, seq_cost, str_cost
 from ..printer import pr_str, str_of
 from ..values import Keyword, Map, Regex, Set, SymbolRef, Vector, type_name
 from .common import charge, count_str, graphemes, need_str, out_vec, seq_items
@@ -211,11 +211,15 @@ def join(a, b=_NO):
     if b is _NO:
         sep, coll = "", a
     else:
-        sep, coll = display(a), b
-    items = seq_items(coll, "join")
+        sep, coll = (a if type(a) is str else display(a)), b
+    items = coll.lst() if type(coll) is Vector else seq_items(coll, "join")
     if not items:
         return ""
-    parts = items if all(type(x) is str for x in items) else [display(x) for x in items]
+    parts = items
+    for x in items:
+        if type(x) is not str:
+            parts = [display(x) for x in items]
+            break
     charge(str_cost(sum(map(len, parts)) + len(sep) * (len(parts) - 1)))
     return sep.join(parts)
 
@@ -299,6 +303,16 @@ def _split_chars(s: str, limit: int) -> Vector:
          examples=('(split "a,b,c" ",") ;=> ["a" "b" "c"]', '(split "a--b" #"-+") ;=> ["a" "b"]',
                    '(split "a,b,c" "," 2) ;=> ["a" "b,c"]'))
 def split(s, sep, limit=0):
+    if type(s) is str and type(sep) is str and len(sep) == 1 and type(limit) is int and limit == 0:
+        # the common case, as below without the checks: one-character separator, no limit
+        n = s.count(sep) + 1
+        charge((98 + SLOT) * n + OBJ + len(s))  # the pieces and the vector, before building
+        if n == 1:
+            return Vector([s])
+        parts = s.split(sep)
+        while parts and parts[-1] == "":
+            parts.pop()
+        return Vector(parts)
     s = need_str(s, "split")
     limit = index_arg(limit, "split")
     t = type(sep)
@@ -385,7 +399,8 @@ def is_blank(s):
          doc="s in upper case (Unicode rules). upcase is the same function.",
          examples=('(upper-case "hello") ;=> "HELLO"',))
 def upper_case(s):
-    s = need_str(s, "upper-case")
+    if type(s) is not str:
+        need_str(s, "upper-case")
     if len(s) > 256:
         charge(str_cost(len(s)))
     return s.upper()
@@ -395,7 +410,8 @@ def upper_case(s):
          doc="s in lower case (Unicode rules). downcase is the same function.",
          examples=('(lower-case "HeLLo") ;=> "hello"',))
 def lower_case(s):
-    s = need_str(s, "lower-case")
+    if type(s) is not str:
+        need_str(s, "lower-case")
     if len(s) > 256:
         charge(str_cost(len(s)))
     return s.lower()
