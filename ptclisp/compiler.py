@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import itertools
 import math
+import types
 
 from . import runtime as rt
 from .analyzer import nodes as N
@@ -33,6 +34,7 @@ from .printer import FN_META
 from .values import Keyword, Map, Set, Vector, hk
 
 FILENAME = "<ptc>"
+_ABSENT = object()
 
 
 class _PositionedAst:
@@ -72,7 +74,8 @@ def _build_rt() -> dict:
         "_Return": ReturnSignal, "_Fail": FailSignal, "_PtcError": PtcError,
         "_truthy": rt.truthy, "_kw_get": rt.kw_get, "_loop_limit": rt.loop_limit_exceeded,
         "_rest": rt.rest_args, "_juxt": rt.juxt, "_def": rt.rt_def,
-        "_mkvec": rt.mkvec, "_mkmap": rt.mkmap, "_mkset": rt.mkset, "_hk": hk,
+        "_mkvec": rt.mkvec, "_mkmap": rt.mkmap, "_mkset": rt.mkset, "_hk": hk, "_Map": Map, "_Vector": Vector,
+        "_absent": _ABSENT, "_new": object.__new__,
         "_out_for": rt.out_for, "_for_too_big": rt.for_too_big,
         "_add2": num.add2, "_sub2": num.sub2, "_mul2": num.mul2, "_lt2": num.lt2, "_gt2": num.gt2,
         "_le2": num.le2, "_ge2": num.ge2, "_eq2": num.eq2,
@@ -360,7 +363,30 @@ class Compiler:
 
     def e_builtin_call(self, node, stmts):
         args = self.emit_args(node.args, stmts)
-        return _call(mangle(node.name), args, node.span)
+        fn = mangle(node.name)
+        if len(args) == 2 and runtime_table().get(fn) is R.BUILTINS["nth"].fn:
+            return self._inline_nth(fn, args, stmts, node)
+        return _call(fn, args, node.span)
+
+    def _inline_nth(self, fn, args, stmts, node):
+        """`(nth v i)`: the item itself for a vector and an int index in range; else the builtin."""
+        names = []
+        for e in args:
+            if not isinstance(e, ast.Name):
+                t = self.tmp()
+                stmts.append(_assign(t, e))
+                e = _name(t)
+            names.append(e)
+        v, i = names
+        items = self.tmp("it")
+        test = A.BoolOp(op=ast.And(), values=[
+            _is(_call("type", [v]), _name("_Vector")),
+            _is(A.NamedExpr(target=_name(items, True), value=A.Attribute(value=v, attr="_items", ctx=ast.Load())),
+                _NONE, True),
+            _is(_call("type", [i]), _name("int")),
+            A.Compare(left=A.Constant(0), ops=[ast.LtE(), ast.Lt()], comparators=[i, _call("len", [_name(items)])])])
+        fast = A.Subscript(value=_name(items), slice=i, ctx=ast.Load())
+        return _at(A.IfExp(test=test, body=fast, orelse=_call(fn, [v, i], node.span)), node.span)
 
     def e_data(self, node, stmts):
         return _call("_data", [A.Constant(node.name)], node.span)
@@ -419,7 +445,29 @@ class Compiler:
 
     def e_rt(self, node, stmts):
         args = self.emit_args(node.args, stmts)
+        if node.helper == "kw_get" and len(args) == 2 and type(node.args[0]) is N.Const \
+                and type(node.args[0].value) is Keyword:
+            return self._inline_kw_get(args, node)
         return _call("_rt_" + node.helper, args, node.span)
+
+    def _inline_kw_get(self, args, node):
+        """`(:k m)` as one dict probe when m is a (not stale) map that holds :k itself; any other
+        case (no such key, string keys, not a map) goes to the general helper, m evaluated once."""
+        k, m = args
+        if isinstance(m, ast.Name):
+            m_once = m
+        else:
+            t = self.tmp()
+            m_once = A.NamedExpr(target=_name(t, True), value=m)
+            m = _name(t)
+        d, v = self.tmp("d"), self.tmp("v")
+        test = A.BoolOp(op=ast.And(), values=[
+            _is(_call("type", [m_once]), _name("_Map")),
+            _is(A.NamedExpr(target=_name(d, True), value=A.Attribute(value=m, attr="_d", ctx=ast.Load())),
+                _NONE, True),
+            _is(A.NamedExpr(target=_name(v, True), value=_call(_attr(d, "get"), [k, _name("_absent")])),
+                _name("_absent"), True)])
+        return _at(A.IfExp(test=test, body=_name(v), orelse=_call("_rt_kw_get", [k, m], node.span)), node.span)
 
     def e_def(self, node, stmts):
         if node.once:
@@ -478,7 +526,13 @@ class Compiler:
                 k = _call("_hk", [k])
             keys.append(k)
             vals.append(flat[i + 1])
-        return _call("_mkmap", [A.Dict(keys=keys, values=vals)], node.span)
+        # Map(d) without the constructor call: a bare instance, then its two slots
+        t = self.tmp("map")
+        stmts.append(_assign(t, _call("_new", [_name("_Map")])))
+        stmts.append(A.Assign(targets=[A.Attribute(value=_name(t), attr="_d", ctx=ast.Store())],
+                              value=A.Dict(keys=keys, values=vals)))
+        stmts.append(A.Assign(targets=[A.Attribute(value=_name(t), attr="_owner", ctx=ast.Store())], value=_NONE))
+        return _name(t)
 
     def e_juxt(self, node, stmts):
         return _call("_juxt", self.emit_args(node.fns, stmts), node.span)
@@ -802,13 +856,27 @@ def compile_subprogram(node: N.Node, free: list[str], host_refs: dict, env_globa
     c.fn_meta = []
     code, consts = c.compile_program(node, free)
     register_fn_meta(code, c.fn_meta)
-    exec(code, env_globals)  # noqa: S102 - code generated by our compiler from analyzed PTC forms
-    factory = env_globals.pop("__ptc_factory__")
+    # the module only defines the factory: make that function directly over the environment's
+    # globals (no exec into the shared dict, which parallel workers may be compiling into too)
+    factory_code, = (co for co in code.co_consts if getattr(co, "co_name", None) == "__ptc_factory__")
+    factory = types.FunctionType(factory_code, env_globals, "__ptc_factory__")
 
     def make(*free_values):
         return factory(*consts, *free_values)
 
+    make.codes = _nested_codes(code)
     return make
+
+
+def _nested_codes(code) -> frozenset:
+    """A code object and every code object defined inside it."""
+    out = []
+    stack = [code]
+    while stack:
+        co = stack.pop()
+        out.append(co)
+        stack.extend(c for c in co.co_consts if hasattr(c, "co_code"))
+    return frozenset(out)
 
 
 def register_fn_meta(code, fn_meta):

@@ -277,12 +277,14 @@ def _sanitize(msg: str) -> str:
     return msg[:300]
 
 
-def _span_from_traceback(exc: BaseException) -> Span | None:
+def _span_from_traceback(exc: BaseException, codes=None) -> Span | None:
+    """The position of the innermost generated-code frame in `exc`'s traceback (with `codes`,
+    only frames running one of those code objects)."""
     tb = exc.__traceback__
     best = None
     while tb is not None:
         code = tb.tb_frame.f_code
-        if code.co_filename == FILENAME:
+        if code.co_filename == FILENAME and (codes is None or code in codes):
             try:
                 positions = list(code.co_positions())
                 pos = positions[tb.tb_lasti // 2] if tb.tb_lasti >= 0 else None

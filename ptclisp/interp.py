@@ -50,11 +50,16 @@ class Layout:
         return len(self.slots)
 
 
-def _located(exc: BaseException, span):
-    from .evaluator import to_ptc_error
+def _located(exc: BaseException, span, codes):
+    """The PTC error for `exc` passing through a call at `span`: its own span if it has one; else,
+    when it was raised inside this program's compiled code (a loop, a hot fn's twin; `codes`),
+    the failing node's position there, as the closure tier would have located it; else `span`."""
+    from .evaluator import _span_from_traceback, to_ptc_error
     if isinstance(exc, (ReturnSignal, FailSignal)):
         return exc
     err = to_ptc_error(exc)
+    if err.span is None and codes:
+        err.span = _span_from_traceback(exc, codes)
     return err.located(span)
 
 
@@ -65,6 +70,7 @@ class Builder:
         self.g = env_globals
         self.host_refs = host_refs
         self.rt = runtime_table()
+        self.codes: set = set()  # code objects compiled for this program (see _located)
 
     # ------------------------------------------------------------ entry
     def build_program(self, node: N.Node):
@@ -107,13 +113,13 @@ class Builder:
 
     def b_data(self, node, layout):
         get, name = self.g["_data"], node.name
-        span = node.span
+        span, codes = node.span, self.codes
 
         def data(f):
             try:
                 return get(name)
             except Exception as e:  # noqa: BLE001
-                raise _located(e, span) from None
+                raise _located(e, span, codes) from None
         return data
 
     def b_history(self, node, layout):
@@ -128,12 +134,13 @@ class Builder:
     def _call(self, fn_value, arg_builders, span):
         """A call of a fixed Python callable with built arguments, located on error."""
         n = len(arg_builders)
+        codes = self.codes
         if n == 0:
             def call(f):
                 try:
                     return fn_value()
                 except Exception as e:  # noqa: BLE001
-                    raise _located(e, span) from None
+                    raise _located(e, span, codes) from None
         elif n == 1:
             a, = arg_builders
 
@@ -142,7 +149,7 @@ class Builder:
                 try:
                     return fn_value(x)
                 except Exception as e:  # noqa: BLE001
-                    raise _located(e, span) from None
+                    raise _located(e, span, codes) from None
         elif n == 2:
             a, b = arg_builders
 
@@ -152,14 +159,14 @@ class Builder:
                 try:
                     return fn_value(x, y)
                 except Exception as e:  # noqa: BLE001
-                    raise _located(e, span) from None
+                    raise _located(e, span, codes) from None
         else:
             def call(f):
                 args = [a(f) for a in arg_builders]
                 try:
                     return fn_value(*args)
                 except Exception as e:  # noqa: BLE001
-                    raise _located(e, span) from None
+                    raise _located(e, span, codes) from None
         return call
 
     def b_builtin_call(self, node, layout):
@@ -189,7 +196,7 @@ class Builder:
     def b_call(self, node, layout):
         fnb = self.build(node.fn, layout)
         argb = [self.build(a, layout) for a in node.args]
-        span = node.span
+        span, codes = node.span, self.codes
         n = len(argb)
         if n == 1:
             a, = argb
@@ -200,7 +207,7 @@ class Builder:
                 try:
                     return fn(x)
                 except Exception as e:  # noqa: BLE001
-                    raise _located(e, span) from None
+                    raise _located(e, span, codes) from None
             return call1
 
         def call(f):
@@ -209,20 +216,20 @@ class Builder:
             try:
                 return fn(*args)
             except Exception as e:  # noqa: BLE001
-                raise _located(e, span) from None
+                raise _located(e, span, codes) from None
         return call
 
     def b_tool_call(self, node, layout):
         tool, name = self.g["_tool"], node.name
         argb = [self.build(a, layout) for a in node.args]
-        span = node.span
+        span, codes = node.span, self.codes
 
         def call(f):
             args = tuple(b(f) for b in argb)
             try:
                 return tool(name, args)
             except Exception as e:  # noqa: BLE001
-                raise _located(e, span) from None
+                raise _located(e, span, codes) from None
         return call
 
     # ------------------------------------------------------------ control
@@ -391,12 +398,13 @@ class Builder:
         """A subtree compiled to bytecode on first use (loops, recursive or named functions)."""
         free = sorted(_free_locals_of(node))
         slots = [layout.slot_of(py) for py in free]
-        host_refs, g = self.host_refs, self.g
+        host_refs, g, codes = self.host_refs, self.g, self.codes
         made = []
 
         def island(f):
             if not made:
                 made.append(compile_subprogram(node, free, host_refs, g))
+                codes.update(made[0].codes)
             return made[0](*[f[s] for s in slots])()
         return island
 
@@ -489,6 +497,7 @@ class _HotInfo:
 
     def compile(self):
         self.make = compile_subprogram(self.node, self.free, self.builder.host_refs, self.builder.g)
+        self.builder.codes.update(self.make.codes)
 
 
 def _free_locals_of(node):

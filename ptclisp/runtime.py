@@ -79,12 +79,10 @@ def rt_defined(ns: Namespace, name: str) -> bool:
 
 # ------------------------------------------------------------------ literals
 
-def mkvec(items: list) -> Vector:
-    return Vector(items, None)
-
-
-def mkmap(d: dict) -> Map:
-    return Map(d, None)
+# a literal wraps the fresh list or dict built by the generated code (no owner): the classes
+# themselves, so building one costs no extra call
+mkvec = Vector
+mkmap = Map
 
 
 def mkset(items: list) -> Set:

@@ -224,12 +224,11 @@ def unhk(k):
 class Vector:
     """An immutable vector. Use `.lst()` to read the elements as a list."""
 
+    # `_src`/`_n` are set (and read) only once the vector is stale (`_items` is None)
     __slots__ = ("_items", "_src", "_n", "_owner", "__weakref__")
 
     def __init__(self, items: list | None = None, owner=None):
         self._items = items if items is not None else []
-        self._src = None
-        self._n = 0
         self._owner = owner
 
     # reading
@@ -326,12 +325,11 @@ class Map:
     with original keys, in insertion order (printing sorts separately).
     """
 
+    # `_parent`/`_undo` are set (and read) only once the map is stale (`_d` is None)
     __slots__ = ("_d", "_parent", "_undo", "_owner", "__weakref__")
 
     def __init__(self, d: dict | None = None, owner=None):
         self._d = d if d is not None else {}
-        self._parent = None
-        self._undo = None
         self._owner = owner
 
     @staticmethod
@@ -533,12 +531,10 @@ class Map:
 class Set:
     """An immutable set. Members are stored as {hk(x): x}."""
 
-    __slots__ = ("_d", "_parent", "_undo", "_owner", "__weakref__")
+    __slots__ = ("_d", "_parent", "_undo", "_owner", "__weakref__")  # as Map
 
     def __init__(self, d: dict | None = None, owner=None):
         self._d = d if d is not None else {}
-        self._parent = None
-        self._undo = None
         self._owner = owner
 
     @staticmethod

@@ -11,7 +11,7 @@ Imports values, errors, meter, lib.common, lib.registry.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 
 from ..errors import PtcError
 from ..meter import map_cost
@@ -81,6 +81,7 @@ def _python_equality_is_exact(distinct, values) -> bool:
         return float not in kinds and bool not in kinds
     return True
 
+
 @builtin("count", "(count coll)", groups=("core",), category="aggregation",
          doc="The number of items: characters of a string, entries of a map, members of a set; nil counts 0.",
          examples=("(count [1 2 3]) ;=> 3", "(count \"héllo\") ;=> 5", "(count nil) ;=> 0"))
@@ -93,6 +94,21 @@ def count_(coll):
     if coll is None:
         return 0
     raise PtcError("type_error", f"count: not supported on {type_name(coll)}")
+
+
+def _count_each(items: list):
+    """`[(count x) for x in items]` at C speed when every item is ASCII text, or every item a
+    collection; None otherwise (the caller then counts one by one)."""
+    if _TEXT.issuperset(map(type, items)):
+        return list(map(len, items)) if all(map(str.isascii, items)) else None
+    if _COLLECTIONS.issuperset(map(type, items)):
+        return list(map(len, items))
+    return None
+
+
+_TEXT = frozenset((str,))
+_COLLECTIONS = frozenset((Vector, Map, Set))
+count_.ptc_each = _count_each  # (map count coll): see seqs._mapper
 
 
 @builtin("reduce", "(reduce f coll)", "(reduce f init coll)", groups=("core",), category="aggregation",
@@ -266,22 +282,13 @@ def group_by(k, coll):
     kf = keyfn(k, "group-by")
     items = seq_items(coll, "group-by")
     keys = key_values(kf, items)
-    groups: dict = {}
+    groups = defaultdict(list)  # in first-seen order, like a dict
     for x, key in zip(items, keys):
-        g = groups.get(key)
-        if g is None:
-            groups[key] = [x]
-        else:
-            g.append(x)
+        groups[key].append(x)
     if not _python_equality_is_exact(groups, keys):
-        groups = {}
+        groups = defaultdict(list)
         for x, key in zip(items, keys):
-            hkey = hk(key)
-            g = groups.get(hkey)
-            if g is None:
-                groups[hkey] = [x]
-            else:
-                g.append(x)
+            groups[hk(key)].append(x)
     charge(map_cost(len(groups)) + 8 * len(items) + 56 * len(groups))
     return fresh_map({hkey: Vector(g) for hkey, g in groups.items()})
 

@@ -256,6 +256,11 @@ def _mapper(who: str):
             if type(f) is Keyword:
                 return out_vec(kw_values(f, seq_items(c1, who)))
             items = seq_items(c1, who)
+            each = getattr(f, "ptc_each", None)  # a builtin with an all-at-once form
+            if each is not None:
+                out = each(items)
+                if out is not None:
+                    return out_vec(out)
             f = hot(f, len(items))
             return out_vec([f(x) for x in items])
         a = seq_items(c1, who)
@@ -317,7 +322,8 @@ def mapcat(f, c1, c2=NO, c3=NO):
         for x in items:
             r = f(x)
             if type(r) is Vector:
-                ext(r.lst())
+                it = r._items
+                ext(it if it is not None else r.lst())
             else:
                 _splice_into(out, r, "mapcat")
     elif c3 is NO:

@@ -77,7 +77,9 @@ def last(coll):
          examples=("(nth [10 20 30] 1) ;=> 20", "(nth [10] 5 :none) ;=> :none"))
 def nth(coll, index, not_found=NO):
     if type(coll) is Vector and type(index) is int:  # the common case, checked once
-        items = coll.lst()
+        items = coll._items
+        if items is None:
+            items = coll.lst()
         if 0 <= index < len(items):
             return items[index]
         return None if not_found is NO else not_found

@@ -212,16 +212,23 @@ def join(a, b=_NO):
         sep, coll = "", a
     else:
         sep, coll = (a if type(a) is str else display(a)), b
-    items = coll.lst() if type(coll) is Vector else seq_items(coll, "join")
+    if type(coll) is Vector:
+        items = coll._items
+        if items is None:
+            items = coll.lst()
+    else:
+        items = seq_items(coll, "join")
     if not items:
         return ""
-    parts = items
+    total = 0
     for x in items:
         if type(x) is not str:
-            parts = [display(x) for x in items]
+            items = [display(x) for x in items]
+            total = sum(map(len, items))
             break
-    charge(str_cost(sum(map(len, parts)) + len(sep) * (len(parts) - 1)))
-    return sep.join(parts)
+        total += len(x)
+    charge(str_cost(total + len(sep) * (len(items) - 1)))
+    return sep.join(items)
 
 
 @builtin("subs", "(subs s start)", "(subs s start end)", groups=("core", "string"), category="strings",
@@ -302,19 +309,20 @@ def _split_chars(s: str, limit: int) -> Vector:
              "keeping the rest; a negative limit keeps trailing empty pieces.",
          examples=('(split "a,b,c" ",") ;=> ["a" "b" "c"]', '(split "a--b" #"-+") ;=> ["a" "b"]',
                    '(split "a,b,c" "," 2) ;=> ["a" "b,c"]'))
-def split(s, sep, limit=0):
-    if type(s) is str and type(sep) is str and len(sep) == 1 and type(limit) is int and limit == 0:
+def split(s, sep, limit=_NO):
+    if limit is _NO and type(s) is str and type(sep) is str and len(sep) == 1:
         # the common case, as below without the checks: one-character separator, no limit
         n = s.count(sep) + 1
         charge((98 + SLOT) * n + OBJ + len(s))  # the pieces and the vector, before building
         if n == 1:
             return Vector([s])
         parts = s.split(sep)
-        while parts and parts[-1] == "":
-            parts.pop()
+        if not parts[-1]:  # Java's split drops trailing empty pieces
+            while parts and parts[-1] == "":
+                parts.pop()
         return Vector(parts)
     s = need_str(s, "split")
-    limit = index_arg(limit, "split")
+    limit = 0 if limit is _NO else index_arg(limit, "split")
     t = type(sep)
     if t is Regex:
         if sep.source == "":
