@@ -427,13 +427,7 @@ def _chain(op2, x, more):
              "type_error (use compare for strings). Any comparison with NaN is false.",
          examples=("(< 1 2 3) ;=> true", "(< 1 1) ;=> false", "(< 1.0 ##Inf) ;=> true"))
 def lt(x, *more):
-    if len(more) == 1:
-        b = more[0]
-        ta = type(x)
-        tb = type(b)
-        if (ta is int or ta is float) and (tb is int or tb is float):
-            return x < b
-        raise _not_ordered("<", x, b)
+    # two arguments are inlined by the compiler; this is the value and the 1- and 3+-argument form
     return _chain(lt2, x, more)
 
 
@@ -441,13 +435,7 @@ def lt(x, *more):
          doc="True when the numbers strictly decrease. Numbers only; NaN comparisons are false.",
          examples=("(> 3 2 1) ;=> true", "(> 1 2) ;=> false"))
 def gt(x, *more):
-    if len(more) == 1:
-        b = more[0]
-        ta = type(x)
-        tb = type(b)
-        if (ta is int or ta is float) and (tb is int or tb is float):
-            return x > b
-        raise _not_ordered(">", x, b)
+    # two arguments are inlined by the compiler; this is the value and the 1- and 3+-argument form
     return _chain(gt2, x, more)
 
 
@@ -455,13 +443,7 @@ def gt(x, *more):
          doc="True when the numbers never decrease. Numbers only; NaN comparisons are false.",
          examples=("(<= 1 1 2) ;=> true", "(<= 2 1) ;=> false"))
 def le(x, *more):
-    if len(more) == 1:
-        b = more[0]
-        ta = type(x)
-        tb = type(b)
-        if (ta is int or ta is float) and (tb is int or tb is float):
-            return x <= b
-        raise _not_ordered("<=", x, b)
+    # two arguments are inlined by the compiler; this is the value and the 1- and 3+-argument form
     return _chain(le2, x, more)
 
 
@@ -469,13 +451,7 @@ def le(x, *more):
          doc="True when the numbers never increase. Numbers only; NaN comparisons are false.",
          examples=("(>= 3 3 1) ;=> true", "(>= ##NaN 0.0) ;=> false"))
 def ge(x, *more):
-    if len(more) == 1:
-        b = more[0]
-        ta = type(x)
-        tb = type(b)
-        if (ta is int or ta is float) and (tb is int or tb is float):
-            return x >= b
-        raise _not_ordered(">=", x, b)
+    # two arguments are inlined by the compiler; this is the value and the 1- and 3+-argument form
     return _chain(ge2, x, more)
 
 
