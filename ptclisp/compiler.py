@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import itertools
-import math
 import types
 
 from . import runtime as rt

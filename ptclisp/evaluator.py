@@ -11,14 +11,13 @@ import logging
 import re
 import sys
 import time
-import traceback
 
 import attrs
 
 from . import meter as M
 from .analyzer import Analyzer, Env
 from .compiler import FILENAME, compile_node, register_fn_meta, runtime_table
-from .errors import FailSignal, PtcError, ReadError, ReturnSignal, Span
+from .errors import FailSignal, PtcError, ReturnSignal, Span
 from .isolation import HardStop, check_result_size, guard, hard_stop_error
 from .meter import Limits, Meter
 from .convert import from_python

@@ -21,7 +21,7 @@ from . import runtime as rt
 from .analyzer import nodes as N
 from .compiler import _free_locals, compile_subprogram, mangle, runtime_table
 from .errors import FailSignal, PtcError, ReturnSignal
-from .values import Keyword, Map, Set, Vector, hk
+from .values import Map, Vector, hk
 
 HOT_CALLS = 24
 

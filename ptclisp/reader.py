@@ -20,12 +20,16 @@ import os
 import re
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # lark is imported lazily; its Token only annotates here
+    from lark import Token
 
 from .errors import ReadError, Span
 from .forms import (
     Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm, split_symbol,
 )
-from .values import Keyword, Map, Regex, Set, SymbolRef, VarRef, Vector, hk
+from .values import Keyword, Map, Set, SymbolRef, VarRef, Vector, hk
 
 MAX_DEPTH = 64
 MAX_INT_DIGITS = 100

@@ -8,7 +8,7 @@ generated code can reach nothing else of Python.
 from __future__ import annotations
 
 from .errors import FailSignal, PtcError, ReturnSignal
-from .lib.common import graphemes, seq_items
+from .lib.common import seq_items
 from .meter import current, seq_cost
 from .values import Keyword, Map, Set, Vector, VarRef, hk, type_name
 

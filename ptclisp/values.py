@@ -23,9 +23,8 @@ Imports only ptclisp.errors.
 """
 from __future__ import annotations
 
-import math
 import threading
-from typing import Any, Iterable
+from typing import Iterable
 
 from .errors import PtcError
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 from ..forms import List, Lit, MapForm, ShortFn, Sym, VecForm
 from ..values import Keyword
 from . import nodes as N
-from .core import NOT_TAIL, Scope, Tail, err, special, sym_name
+from .core import NOT_TAIL, Scope, Tail, err, special
 
-JAVA_LIKE = (".",)
 
 
 # ------------------------------------------------------------------ destructuring

@@ -6,10 +6,10 @@ re-analyze them so special forms work inside steps.
 """
 from __future__ import annotations
 
-from ..forms import Form, List, Lit, MapForm, Quote, SetForm, Sym, VecForm
+from ..forms import Form, List, Lit, Sym, VecForm
 from ..values import Keyword, SymbolRef
 from . import nodes as N
-from .bindings import bind_name, destructure
+from .bindings import destructure
 from .core import NOT_TAIL, err, special
 
 

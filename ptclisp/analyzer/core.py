@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..errors import PtcError, Span
+from ..errors import PtcError
 from ..forms import Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm
 from ..lib.registry import BUILTINS
 from ..values import Keyword, SymbolRef, type_name
@@ -163,9 +163,6 @@ class Analyzer:
         items = [self.analyze(f, scope, NOT_TAIL) for f in form.items]
         if cls is N.SetLit:
             check_duplicates(form.items, form)
-        if cls is N.VectorLit and all(type(i) is N.Const for i in items):
-            # a fresh vector per evaluation of the literal (vectors may be extended in place by their owner)
-            return N.VectorLit(items, span=form.span)
         return cls(items, span=form.span)
 
     def map_literal(self, form: MapForm, scope):
@@ -252,8 +249,6 @@ class Analyzer:
             handler = SPECIALS.get(name)
             if handler is not None and (name in UNSHADOWABLE or scope.get(name) is None):
                 return handler(self, form, scope, tail)
-            if name == "recur":  # pragma: no cover - recur is a special
-                pass
         return self.call(form, scope)
 
     def args(self, forms, scope) -> list[N.Node]:

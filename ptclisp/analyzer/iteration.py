@@ -6,12 +6,11 @@ turns them into nested Python loops.
 """
 from __future__ import annotations
 
-from ..forms import Lit, Sym, VecForm
+from ..forms import Lit, VecForm
 from ..values import Keyword
 from . import nodes as N
-from .bindings import destructure
-from .core import NOT_TAIL, Tail, err, special
-from .bindings import binding_vector
+from .bindings import binding_vector, destructure
+from .core import NOT_TAIL, err, special
 
 
 def _clauses(az, form, scope, head):

@@ -197,7 +197,7 @@ def _check_tool(az, name, sym):
 def tool_call(az, head: Sym, rest: list, scope, form: List):
     _check_tool(az, head.name, head)
     from ..values import Keyword
-    from ..forms import Lit, MapForm, Quote
+    from ..forms import Lit, Quote
     n = len(rest)
     if n == 0:
         args = []

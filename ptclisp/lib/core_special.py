@@ -7,7 +7,6 @@ from __future__ import annotations
 from ..errors import PtcError
 from ..meter import current
 from ..printer import preview
-from ..values import Vector
 from .common import seq_items
 from .registry import as_fn, builtin
 
