@@ -27,7 +27,7 @@ import re
 import attrs
 
 from .errors import PtcError
-from .values import JavaObject, Keyword, Map, Vector
+from .values import JavaObject, Keyword, Map, Vector, value_kind
 
 PRIMITIVES = ("string", "int", "float", "bool", "boolean", "keyword", "datetime", "map", "any")
 
@@ -184,27 +184,11 @@ def parse_signature(text: str) -> Signature:
 
 def kind_of(v) -> str:
     """The contract-vocabulary name of a value's kind (for messages)."""
-    if v is None:
-        return "nil"
-    t = type(v)
-    if t is bool:
-        return "bool"
-    if t is int:
-        return "int"
-    if t is float:
-        return "float"
-    if t is str:
-        return "string"
-    if t is Keyword:
-        return "keyword"
-    if t is Vector:
-        return "vector"
-    if t is Map:
-        return "map"
-    if isinstance(v, JavaObject):
-        return v.java_class
-    from .values import type_name
-    return type_name(v)
+    k = value_kind(v)
+    return _CONTRACT_KIND.get(k, k)
+
+
+_CONTRACT_KIND = {"boolean": "bool", "integer": "int"}
 
 
 _MISSING = object()

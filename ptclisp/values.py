@@ -97,10 +97,6 @@ class Keyword:
         return default
 
 
-def kw(name: str) -> Keyword:
-    return Keyword(name)
-
-
 class SymbolRef:
     """An inert quoted symbol (`'name`, `'ns/name`)."""
 
@@ -304,14 +300,6 @@ class Vector:
     def __repr__(self):
         from .printer import pr_str
         return pr_str(self)
-
-
-EMPTY_VECTOR_ITEMS: list = []
-
-
-def vec(items: list) -> Vector:
-    """Wrap a fresh Python list (ownership passes to the vector)."""
-    return Vector(items)
 
 
 _MISSING = object()
@@ -608,9 +596,6 @@ class Set:
         return pr_str(self)
 
 
-EMPTY_MAP_D: dict = {}
-
-
 def _kw_name_ok(s: str) -> bool:
     return bool(s) and all(c.isascii() and (c.isalnum() or c in "+-*<>=?!_") for c in s)
 
@@ -630,15 +615,18 @@ def is_fn(x) -> bool:
     return callable(x) and not isinstance(x, type)
 
 
-def type_name(x) -> str:
-    """The human name of a value's kind, for error messages."""
+def value_kind(x) -> str:
+    """The kind of a value, telling integers from floats: the one table that
+    `type_name` and the diagnostic vocabularies of contracts and agents build on."""
     if x is None:
         return "nil"
     t = type(x)
     if t is bool:
         return "boolean"
-    if t is int or t is float:
-        return "number"
+    if t is int:
+        return "integer"
+    if t is float:
+        return "float"
     if t is str:
         return "string"
     if t is Keyword:
@@ -660,6 +648,12 @@ def type_name(x) -> str:
     if callable(x):
         return "function"
     return "unknown"
+
+
+def type_name(x) -> str:
+    """The human name of a value's kind, for error messages (integers and floats are numbers)."""
+    k = value_kind(x)
+    return "number" if k == "integer" or k == "float" else k
 
 
 # ------------------------------------------------------------------------ equality

@@ -365,30 +365,37 @@ def cli_main(argv=None) -> int:
     try:
         trace = Trace(args.trace) if args.trace else None
         host, entry_input = _setup(args, trace)
-    except _Usage as e:
+    except (_Usage, ValueError, TypeError) as e:  # ModelSpecError, PreludeError, contract schema: ValueErrors
         if trace is not None:
             trace.close()
         return _usage(str(e))
-    except (ValueError, TypeError) as e:   # ModelSpecError, PreludeError, contract schema, ... (all ValueErrors)
-        if trace is not None:
-            trace.close()
-        return _usage(str(e))
-    try:
-        if trace is not None:
-            trace.write({"type": "run", "task": args.task, "entry": args.entry if args.eval is None else None,
-                         "models": _describe_models(args), "replay": args.replay, "record": args.record})
+
+    def action():
         for replayed in _replay_files(args):
             print(f"ptclisp agent: replaying recorded answers from {replayed} (no model is called)",
                   file=sys.stderr)
-        out = host.eval(args.eval) if args.eval is not None else host.run_entry(args.entry, entry_input)
+        return host.eval(args.eval) if args.eval is not None else host.run_entry(args.entry, entry_input)
+
+    out = _traced(host, trace, {"task": args.task, "entry": args.entry if args.eval is None else None,
+                                "models": _describe_models(args), "replay": args.replay, "record": args.record},
+                  action)
+    return _report(out, args.json)
+
+
+def _traced(host, trace, run_record: dict, action):
+    """Run `action()`, writing the run and outcome records to the trace; closes the host and the trace."""
+    try:
+        if trace is not None:
+            trace.write({"type": "run", **run_record})
+        out = action()
         if trace is not None:
             trace.write({"type": "outcome", "ok": out.ok, "value": out.value, "error": _error_record(out.error),
                          "usage": out.usage})
+        return out
     finally:
         host.close()
         if trace is not None:
             trace.close()
-    return _report(out, args.json)
 
 
 def _replay_files(args) -> list[str]:
@@ -473,21 +480,15 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
         if trace is not None:
             trace.close()
         return _usage(str(e), prog)
-    try:
-        if trace is not None:
-            trace.write({"type": "run", "file": source_name, "models": list(models), "replay": replay,
-                         "record": record})
+
+    def action():
         session = host.session()
         if data:
             session.env.context = from_python(data)
-        out = session.eval(source)
-        if trace is not None:
-            trace.write({"type": "outcome", "ok": out.ok, "value": out.value, "error": _error_record(out.error),
-                         "usage": out.usage})
-    finally:
-        host.close()
-        if trace is not None:
-            trace.close()
+        return session.eval(source)
+
+    out = _traced(host, trace, {"file": source_name, "models": list(models), "replay": replay, "record": record},
+                  action)
     err = out.error
     if as_json:
         print(json.dumps({"ok": out.ok, "value": out.value if out.ok else None, "prints": out.prints,

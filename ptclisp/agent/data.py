@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..convert import from_python
-from ..values import Keyword, Map, Set, Vector, sorted_members
+from ..values import Keyword, Map, Set, Vector, sorted_members, value_kind
 
 K = Keyword
 
@@ -131,28 +131,12 @@ def from_json(obj):
 
 def lisp_kind(value) -> str:
     """A short, value-free label of a Lisp value's type (used in diagnostics)."""
-    t = type(value)
-    if value is None:
-        return "nil"
-    if t is bool:
-        return "boolean"
-    if t is int:
-        return "integer"
-    if t is float:
-        return "float"
-    if t is str:
-        return "string"
-    if t is Keyword:
-        return "keyword"
-    if t is Vector:
-        return "vector"
-    if t is Map:
-        return "map"
-    if t is Set:
-        return "set"
-    if callable(value):
-        return "function"
-    return "other"
+    k = value_kind(value)
+    return k if k in _LISP_KINDS else "other"
+
+
+_LISP_KINDS = frozenset({"nil", "boolean", "integer", "float", "string", "keyword", "vector", "map", "set",
+                         "function"})
 
 
 def arg_map(args: tuple) -> Map | None:
