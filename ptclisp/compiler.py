@@ -27,8 +27,11 @@ import types
 
 from . import runtime as rt
 from .analyzer import nodes as N
+from .analyzer.lastuse import sole_reads
 from .errors import FailSignal, PtcError, ReturnSignal
 from .lib import registry as R
+from .lib.colls_maps import OWNED_FORMS
+from .lib.common import out_vec, seq_items
 from .printer import FN_META
 from .values import Keyword, Map, Set, Vector, hk
 
@@ -78,12 +81,15 @@ def _build_rt() -> dict:
         "_out_for": rt.out_for, "_for_too_big": rt.for_too_big,
         "_add2": num.add2, "_sub2": num.sub2, "_mul2": num.mul2, "_lt2": num.lt2, "_gt2": num.gt2,
         "_le2": num.le2, "_ge2": num.ge2, "_eq2": num.eq2,
+        "_seq_items": seq_items, "_out_vec": out_vec,
     }
     for name in ("ds_seq", "ds_nth", "ds_rest", "ds_kwargs", "ds_map", "ds_get", "ds_get_or", "ds_as",
                  "iter_items", "seq_or_nil", "first_of", "make_program", "kw_get", "take_range"):
         table["_rt_" + name] = getattr(rt, name)
     for name, spec in R.BUILTINS.items():
         table[mangle(name)] = spec.fn
+    for name, (fn, _arity) in OWNED_FORMS.items():
+        table[f"_{name}_owned"] = fn
     for (group, name), spec in R.QUALIFIED.items():
         table[mangle(f"{group}/{name}")] = spec.fn
     return table
@@ -233,6 +239,7 @@ class Compiler:
     # ------------------------------------------------------------ entry
     def compile_program(self, node: N.Node, free: list[str] = ()):
         self.free_params = list(free)
+        self.sole = sole_reads(node)
         body: list = []
         self.emit_tail(node, body, Ret())
         main = A.FunctionDef(name="__ptc_main__", args=_no_args(), body=body or [A.Return(_NONE)],
@@ -361,11 +368,46 @@ class Compiler:
         return _name(mangle(node.name))
 
     def e_builtin_call(self, node, stmts):
+        if inlinable_hof(node):
+            return self._inline_hof(node, self.emit_expr(node.args[1], stmts), stmts)
         args = self.emit_args(node.args, stmts)
         fn = mangle(node.name)
+        owned = OWNED_FORMS.get(node.name)
+        if owned is not None and len(args) == owned[1] and type(node.args[0]) is N.LocalRef \
+                and id(node.args[0]) in self.sole and isinstance(args[0], ast.Name):
+            # the last read of a local: the map may be extended in place (analyzer/lastuse.py)
+            return _call(f"_{node.name}_owned", args, node.span)
         if len(args) == 2 and runtime_table().get(fn) is R.BUILTINS["nth"].fn:
             return self._inline_nth(fn, args, stmts, node)
         return _call(fn, args, node.span)
+
+    def _inline_hof(self, node, coll, stmts):
+        """`(map (fn [x] body) coll)` and kin as a Python loop over coll's items: no call per item.
+
+        Same steps as the builtin: coll's items as the builtin reads them, the body once per
+        item (with the deadline check a call would make), the result charged as a vector."""
+        fn = node.args[0]
+        items, acc = self.tmp("items"), self.tmp("acc")
+        stmts.append(_assign(items, _call("_seq_items", [coll, A.Constant(node.name)], node.span)))
+        stmts.append(_assign(acc, A.List(elts=[], ctx=ast.Load())))
+        param = fn.params[0]
+        body: list = [_check_expired()]
+        self.loop_depth += 1
+        try:
+            self.emit_bindings(fn.prologue, body)
+            if node.name in ("map", "mapv"):
+                value = self.emit_expr(fn.body, body)
+                body.append(A.Expr(_call(_attr(acc, "append"), [value])))
+            else:
+                test = self.emit_test(fn.body, body)
+                if node.name == "remove":
+                    test = A.UnaryOp(op=ast.Not(), operand=test)
+                body.append(A.If(test=test, body=[A.Expr(_call(_attr(acc, "append"), [_name(param.py)]))],
+                                 orelse=[]))
+        finally:
+            self.loop_depth -= 1
+        stmts.append(_at(A.For(target=_name(param.py, True), iter=_name(items), body=body, orelse=[]), node.span))
+        return _call("_out_vec", [_name(acc)], node.span)
 
     def _inline_nth(self, fn, args, stmts, node):
         """`(nth v i)`: the item itself for a vector and an int index in range; else the builtin."""
@@ -450,7 +492,7 @@ class Compiler:
         return _call("_rt_" + node.helper, args, node.span)
 
     def _inline_kw_get(self, args, node):
-        """`(:k m)` as one dict probe when m is a (not stale) map that holds :k itself; any other
+        """`(:k m)` as one dict probe when m is a map that holds :k itself; any other
         case (no such key, string keys, not a map) goes to the general helper, m evaluated once."""
         k, m = args
         if isinstance(m, ast.Name):
@@ -459,12 +501,11 @@ class Compiler:
             t = self.tmp()
             m_once = A.NamedExpr(target=_name(t, True), value=m)
             m = _name(t)
-        d, v = self.tmp("d"), self.tmp("v")
+        v = self.tmp("v")
         test = A.BoolOp(op=ast.And(), values=[
             _is(_call("type", [m_once]), _name("_Map")),
-            _is(A.NamedExpr(target=_name(d, True), value=A.Attribute(value=m, attr="_d", ctx=ast.Load())),
-                _NONE, True),
-            _is(A.NamedExpr(target=_name(v, True), value=_call(_attr(d, "get"), [k, _name("_absent")])),
+            _is(A.NamedExpr(target=_name(v, True), value=_call(A.Attribute(value=m, attr="get", ctx=ast.Load()),
+                                                                [k, _name("_absent")])),
                 _name("_absent"), True)])
         return _at(A.IfExp(test=test, body=_name(v), orelse=_call("_rt_kw_get", [k, m], node.span)), node.span)
 
@@ -515,7 +556,7 @@ class Compiler:
 
     def e_map(self, node, stmts):
         if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
-            return self.const(Map({hk(k.value): v.value for k, v in node.pairs}, None))
+            return self.const(Map({hk(k.value): v.value for k, v in node.pairs}))
         flat = self.emit_args([x for kv in node.pairs for x in kv], stmts)
         keys, vals = [], []
         for i in range(0, len(flat), 2):
@@ -525,13 +566,14 @@ class Compiler:
                 k = _call("_hk", [k])
             keys.append(k)
             vals.append(flat[i + 1])
-        # Map(d) without the constructor call: a bare instance, then its two slots
-        t = self.tmp("map")
-        stmts.append(_assign(t, _call("_new", [_name("_Map")])))
-        stmts.append(A.Assign(targets=[A.Attribute(value=_name(t), attr="_d", ctx=ast.Store())],
-                              value=A.Dict(keys=keys, values=vals)))
-        stmts.append(A.Assign(targets=[A.Attribute(value=_name(t), attr="_owner", ctx=ast.Store())], value=_NONE))
-        return _name(t)
+        if all(isinstance(k, (ast.Constant, ast.Name)) for k in keys):
+            # an empty Map, then one store per entry: cheaper than building a dict and copying it
+            t = self.tmp("map")
+            stmts.append(_assign(t, _call("_Map", [])))
+            for k, v in zip(keys, vals):
+                stmts.append(A.Assign(targets=[A.Subscript(value=_name(t), slice=k, ctx=ast.Store())], value=v))
+            return _name(t)
+        return _call("_Map", [A.Dict(keys=keys, values=vals)])
 
     def e_juxt(self, node, stmts):
         return _call("_juxt", self.emit_args(node.fns, stmts), node.span)
@@ -728,6 +770,33 @@ def _varref(name):
 
 def _no_args():
     return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+
+
+INLINE_HOFS = frozenset(("map", "mapv", "filter", "filterv", "remove"))
+
+
+def inlinable_hof(node) -> bool:
+    """A call `(map|mapv|filter|filterv|remove (fn [x] ...) coll)` whose fn can become a loop body:
+    one fixed parameter, no name, no recur, and no closure inside (a closure would capture the
+    loop variable, which Python rebinds in place)."""
+    if type(node) is not N.BuiltinCall or node.name not in INLINE_HOFS or len(node.args) != 2:
+        return False
+    fn = node.args[0]
+    if type(fn) is not N.Fn or fn.name is not None or fn.self_local is not None or fn.rest is not None \
+            or fn.has_recur or len(fn.params) != 1:
+        return False
+    return not _contains_closure(fn.body) and not any(_contains_closure(v) for _loc, v in fn.prologue)
+
+
+def _contains_closure(n) -> bool:
+    t = type(n)
+    if t is N.Fn or t is N.For:
+        return True
+    if t is N.Let:
+        return any(_contains_closure(v) for _loc, v in n.bindings) or _contains_closure(n.body)
+    if t is N.Loop:
+        return any(_contains_closure(v) for v in n.inits) or _contains_closure(n.body)
+    return any(_contains_closure(c) for c in _children(n))
 
 
 def _free_locals(fn: N.Fn) -> set:

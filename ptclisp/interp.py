@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from . import runtime as rt
 from .analyzer import nodes as N
-from .compiler import _free_locals, compile_subprogram, mangle, runtime_table
+from .compiler import _free_locals, compile_subprogram, inlinable_hof, mangle, runtime_table
 from .errors import FailSignal, PtcError, ReturnSignal
 from .values import Map, Vector, hk
 
@@ -170,7 +170,44 @@ class Builder:
         return call
 
     def b_builtin_call(self, node, layout):
-        return self._call(self.rt[mangle(node.name)], [self.build(a, layout) for a in node.args], node.span)
+        argb = [self.build(a, layout) for a in node.args]
+        if inlinable_hof(node):
+            return self._hof_island(node, layout, argb)
+        return self._call(self.rt[mangle(node.name)], argb, node.span)
+
+    def _hof_island(self, node, layout, argb):
+        """`(map (fn [x] ...) coll)` and kin: over a vector long enough to make compiling pay, run
+        the compiled loop (compiler._inline_hof); else call the builtin with an interpreted fn.
+        The loop is compiled on first need, so short collections cost nothing extra."""
+        fnb, collb = argb
+        fn_value = self.rt[mangle(node.name)]
+        host_refs, g, codes, span = self.host_refs, self.g, self.codes, node.span
+        made = []
+
+        def compile_loop():
+            coll_local = N.Local("coll")
+            looped = N.BuiltinCall(node.name, [node.args[0], N.LocalRef(coll_local, span=node.args[1].span)],
+                                   span=span)
+            free = sorted(_free_locals_of(looped))
+            slots = [layout.slots[py] for py in free if py != coll_local.py]  # the fn's own free locals
+            made.append((compile_subprogram(looped, free, host_refs, g), slots, free.index(coll_local.py)))
+            codes.update(made[0][0].codes)
+
+        def run(f):
+            fn = fnb(f)
+            coll = collb(f)
+            if type(coll) is not Vector or len(coll) < HOT_CALLS:
+                try:
+                    return fn_value(fn, coll)
+                except Exception as e:  # noqa: BLE001
+                    raise _located(e, span, codes) from None
+            if not made:
+                compile_loop()
+            make, slots, at = made[0]
+            values = [f[s] for s in slots]
+            values.insert(at, coll)
+            return make(*values)()
+        return run
 
     def b_rt(self, node, layout):
         return self._call(self.rt["_rt_" + node.helper], [self.build(a, layout) for a in node.args], node.span)
@@ -318,16 +355,16 @@ class Builder:
 
     def b_map(self, node, layout):
         if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
-            m = Map({hk(k.value): v.value for k, v in node.pairs}, None)
+            m = Map({hk(k.value): v.value for k, v in node.pairs})
             return lambda f: m
         pairs = [(self.build(k, layout), self.build(v, layout)) for k, v in node.pairs]
 
         def mkmap(f):
-            d = {}
+            m = Map()
             for kb, vb in pairs:
                 k = kb(f)
-                d[hk(k)] = vb(f)
-            return Map(d, None)
+                m[hk(k)] = vb(f)
+            return m
         return mkmap
 
     def b_juxt(self, node, layout):

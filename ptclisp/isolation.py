@@ -709,6 +709,6 @@ def retained_bytes(value) -> int:
             else:
                 d = x.d()
                 cost += map_cost(len(d))
-                stack.extend(d.keys())
-                stack.extend(d.values())
+                stack.extend(dict.keys(d))
+                stack.extend(dict.values(d))
     return cost

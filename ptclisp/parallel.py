@@ -223,7 +223,8 @@ def disown(value) -> int:
             if id(x) in seen:
                 continue
             seen.add(id(x))
-            x._owner = None
+            if t is not Map:  # a map is extended in place only when nobody else holds it
+                x._owner = None
             if t is Vector:
                 items = x.lst()
                 cost += seq_cost(len(items))
@@ -231,7 +232,7 @@ def disown(value) -> int:
             else:
                 d = x.d()
                 cost += map_cost(len(d))
-                for k, v in d.items():
+                for k, v in dict.items(d):
                     if not _small(k):
                         stack.append(k)
                     if not _small(v):

@@ -7,6 +7,8 @@ generated code can reach nothing else of Python.
 """
 from __future__ import annotations
 
+import itertools
+
 from .errors import FailSignal, PtcError, ReturnSignal
 from .lib.common import seq_items
 from .meter import current, seq_cost
@@ -17,10 +19,13 @@ _EMPTY_MAP = Map({})
 
 # ------------------------------------------------------------------ namespace
 
+_VERSIONS = itertools.count(1)
+
+
 class Namespace(dict):
     """The user namespace: name -> value, with an undo log for transactions."""
 
-    __slots__ = ("log", "docs", "label", "frozen")
+    __slots__ = ("log", "docs", "label", "frozen", "version")
 
     def __init__(self, *a, label="user", **k):
         super().__init__(*a, **k)
@@ -28,12 +33,17 @@ class Namespace(dict):
         self.docs: dict = {}
         self.label = label
         self.frozen = False      # parallel workers: defs are discarded
+        self.version = next(_VERSIONS)  # a new, never reused stamp after every change
 
     def __missing__(self, name):
         raise PtcError("unbound_var", f"Unable to resolve symbol: {name} in this context", details={"unbound_names": [name]})
 
     def begin(self):
         self.log = []
+
+    def touch(self):
+        """Record a change made from outside `define`/`rollback` (a wholesale restore)."""
+        self.version = next(_VERSIONS)
 
     def commit(self):
         self.log = None
@@ -42,6 +52,7 @@ class Namespace(dict):
         log = self.log
         self.log = None
         if log:
+            self.version = next(_VERSIONS)
             for name, old, olddoc in reversed(log):
                 if old is _ABSENT:
                     self.pop(name, None)
@@ -57,6 +68,7 @@ class Namespace(dict):
         if log is not None:
             log.append((name, self.get(name, _ABSENT), self.docs.get(name, _ABSENT)))
         dict.__setitem__(self, name, value)
+        self.version = next(_VERSIONS)
         if doc is not None:
             self.docs[name] = doc
         else:
@@ -93,11 +105,9 @@ def mkset(items: list) -> Set:
 
 def kw_get(k: Keyword, m=None, default=None):
     if type(m) is Map:
-        d = m._d
-        if d is not None:
-            v = d.get(k, _MISSING)
-            if v is not _MISSING:
-                return v
+        v = m.get(k, _MISSING)
+        if v is not _MISSING:
+            return v
         return m.lookup(k, default)
     return default
 
@@ -158,7 +168,7 @@ def ds_kwargs(v: Vector) -> Map:
         return items[0]
     if len(items) % 2:
         raise PtcError("destructure_error", "keyword arguments need an even number of forms (key value pairs)")
-    return Map({hk(items[i]): items[i + 1] for i in range(0, len(items), 2)}, None)
+    return Map({hk(items[i]): items[i + 1] for i in range(0, len(items), 2)})
 
 
 def ds_map(v) -> Map:

@@ -11,11 +11,18 @@ Representation:
     `#'name` displays -> `VarRef`.
 
 Collections are immutable to programs. To keep the common agent idiom of
-growing a collection one element at a time linear, `Vector.conj`,
-`Map.assoc`/`dissoc` and `Set.conj` may *steal* the backing list/dict of
-the value they extend when that value was itself built by the same thread.
-The old value then turns into a cheap "stale" view that rebuilds its own
-copy on first access, so every version stays correct; only the cost moves.
+growing a collection one element at a time linear:
+
+* `Vector.conj` and `Set.conj` may *steal* the backing list/dict of the value
+  they extend when that value was itself built by the same evaluation. The
+  old value then turns into a cheap "stale" view that rebuilds its own copy
+  on first access, so every version stays correct; only the cost moves.
+* A `Map` is a dict subclass with no wrapper (building many small maps is the
+  hot path of data work), so it cannot go stale. It is extended in place only
+  when nobody else can see it: the compiler hands over a variable's last read
+  (analyzer/lastuse.py) and the reference count proves there is no other
+  holder (lib/colls_maps.assoc_owned); `OWNED_REFS` below is that count,
+  measured on the running interpreter.
 
 Python's dict treats 1, 1.0 and True as one key; PTC does not. Keys and set
 members are therefore stored under `hk(x)`, which wraps floats and booleans.
@@ -24,6 +31,7 @@ Imports only ptclisp.errors.
 from __future__ import annotations
 
 import threading
+from sys import getrefcount as _getrefcount
 from typing import Iterable
 
 from .errors import PtcError
@@ -83,11 +91,9 @@ class Keyword:
     def __call__(self, m=None, *rest):
         # (:k m) / (:k m default)
         if type(m) is Map and not rest:
-            d = m._d
-            if d is not None:
-                v = d.get(self, _MISSING)
-                if v is not _MISSING:
-                    return v
+            v = m.get(self, _MISSING)
+            if v is not _MISSING:
+                return v
             return m.lookup(self, None)
         if len(rest) > 1:
             raise PtcError("arity_error", f"keyword :{self.name} called with {1 + len(rest)} arguments (expects 1 or 2)")
@@ -305,76 +311,62 @@ class Vector:
 _MISSING = object()
 
 
-class Map:
-    """An immutable map. Keys are stored under `hk(key)`.
+class Map(dict):
+    """An immutable map: a dict {hk(key): value} that programs never mutate.
 
-    `.d()` is the backing dict {hk(key): value}; `.items()` yields (key, value)
-    with original keys, in insertion order (printing sorts separately).
+    A `Map` *is* its backing dict (one object per map, no wrapper), so building
+    many small maps costs little more than building Python dicts. `.items()`
+    yields (key, value) with original keys, in insertion order (printing sorts
+    separately); plain dict access (`get`, `in`, `len`) works on stored keys.
+
+    Growth stays linear without a wrapper: `lib.colls_maps.assoc_owned` and kin
+    extend the map in place when the caller hands over its last reference (the
+    compiler proves the variable is dead, the reference count proves nobody
+    else holds the map); otherwise they copy. Nothing else mutates a map once
+    the builder that made it has returned it.
     """
 
-    # `_parent`/`_undo` are set (and read) only once the map is stale (`_d` is None)
-    __slots__ = ("_d", "_parent", "_undo", "_owner", "__weakref__")
-
-    def __init__(self, d: dict | None = None, owner=None):
-        self._d = d if d is not None else {}
-        self._owner = owner
+    __slots__ = ()
 
     @staticmethod
     def from_pairs(pairs: Iterable) -> "Map":
-        d = {}
+        m = Map()
         for k, v in pairs:
-            d[hk(k)] = v
-        return Map(d)
+            m[hk(k)] = v
+        return m
 
     def d(self) -> dict:
-        d = self._d
-        if d is None:
-            d = self._materialize()
-        return d
-
-    def _materialize(self) -> dict:
-        with _lock:
-            if self._d is not None:
-                return self._d
-            chain = []
-            node = self
-            while node._d is None:
-                chain.append(node)
-                node = node._parent
-            d = dict(node._d)
-            for stale in reversed(chain):
-                k, old = stale._undo
-                if old is _MISSING:
-                    d.pop(k, None)
-                else:
-                    d[k] = old
-            self._d = d
-            self._parent = None
-            self._undo = None
-            return d
-
-    def __len__(self):
-        return len(self.d())
+        """The backing dict {hk(key): value}: the map itself (kept for readability at call sites)."""
+        return self
 
     def items(self):
-        for k, v in self.d().items():
+        for k, v in dict.items(self):
             yield unhk(k), v
 
     def keys(self):
-        return [unhk(k) for k in self.d()]
+        return [unhk(k) for k in dict.keys(self)]
 
     def values(self):
-        return list(self.d().values())
+        return list(dict.values(self))
+
+    def __reduce__(self):
+        return (_map_from_stored, (dict(self),))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
 
     def get_exact(self, key, default=None):
-        return self.d().get(hk(key), default)
+        return self.get(hk(key), default)
 
     def contains_exact(self, key) -> bool:
-        return hk(key) in self.d()
+        return hk(key) in self
 
     def lookup(self, key, default=None):
         """Flexible key access (language.md §3.5)."""
-        d = self.d()
+        d = self
         t = type(key)
         if t is Keyword:
             v = d.get(key, _MISSING)
@@ -417,7 +409,7 @@ class Map:
 
     def find_key(self, key):
         """The stored key that flexible lookup of `key` lands on, or _MISSING."""
-        d = self.d()
+        d = self
         t = type(key)
         if t is Keyword:
             cands = [key, key.name]
@@ -444,69 +436,45 @@ class Map:
             raise PtcError("arity_error", f"a map called with {n} arguments (expects 1 or 2)")
         return self.lookup(key, rest[0] if rest else None)
 
-    # building
+    # building: always a new map (see assoc_owned for the in-place path)
     def assoc(self, key, value) -> "Map":
-        k = hk(key)
-        me = _owner_local.tok
-        if me is not None and self._owner is me:
-            with _lock:
-                d = self._d
-                if d is not None and self._owner is me:
-                    old = d.get(k, _MISSING)
-                    new = Map(d, me)
-                    d[k] = value
-                    self._d = None
-                    self._owner = None
-                    self._parent = new
-                    self._undo = (k, old)
-                    return new
-        d = dict(self.d())
-        d[k] = value
-        return Map(d, me)
+        m = Map(self)
+        m[hk(key)] = value
+        return m
 
     def assoc_many(self, pairs) -> "Map":
-        m = self
+        m = Map(self)
         for k, v in pairs:
-            m = m.assoc(k, v)
+            m[hk(k)] = v
         return m
 
     def dissoc(self, key) -> "Map":
         k = hk(key)
-        d0 = self.d()
-        if k not in d0:
+        if k not in self:
             return self
-        me = _owner_local.tok
-        if me is not None and self._owner is me:
-            with _lock:
-                d = self._d
-                if d is not None and self._owner is me:
-                    old = d.pop(k)
-                    new = Map(d, me)
-                    self._d = None
-                    self._owner = None
-                    self._parent = new
-                    self._undo = (k, old)
-                    return new
-        d = dict(d0)
-        del d[k]
-        return Map(d, me)
+        m = Map(self)
+        del m[k]
+        return m
 
     # identity as a key
     def __eq__(self, other):
         if type(other) is not Map:
             return False
-        a, b = self.d(), other.d()
-        if len(a) != len(b):
+        if len(self) != len(other):
             return False
-        for k, v in a.items():
-            w = b.get(k, _MISSING)
+        get = other.get
+        for k, v in dict.items(self):
+            w = get(k, _MISSING)
             if w is _MISSING or hk(v) != hk(w):
                 return False
         return True
 
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
     def __hash__(self):
         h = 0
-        for k, v in self.d().items():
+        for k, v in dict.items(self):
             h ^= hash((k, hk(v)))
         return hash(("map", h))
 
@@ -515,10 +483,55 @@ class Map:
         return pr_str(self)
 
 
+def _map_from_stored(d: dict) -> Map:
+    return Map(d)
+
+
+# --------------------------------------------------------------- in-place growth of uniquely held maps
+
+def _refs_of_a_handed_over_local() -> int:
+    """What sys.getrefcount reports, inside a callee, for an object whose only other
+    holder is the caller's local variable (measured, not assumed, on this interpreter)."""
+    def callee(m):
+        return _getrefcount(m)
+
+    def caller():
+        m = {}
+        return callee(m)
+    return caller()
+
+
+OWNED_REFS = _refs_of_a_handed_over_local()
+
+
+def _callee_probe(m):
+    return _getrefcount(m) == OWNED_REFS
+
+
+def _check_probe() -> bool:
+    """Self-test: a map also held elsewhere must not look handed over."""
+    def caller_unique():
+        m = {}
+        return _callee_probe(m)
+
+    def caller_shared():
+        m = {}
+        keep = [m]
+        r = _callee_probe(m)
+        return r and keep
+
+    return caller_unique() is True and not caller_shared()
+
+
+OWNED_GROWTH = _check_probe()
+
+
+
 class Set:
     """An immutable set. Members are stored as {hk(x): x}."""
 
-    __slots__ = ("_d", "_parent", "_undo", "_owner", "__weakref__")  # as Map
+    # `_parent`/`_undo` are set (and read) only once the set is stale (`_d` is None)
+    __slots__ = ("_d", "_parent", "_undo", "_owner", "__weakref__")
 
     def __init__(self, d: dict | None = None, owner=None):
         self._d = d if d is not None else {}
@@ -528,8 +541,32 @@ class Set:
     def of(items: Iterable) -> "Set":
         return Set({hk(x): x for x in items})
 
-    d = Map.d
-    _materialize = Map._materialize
+    def d(self) -> dict:
+        d = self._d
+        if d is None:
+            d = self._materialize()
+        return d
+
+    def _materialize(self) -> dict:
+        with _lock:
+            if self._d is not None:
+                return self._d
+            chain = []
+            node = self
+            while node._d is None:
+                chain.append(node)
+                node = node._parent
+            d = dict(node._d)
+            for stale in reversed(chain):
+                k, old = stale._undo
+                if old is _MISSING:
+                    d.pop(k, None)
+                else:
+                    d[k] = old
+            self._d = d
+            self._parent = None
+            self._undo = None
+            return d
 
     def __len__(self):
         return len(self.d())
@@ -680,11 +717,11 @@ def equal(a, b, nan_equal: bool = False) -> bool:
                 return False
         return True
     if ta is Map:
-        da, db = a.d(), b.d()
-        if len(da) != len(db):
+        if len(a) != len(b):
             return False
-        for k, v in da.items():
-            w = db.get(k, _MISSING)
+        get = b.get
+        for k, v in dict.items(a):
+            w = get(k, _MISSING)
             if w is _MISSING or not equal(v, w, nan_equal):
                 return False
         return True

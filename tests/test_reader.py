@@ -127,7 +127,7 @@ def _close(a, b):
     if isinstance(a, Vector):
         return len(a) == len(b) and all(_close(x, y) for x, y in zip(a.lst(), b.lst()))
     if isinstance(a, Map):
-        return len(a) == len(b) and all(k in b.d() and _close(v, b.d()[k]) for k, v in a.d().items())
+        return len(a) == len(b) and all(k in b.d() and _close(v, b.d()[k]) for k, v in dict.items(a))
     return ptclisp.equal(a, b)
 
 

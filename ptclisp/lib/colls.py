@@ -129,9 +129,15 @@ def reduce_(f, a, b=_NO):
     if f is _num_add and type(acc) is int and _INT_ONLY.issuperset(map(type, rest)):
         return sum(rest, acc)  # the same left fold over exact integers, without a call per item
     f = hot(f, len(rest), 2)
+    # Hand the accumulator over instead of keeping a reference to it here: `pop` moves the
+    # box's reference into the call, so a map that only the running fold holds can be
+    # extended in place by an (assoc acc ...) at its last read (lib.colls_maps.assoc_owned).
+    box = [acc]
+    del acc
+    put, take = box.append, box.pop
     for x in rest:
-        acc = f(acc, x)
-    return acc
+        put(f(take(), x))
+    return take()
 
 
 def _add(acc, x, who):

@@ -16,19 +16,21 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..meter import current, map_cost, seq_cost
-from ..values import Map, Set, Vector, hk, sorted_items, type_name, unhk
+from sys import getrefcount as _getrefcount
+
+from ..values import OWNED_GROWTH, OWNED_REFS, Map, Set, Vector, hk, sorted_items, type_name
 from .common import charge, entries, graphemes, out_vec, seq_items
 from .registry import as_fn, builtin
+from .seqs_build import conj as _conj
 
-from ..values import owner_token as _owner_token
 _NO = object()        # "argument not given"
 _ABSENT = object()    # "key not present"
 ENTRY = 40            # charged bytes per map entry added
 
 
 def fresh_map(d: dict) -> Map:
-    """A map over a freshly built backing dict (later assocs may extend it in place)."""
-    return Map(d, _owner_token())
+    """A map holding the entries of a freshly built dict {hk(key): value}."""
+    return d if type(d) is Map else Map(d)
 
 
 # ------------------------------------------------------------------ lookup steps
@@ -222,25 +224,68 @@ def dissoc(m, *ks):
     return m
 
 
+# ------------------------------------------------------------------ in-place growth
+
+# The compiler calls these instead of assoc/dissoc/conj when the map argument is
+# the last read of a local variable (analyzer/lastuse.py). If the reference count
+# then shows no other holder, the map is extended in place: nobody can observe
+# the change, and growing a map one entry at a time in a loop stays linear.
+# Each must be called directly from compiled code: the count assumes exactly the
+# caller's dead local besides this frame's own reference.
+
+def assoc_owned(m, k, v):
+    if type(m) is Map and OWNED_GROWTH and _getrefcount(m) == OWNED_REFS:
+        current().alloc(ENTRY)
+        m[hk(k)] = v
+        return m
+    return assoc(m, k, v)
+
+
+def dissoc_owned(m, k):
+    if type(m) is Map and OWNED_GROWTH and _getrefcount(m) == OWNED_REFS:
+        m.pop(hk(k), None)
+        return m
+    return dissoc(m, k)
+
+
+def conj_owned(m, x):
+    if type(m) is Map and type(x) is Vector and len(x) == 2 and OWNED_GROWTH and _getrefcount(m) == OWNED_REFS:
+        current().alloc(ENTRY)
+        k, v = x.lst()
+        m[hk(k)] = v
+        return m
+    return _conj(m, x)
+
+
+def update_owned(m, k, f):
+    if type(m) is Map and OWNED_GROWTH and _getrefcount(m) == OWNED_REFS:
+        key = hk(k)
+        new = as_fn(f, "update")(m.get(key))
+        charge(ENTRY)
+        m[key] = new
+        return m
+    return update(m, k, f)
+
+
+OWNED_FORMS = {"assoc": (assoc_owned, 3), "dissoc": (dissoc_owned, 2), "conj": (conj_owned, 2),
+               "update": (update_owned, 3)}
+
+
 # ------------------------------------------------------------------ merging
 
-def _conj_into_map(acc: Map, x, who: str) -> Map:
+def _conj_into_map(out: Map, x, who: str):
+    """Store the entries of x (a map or a [k v] pair) into `out`, a map this builtin owns."""
     t = type(x)
     if t is Map:
         charge(ENTRY * len(x))
-        for k, v in x.d().items():
-            acc = _assoc_hk(acc, k, v)
-        return acc
+        out.update(x)
+        return
     if t is Vector and len(x) == 2:
         k, v = x.lst()
         charge(ENTRY)
-        return acc.assoc(k, v)
+        out[hk(k)] = v
+        return
     raise PtcError("type_error", f"{who}: cannot merge a {type_name(x)} into a map")
-
-
-def _assoc_hk(m: Map, hkey, v) -> Map:
-    """assoc with an already-wrapped key."""
-    return m.assoc(unhk(hkey), v)
 
 
 @builtin("merge", "(merge & maps)", groups=("core",), category="maps",
@@ -249,6 +294,7 @@ def _assoc_hk(m: Map, hkey, v) -> Map:
          examples=("(merge {:a 1} {:b 2} {:a 3}) ;=> {:a 3 :b 2}", "(merge {:a 1} nil) ;=> {:a 1}"))
 def merge(*maps):
     acc = _NO
+    owned = False   # acc is a copy this call made (and may fill in place)
     for x in maps:
         if x is None or x is False:
             continue
@@ -260,7 +306,10 @@ def merge(*maps):
             charge(8)
             acc = acc.conj(x)
         else:
-            acc = _conj_into_map(acc, x, "merge")
+            if not owned:
+                acc = Map(acc)
+                owned = True
+            _conj_into_map(acc, x, "merge")
     return None if acc is _NO else acc
 
 
@@ -280,9 +329,11 @@ def merge_with(f, *maps):
             acc = x
             continue
         charge(ENTRY * len(x))
+        acc = Map(acc)
         for k, v in sorted_items(x):
-            old = acc.d().get(hk(k), _ABSENT)
-            acc = acc.assoc(k, v if old is _ABSENT else f(old, v))
+            key = hk(k)
+            old = acc.get(key, _ABSENT)
+            acc[key] = v if old is _ABSENT else f(old, v)
     return None if acc is _NO else acc
 
 

@@ -7,7 +7,7 @@ Imports values, errors, meter, lib.registry.
 """
 from __future__ import annotations
 
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 
 import regex as _regex
 
@@ -101,7 +101,6 @@ KW = Keyword
 
 _ABSENT = object()
 _MAPS = frozenset((Map,))
-_BACKING_DICT = attrgetter("_d")
 
 
 def path_lookup(x, path: list, default=None):
@@ -136,22 +135,19 @@ def kw_values(k: Keyword, items) -> list:
     if items:
         # every item a map holding k itself (the usual data): pick the values at C speed
         first = items[0]
-        if type(first) is Map and first._d is not None and k in first._d and _MAPS.issuperset(map(type, items)):
+        if type(first) is Map and k in first and _MAPS.issuperset(map(type, items)):
             try:
-                return list(map(itemgetter(k), map(_BACKING_DICT, items)))
-            except (KeyError, TypeError):  # some map lacks k itself, or is a stale version
+                return list(map(itemgetter(k), items))
+            except KeyError:  # some map lacks k itself
                 pass
     name = k.name
     out = []
     app = out.append
     for x in items:
         if type(x) is Map:
-            d = x._d
-            if d is None:
-                d = x.d()
-            v = d.get(k, _ABSENT)
+            v = x.get(k, _ABSENT)
             if v is _ABSENT:
-                v = d.get(name, _ABSENT)
+                v = x.get(name, _ABSENT)
                 if v is _ABSENT:
                     v = x.lookup(k)
             app(v)

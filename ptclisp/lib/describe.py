@@ -250,7 +250,7 @@ def _summarize_vector(items: list, total: int, sample: int) -> dict:
                 entries = [(hk(k), v) for k, v in _map_entries(m)[0]]
                 caps.append("max_keys")
             else:
-                entries = d.items()
+                entries = dict.items(d)
             for hkey, v in entries:
                 g = grouped.get(hkey)
                 if g is None:

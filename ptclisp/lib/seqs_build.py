@@ -2,10 +2,10 @@
 `tree-seq`, and `range` (functions.md §1.11, §1.12, §1.16; `walk`, `prewalk`
 and `postwalk` live in walk.py).
 
-Adding to an existing collection (`conj`, `into`) goes through the
-value-stealing `Vector.conj_all` / `Map.assoc` / `Set.conj`, so the agent
-idiom of growing a collection inside `reduce` stays linear; the meter is
-charged only for the slots added. Builders whose output size depends on
+Adding to an existing vector or set (`conj`, `into`) goes through the
+value-stealing `Vector.conj_all` / `Set.conj`, so the agent idiom of growing
+a collection inside `reduce` stays linear (maps: see colls_maps.assoc_owned);
+the meter is charged only for the slots added. Builders whose output size depends on
 their arguments (`range`, `combinations`) charge before building.
 Imports values, errors, meter and the lib helpers.
 """
@@ -47,25 +47,11 @@ def _put_entries(d: dict, xs, who: str):
 
 
 def _add_entries(m: Map, xs: list, who: str) -> Map:
-    """`m` with the entries `xs` added (a copy when many, stealing appends when few)."""
+    """A new map: `m` with the entries `xs` added (one copy, then stores)."""
     current().alloc(_ENTRY_COST * len(xs))
-    if len(xs) >= len(m) or len(xs) > 8:
-        d = dict(m.d())
-        _put_entries(d, xs, who)
-        return Map(d)
-    for e in xs:
-        t = type(e)
-        if t is Vector:
-            kv = e.lst()
-            if len(kv) != 2:
-                raise _entry_error(who, e)
-            m = m.assoc(kv[0], kv[1])
-        elif t is Map:
-            for k, v in e.items():
-                m = m.assoc(k, v)
-        elif e is not None:
-            raise _entry_error(who, e)
-    return m
+    out = Map(m)
+    _put_entries(out, xs, who)
+    return out
 
 
 def _add_members(s: Set, xs: list) -> Set:
@@ -144,14 +130,9 @@ def into(to=NO, frm=NO):
         if type(frm) is Map:
             src = frm.d()
             current().alloc(_ENTRY_COST * len(src))
-            if len(src) > 8 or len(src) >= len(to):
-                d = dict(to.d())
-                d.update(src)
-                return Map(d)
-            m = to
-            for k, v in frm.items():
-                m = m.assoc(k, v)
-            return m
+            out = Map(to)
+            out.update(src)
+            return out
         return _add_entries(to, seq_items(frm, "into"), "into")
     items = seq_items(frm, "into")
     if t is Vector:

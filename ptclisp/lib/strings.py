@@ -61,7 +61,7 @@ def render_size(x, cap: int) -> int:
             stack.append(iter(v.lst()))
         elif t is Map:
             total += 2 + 2 * len(v)
-            stack.append(itertools.chain.from_iterable(v.d().items()))
+            stack.append(itertools.chain.from_iterable(dict.items(v)))
         elif t is Set:
             total += 3 + len(v)
             stack.append(iter(v.d().values()))

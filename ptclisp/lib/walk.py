@@ -50,7 +50,7 @@ def _rebuild(kind, items: list):
             d.update(e.d())
         else:
             raise PtcError("type_error", f"walk: a map entry must become a [key value] pair, got {type_name(e)}")
-    return Map(d, _owner_token())
+    return Map(d)
 
 
 @builtin("walk", "(walk inner outer form)", groups=("walk",), category="tree",
