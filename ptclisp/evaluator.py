@@ -77,6 +77,8 @@ class Environment:
         self.data_grants = data_grants
         self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools)
         self.preludes: dict = {}
+        # source -> built program, for re-running the same text against an unchanged environment
+        self.programs = ProgramCache()
         # globals dicts of attached prelude namespaces: each gets this evaluation's meter as `_m`
         self.extra_globals: list[dict] = []
         self.backend = DEFAULT_BACKEND
@@ -107,6 +109,55 @@ class Environment:
 
 
 _MISSING = object()
+
+
+class ProgramCache:
+    """Built programs of one environment, keyed by source text and everything analysis reads.
+
+    Analysis depends on the source, the user names defined (the namespace's version stamp
+    changes on every def and rollback), the tools, the attached preludes (attaching one clears
+    the cache), strict data and the reader limits; a program built under the same key is the
+    same program. Running it again skips reading, analysis and compilation, the way Python
+    reuses a function's code object.
+    """
+
+    MAX_ENTRIES = 64
+    MAX_SOURCE = 64 * 1024
+
+    def __init__(self):
+        self.entries: dict = {}
+        # keys evaluated once: a program is kept only when its text comes back (most agent
+        # turns are new text, and holding every built program would cost them memory and time)
+        self.seen: dict = {}
+
+    def key(self, envr: "Environment", source: str, limits: Limits, backend: str):
+        if len(source) > self.MAX_SOURCE:
+            return None
+        return (source, backend, envr.ns.version, tuple(envr.tools.tools), tuple(envr.preludes), envr.strict_data,
+                limits.max_program_bytes, limits.max_depth, limits.max_symbols)
+
+    def get(self, key):
+        if key is None:
+            return None
+        return self.entries.get(key)
+
+    def put(self, key, main):
+        if key is None:
+            return
+        seen = self.seen
+        if key not in seen:
+            if len(seen) >= 4 * self.MAX_ENTRIES:
+                del seen[next(iter(seen))]  # the oldest
+            seen[key] = True
+            return
+        entries = self.entries
+        if len(entries) >= self.MAX_ENTRIES:
+            del entries[next(iter(entries))]  # the oldest
+        entries[key] = main
+
+    def clear(self):
+        self.entries.clear()
+        self.seen.clear()
 
 
 def analyze_source(source: str, env: Env, limits: Limits):
@@ -163,8 +214,13 @@ def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, co
     status, value, error = "ok", None, None
     try:
         try:
-            node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
-            main = build_main(node, host_refs, envr.globals, backend or envr.backend)
+            backend = backend or envr.backend
+            key = envr.programs.key(envr, source, limits, backend)
+            main = envr.programs.get(key)
+            if main is None:
+                node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
+                main = build_main(node, host_refs, envr.globals, backend)
+                envr.programs.put(key, main)
             meter.start()
             with guard(meter):  # hard stop past the deadline, recursion budget
                 value = main()

@@ -844,6 +844,9 @@ def attach_preludes(env, sources) -> list[str]:
                                            origin=c.origin) from None
                 table[name] = Export(rec, value, _effect_with_tools(rec, env.tools))
             env.preludes[c.name] = table
+            programs = getattr(env, "programs", None)
+            if programs is not None:  # names now resolve differently: built programs are stale
+                programs.clear()
             added[c.name] = table
             new_globals.append(inst.globals)
     except BaseException:

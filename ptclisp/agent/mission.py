@@ -439,6 +439,7 @@ class MissionSession:
         dict.update(ns, defs)
         ns.docs.clear()
         ns.docs.update(docs)
+        ns.touch()
         self.env.history[:] = hist
 
     # -- source checks

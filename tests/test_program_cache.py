@@ -1,0 +1,71 @@
+"""A Session reuses the built program when the same text comes back to an unchanged environment,
+and never when anything analysis depends on has changed."""
+import ptclisp
+from ptclisp import evaluator
+
+
+def counting_analysis(monkeypatch):
+    calls = []
+    real = evaluator.analyze_source
+
+    def counted(source, env, limits):
+        calls.append(source)
+        return real(source, env, limits)
+    monkeypatch.setattr(evaluator, "analyze_source", counted)
+    return calls
+
+
+def test_a_repeated_program_is_analyzed_twice_then_reused(monkeypatch):
+    calls = counting_analysis(monkeypatch)
+    s = ptclisp.Session()
+    for _ in range(4):
+        assert s.eval("(reduce + (map inc [1 2 3]))").value == 9
+    # the first sighting is not kept (most programs are seen once); the second is
+    assert len(calls) == 2
+
+
+def test_a_cached_program_reads_current_vars_and_data(monkeypatch):
+    s = ptclisp.Session(context={"n": 10})
+    s.eval("(def x 1)")
+    for _ in range(3):
+        assert s.eval("(+ x data/n)").value == 11
+    s.eval("(def x 5)")
+    assert s.eval("(+ x data/n)").value == 15
+
+
+def test_a_new_definition_changes_how_the_same_text_resolves():
+    s = ptclisp.Session()
+    for _ in range(3):
+        r = s.eval("(foo 2)")
+        assert r.error is not None and r.error.kind == "unbound_var"
+    s.eval("(defn foo [x] (* x 10))")
+    assert s.eval("(foo 2)").value == 20
+
+
+def test_a_rolled_back_definition_is_forgotten_by_cached_programs():
+    s = ptclisp.Session()
+    src = "(do (def y 1) (+ y nil))"   # defines, then fails: the def is rolled back
+    for _ in range(3):
+        assert s.eval(src).error.kind == "type_error"
+    r = s.eval("y")
+    assert r.error is not None and r.error.kind == "unbound_var"
+
+
+def test_tighter_reader_limits_are_checked_again():
+    s = ptclisp.Session()
+    src = "[[[[1]]]]"
+    for _ in range(3):
+        assert s.eval(src).ok
+    r = s.eval(src, limits=ptclisp.Limits(max_depth=2))
+    assert r.error is not None
+
+
+def test_attaching_a_prelude_clears_the_cache():
+    s = ptclisp.Session()
+    for _ in range(3):
+        assert s.eval("(+ 1 2)").value == 3
+    assert s.env.programs.entries
+    from ptclisp.prelude import attach_preludes
+    attach_preludes(s.env, ["(ns util) (defn twice [x] (* 2 x))"])
+    assert not s.env.programs.entries
+    assert s.eval("(util/twice 3)").value == 6
