@@ -88,7 +88,7 @@ def _build_rt() -> dict:
         table["_rt_" + name] = getattr(rt, name)
     for name, spec in R.BUILTINS.items():
         table[mangle(name)] = spec.fn
-    for name, (fn, _arity) in OWNED_FORMS.items():
+    for name, (fn, _fewest, _most) in OWNED_FORMS.items():
         table[f"_{name}_owned"] = fn
     for (group, name), spec in R.QUALIFIED.items():
         table[mangle(f"{group}/{name}")] = spec.fn
@@ -373,7 +373,7 @@ class Compiler:
         args = self.emit_args(node.args, stmts)
         fn = mangle(node.name)
         owned = OWNED_FORMS.get(node.name)
-        if owned is not None and len(args) == owned[1] and type(node.args[0]) is N.LocalRef \
+        if owned is not None and owned[1] <= len(args) <= owned[2] and type(node.args[0]) is N.LocalRef \
                 and id(node.args[0]) in self.sole and isinstance(args[0], ast.Name):
             # the last read of a local: the map may be extended in place (analyzer/lastuse.py)
             return _call(f"_{node.name}_owned", args, node.span)

@@ -179,3 +179,44 @@ def test_the_deadline_stops_an_inlined_loop():
     r = ptclisp.run("(mapv (fn [i] (reduce + (range 2000))) (range 1000000))",
                     limits=ptclisp.Limits(timeout_ms=200, memory_bytes=10 ** 9))
     assert r.status == "error" and r.error.kind in ("timeout", "memory_exceeded")
+
+
+# ------------------------------------------------------------------ property: kept versions match a model
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=80, deadline=None)
+@given(keys=st.lists(st.integers(0, 20), min_size=1, max_size=60),
+       op=st.sampled_from(["assoc", "dissoc", "update", "conj"]),
+       init=st.sampled_from(["{}", "base", "(first held)", "(assoc base :fresh 1)"]),
+       driver=st.sampled_from(["loop", "reduce"]))
+def test_growth_matches_a_model_and_leaves_its_start_alone(keys, op, init, driver):
+    step = {"assoc": "(assoc m k i)", "dissoc": "(dissoc (assoc m k i) (- k 1))",
+            "update": "(update m k (fnil + 0) i)", "conj": "(conj m [k i])"}[op]
+    ks = ptclisp.pr_str(ptclisp.from_python(keys))
+    if driver == "loop":
+        grow = (f"(loop [ks {ks} i 0 m start] (if (empty? ks) m"
+                f" (let [k (first ks)] (recur (rest ks) (inc i) {step}))))")
+    else:
+        grow = f"(reduce (fn [m [i k]] {step}) start (map-indexed vector {ks}))"
+    src = f"(def base {{:z 0}}) (let [held [base] start {init} final {grow}] [base held start final])"
+    model = {"z": 0} if init != "{}" else {}
+    if init == "(assoc base :fresh 1)":
+        model["fresh"] = 1
+    start_model = dict(model)
+    for i, k in enumerate(keys):
+        if op == "dissoc":
+            model[k] = i
+            model.pop(k - 1, None)
+        elif op == "update":
+            model[k] = model.get(k, 0) + i
+        else:
+            model[k] = i
+    r = ptclisp.run(src)
+    assert r.ok, r.error
+    base, held, start, final = r.value.lst()
+    plain = ptclisp.to_python
+    assert plain(base) == {"z": 0} and plain(held) == [{"z": 0}]
+    assert plain(start) == start_model
+    assert plain(final) == model

@@ -257,18 +257,19 @@ def conj_owned(m, x):
     return _conj(m, x)
 
 
-def update_owned(m, k, f):
+def update_owned(m, k, f, *args):
     if type(m) is Map and OWNED_GROWTH and _getrefcount(m) == OWNED_REFS:
         key = hk(k)
-        new = as_fn(f, "update")(m.get(key))
+        new = as_fn(f, "update")(m.get(key), *args)
         charge(ENTRY)
         m[key] = new
         return m
-    return update(m, k, f)
+    return update(m, k, f, *args)
 
 
-OWNED_FORMS = {"assoc": (assoc_owned, 3), "dissoc": (dissoc_owned, 2), "conj": (conj_owned, 2),
-               "update": (update_owned, 3)}
+# name -> (in-place form, fewest arguments, most arguments)
+OWNED_FORMS = {"assoc": (assoc_owned, 3, 3), "dissoc": (dissoc_owned, 2, 2), "conj": (conj_owned, 2, 2),
+               "update": (update_owned, 3, 8)}
 
 
 # ------------------------------------------------------------------ merging
