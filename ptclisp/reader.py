@@ -459,7 +459,20 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
             continue
         else:
             span = Span(line, col, line, col + len(value))
-            if kind == "STRING" or kind == "REGEX":
+            if kind == "SYMBOL":  # the commonest token: atom_form's rule, inline
+                if value in _WORDS:
+                    form = Lit(_WORDS[value], span)
+                else:
+                    if names is not None:
+                        names.add(value)
+                    if "/" in value:
+                        ns, name = split_symbol(value)
+                        form = Sym(ns, name, span)
+                    else:
+                        form = Sym(None, value, span)
+            elif kind == "INTEGER" and len(value) <= MAX_INT_DIGITS:
+                form = Lit(int(value), span)
+            elif kind == "STRING" or kind == "REGEX":
                 nl = value.count("\n")
                 if nl:
                     line += nl

@@ -86,6 +86,10 @@ class Env:
         self.protected = set(protected)
 
 
+_DEF_HEADS = frozenset(("def", "defonce", "defn", "defn-"))
+_OTHER_SEQS = frozenset((VecForm, MapForm, SetForm, ShortFn))
+
+
 class Analyzer:
     """Analyzes one program (a list of top-level forms)."""
 
@@ -108,16 +112,20 @@ class Analyzer:
     def _collect_defs(self, forms):
         """Names def'd anywhere in the program: later forms and bodies may refer to them."""
         stack = list(forms)
+        pop, extend = stack.pop, stack.extend
         while stack:
-            f = stack.pop()
-            if type(f) is List and f.items:
-                head = f.items[0]
-                if type(head) is Sym and head.ns is None and head.name in ("def", "defonce", "defn", "defn-") \
-                        and len(f.items) > 1 and type(f.items[1]) is Sym and f.items[1].ns is None:
-                    self.program_defs.add(f.items[1].name)
-                stack.extend(f.items)
-            elif isinstance(f, (VecForm, MapForm, SetForm, ShortFn)):
-                stack.extend(f.items)
+            f = pop()
+            t = type(f)
+            if t is List:
+                items = f.items
+                if items:
+                    head = items[0]
+                    if type(head) is Sym and head.name in _DEF_HEADS and head.ns is None \
+                            and len(items) > 1 and type(items[1]) is Sym and items[1].ns is None:
+                        self.program_defs.add(items[1].name)
+                    extend(items)
+            elif t in _OTHER_SEQS:
+                extend(f.items)
 
     # ---------------------------------------------------------------- dispatch
     def analyze(self, form: Form, scope: Scope, tail: Tail) -> N.Node:
