@@ -107,8 +107,11 @@ def runtime_table() -> dict:
 
 # ------------------------------------------------------------------ python AST helpers
 
+_LOAD, _STORE = ast.Load(), ast.Store()  # context markers carry no state: one of each serves every node
+
+
 def _name(id_, store=False):
-    return A.Name(id=id_, ctx=ast.Store() if store else ast.Load())
+    return A.Name(id=id_, ctx=_STORE if store else _LOAD)
 
 
 def _call(fn, args, span=None):
@@ -128,7 +131,7 @@ def _assign(target: str, value, span=None):
 
 
 def _attr(obj: str, attr: str):
-    return A.Attribute(value=_name(obj), attr=attr, ctx=ast.Load())
+    return A.Attribute(value=_name(obj), attr=attr, ctx=_LOAD)
 
 
 def _is(a, b, negate=False):
@@ -344,8 +347,8 @@ class Compiler:
         if len(targets) == 1:
             stmts.append(_assign(targets[0], args[0]))
         elif targets:
-            stmts.append(A.Assign(targets=[A.Tuple(elts=[_name(t, True) for t in targets], ctx=ast.Store())],
-                                    value=A.Tuple(elts=args, ctx=ast.Load())))
+            stmts.append(A.Assign(targets=[A.Tuple(elts=[_name(t, True) for t in targets], ctx=_STORE)],
+                                    value=A.Tuple(elts=args, ctx=_LOAD)))
         stmts.append(A.Continue())
 
     # ------------------------------------------------------------ expressions
@@ -359,7 +362,7 @@ class Compiler:
         return _name(node.local.py)
 
     def e_global(self, node, stmts):
-        return _at(A.Subscript(value=_name("_ns"), slice=A.Constant(node.name), ctx=ast.Load()), node.span)
+        return _at(A.Subscript(value=_name("_ns"), slice=A.Constant(node.name), ctx=_LOAD), node.span)
 
     def e_maybe_global(self, node, stmts):
         return _call(_attr("_ns", "get"), [A.Constant(node.name)], node.span)
@@ -389,7 +392,7 @@ class Compiler:
         fn = node.args[0]
         items, acc = self.tmp("items"), self.tmp("acc")
         stmts.append(_assign(items, _call("_seq_items", [coll, A.Constant(node.name)], node.span)))
-        stmts.append(_assign(acc, A.List(elts=[], ctx=ast.Load())))
+        stmts.append(_assign(acc, A.List(elts=[], ctx=_LOAD)))
         param = fn.params[0]
         body: list = [_check_expired()]
         self.loop_depth += 1
@@ -422,11 +425,11 @@ class Compiler:
         items = self.tmp("it")
         test = A.BoolOp(op=ast.And(), values=[
             _is(_call("type", [v]), _name("_Vector")),
-            _is(A.NamedExpr(target=_name(items, True), value=A.Attribute(value=v, attr="_items", ctx=ast.Load())),
+            _is(A.NamedExpr(target=_name(items, True), value=A.Attribute(value=v, attr="_items", ctx=_LOAD)),
                 _NONE, True),
             _is(_call("type", [i]), _name("int")),
             A.Compare(left=A.Constant(0), ops=[ast.LtE(), ast.Lt()], comparators=[i, _call("len", [_name(items)])])])
-        fast = A.Subscript(value=_name(items), slice=i, ctx=ast.Load())
+        fast = A.Subscript(value=_name(items), slice=i, ctx=_LOAD)
         return _at(A.IfExp(test=test, body=fast, orelse=_call(fn, [v, i], node.span)), node.span)
 
     def e_data(self, node, stmts):
@@ -437,7 +440,7 @@ class Compiler:
 
     def e_tool_call(self, node, stmts):
         args = self.emit_args(node.args, stmts)
-        return _call("_tool", [A.Constant(node.name), A.Tuple(elts=args, ctx=ast.Load())], node.span)
+        return _call("_tool", [A.Constant(node.name), A.Tuple(elts=args, ctx=_LOAD)], node.span)
 
     def e_history(self, node, stmts):
         return _call("_hist", [A.Constant(node.n)], node.span)
@@ -504,7 +507,7 @@ class Compiler:
         v = self.tmp("v")
         test = A.BoolOp(op=ast.And(), values=[
             _is(_call("type", [m_once]), _name("_Map")),
-            _is(A.NamedExpr(target=_name(v, True), value=_call(A.Attribute(value=m, attr="get", ctx=ast.Load()),
+            _is(A.NamedExpr(target=_name(v, True), value=_call(A.Attribute(value=m, attr="get", ctx=_LOAD),
                                                                 [k, _name("_absent")])),
                 _name("_absent"), True)])
         return _at(A.IfExp(test=test, body=_name(v), orelse=_call("_rt_kw_get", [k, m], node.span)), node.span)
@@ -546,13 +549,13 @@ class Compiler:
         if all(type(i) is N.Const for i in node.items):
             return self.const(Vector([i.value for i in node.items], None))
         items = self.emit_args(node.items, stmts)
-        return _call("_mkvec", [A.List(elts=items, ctx=ast.Load())], node.span)
+        return _call("_mkvec", [A.List(elts=items, ctx=_LOAD)], node.span)
 
     def e_set(self, node, stmts):
         if all(type(i) is N.Const for i in node.items):
             return self.const(Set({hk(i.value): i.value for i in node.items}, None))
         items = self.emit_args(node.items, stmts)
-        return _call("_mkset", [A.List(elts=items, ctx=ast.Load())], node.span)
+        return _call("_mkset", [A.List(elts=items, ctx=_LOAD)], node.span)
 
     def e_map(self, node, stmts):
         if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
@@ -571,7 +574,7 @@ class Compiler:
             t = self.tmp("map")
             stmts.append(_assign(t, _call("_Map", [])))
             for k, v in zip(keys, vals):
-                stmts.append(A.Assign(targets=[A.Subscript(value=_name(t), slice=k, ctx=ast.Store())], value=v))
+                stmts.append(A.Assign(targets=[A.Subscript(value=_name(t), slice=k, ctx=_STORE)], value=v))
             return _name(t)
         return _call("_Map", [A.Dict(keys=keys, values=vals)])
 
@@ -660,7 +663,7 @@ class Compiler:
         acc = self.tmp("acc") if node.collect else None
         cap = self.tmp("cap") if node.collect else None
         if acc:
-            stmts.append(_assign(acc, A.List(elts=[], ctx=ast.Load())))
+            stmts.append(_assign(acc, A.List(elts=[], ctx=_LOAD)))
             stmts.append(_assign(cap, A.BinOp(
                 left=A.BinOp(left=_attr("_m", "budget"), op=ast.Sub(), right=_attr("_m", "allocated")),
                 op=ast.FloorDiv(), right=A.Constant(8))))
