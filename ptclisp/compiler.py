@@ -29,6 +29,7 @@ from . import runtime as rt
 from .analyzer import nodes as N
 from .analyzer.lastuse import sole_reads
 from .errors import FailSignal, PtcError, ReturnSignal
+from .meter import compile_tick
 from .lib import registry as R
 from .lib.colls_maps import OWNED_FORMS
 from .lib.common import out_vec, seq_items
@@ -205,6 +206,7 @@ class Compiler:
         self.loops: dict = {}     # id(target) -> loop info
         self.n = 0
         self.loop_depth = 0       # > 0 while emitting code that re-runs within one activation
+        self.ticks = 1024         # nodes until the next look at the compile clock (or the deadline)
 
     # ------------------------------------------------------------ helpers
     def tmp(self, hint="t") -> str:
@@ -353,6 +355,10 @@ class Compiler:
 
     # ------------------------------------------------------------ expressions
     def emit_expr(self, node, stmts):
+        self.ticks -= 1
+        if not self.ticks:
+            self.ticks = 1024
+            compile_tick()
         return EMIT[type(node)](self, node, stmts)
 
     def e_const(self, node, stmts):

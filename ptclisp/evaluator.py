@@ -218,8 +218,9 @@ def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, co
             key = envr.programs.key(envr, source, limits, backend)
             main = envr.programs.get(key)
             if main is None:
-                node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
-                main = build_main(node, host_refs, envr.globals, backend)
+                with M.compile_budget(limits.compile_timeout_ms):
+                    node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
+                    main = build_main(node, host_refs, envr.globals, backend)
                 envr.programs.put(key, main)
             meter.start()
             with guard(meter):  # hard stop past the deadline, recursion budget

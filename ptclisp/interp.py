@@ -21,6 +21,7 @@ from . import runtime as rt
 from .analyzer import nodes as N
 from .compiler import _free_locals, compile_subprogram, inlinable_hof, mangle, runtime_table
 from .errors import FailSignal, PtcError, ReturnSignal
+from .meter import compile_tick
 from .values import Map, Vector, hk
 
 HOT_CALLS = 24
@@ -71,6 +72,7 @@ class Builder:
         self.host_refs = host_refs
         self.rt = runtime_table()
         self.codes: set = set()  # code objects compiled for this program (see _located)
+        self.ticks = 1024        # nodes until the next look at the compile clock
 
     # ------------------------------------------------------------ entry
     def build_program(self, node: N.Node):
@@ -82,6 +84,10 @@ class Builder:
         return main
 
     def build(self, node, layout: Layout):
+        self.ticks -= 1
+        if not self.ticks:
+            self.ticks = 1024
+            compile_tick()
         return BUILD[type(node)](self, node, layout)
 
     # ------------------------------------------------------------ leaves

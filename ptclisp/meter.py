@@ -46,6 +46,7 @@ class Limits:
     max_result_bytes: int | None = None
     recursion_limit: int = 6000  # Python frames above the evaluation's start (isolation.py)
     regex_timeout_ms: int = 250
+    compile_timeout_ms: int | None = 5000  # reading, analysing and compiling one program (compile_timeout)
     isolation: str = "thread"  # or "process": evaluate in a child process under OS limits (isolation.py)
     process_memory_bytes: int | None = None  # address space a "process" evaluation may add (None: derived)
 
@@ -204,6 +205,56 @@ class _Local(threading.local):
 
 _local = _Local()
 _UNBOUNDED = None
+
+
+# ------------------------------------------------------------------ compile budget
+
+class _CompileClock(threading.local):
+    deadline: float | None = None
+    limit_ms: int | None = None
+
+
+_COMPILE = _CompileClock()
+
+
+class compile_budget:
+    """Context manager: reading, analysing and building a program on this thread must finish
+    within `ms` milliseconds, or `compile_tick` raises `compile_timeout` (runtime.md §1)."""
+
+    __slots__ = ("ms", "prev")
+
+    def __init__(self, ms: int | None):
+        self.ms = ms
+
+    def __enter__(self):
+        c = _COMPILE
+        self.prev = (c.deadline, c.limit_ms)
+        if self.ms is not None:
+            c.deadline = time.monotonic() + self.ms / 1000.0
+            c.limit_ms = self.ms
+        return self
+
+    def __exit__(self, *exc):
+        _COMPILE.deadline, _COMPILE.limit_ms = self.prev
+        return False
+
+
+def compile_tick():
+    """Called by the reader, analyzer and code generators every so many units of work.
+
+    Inside `compile_budget` it checks that budget; otherwise (a loop compiled while
+    the program runs) it checks the running evaluation's deadline flag."""
+    c = _COMPILE
+    d = c.deadline
+    if d is not None:
+        if time.monotonic() > d:
+            ms = c.limit_ms
+            raise PtcError("compile_timeout", f"reading and analysing the program took longer than {ms} ms",
+                           details={"compile_timeout_ms": ms, "phase": "compile"})
+        return
+    m = _local.meter
+    if m is not None and m.expired:
+        m.raise_expired()
 
 
 def current() -> Meter:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # lark is imported lazily; its Token only annotates here
     from lark import Token
 
 from .errors import ReadError, Span
+from .meter import compile_tick
 from .forms import (
     Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm, split_symbol,
 )
@@ -105,6 +106,7 @@ def atom_form(kind: str, text: str, span: Span) -> Form:
 
 
 def _open(tok: Token):
+    compile_tick()
     d = _state.depth + 1
     _state.depth = d
     if d > _state.max_depth:
@@ -417,7 +419,12 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
     out = top
     stack: list = []   # (kind, items_of_parent, open_line, open_col)
     pending_var_quote = None
+    budget = 2048           # tokens until the next look at the compile clock
     for m in _SCAN.finditer(text):
+        budget -= 1
+        if not budget:
+            budget = 2048
+            compile_tick()
         kind = m.lastgroup
         end = m.end()
         start = m.start(kind)

@@ -33,6 +33,9 @@ CASES = [
      "parallel_capacity_exceeded", Limits(max_parallel_workers=8)),
     ("result size", "(vec (range 1000))", Limits(max_result_bytes=100), "runtime_limit_exceeded",
      Limits(max_result_bytes=10_000)),
+    ("compile time", "(+ 1 2) " * 3000, Limits(compile_timeout_ms=0), "compile_timeout", Limits()),
+    ("compile time, unreadable source", "(+ 1 2) " * 3000 + "(+ 1 ]", Limits(compile_timeout_ms=0),
+     "compile_timeout", None),
     ("regex steps", '(re-find #"(a|aa)+$" (apply str (conj (mapv (fn [_] "a") (range 3000)) "b")))',
      Limits(regex_timeout_ms=1), "type_error", None),
 ]
@@ -165,3 +168,28 @@ def test_sessions_do_not_take_process_isolation():
     s = ptclisp.Session(limits=Limits(isolation="process"))
     assert s.eval("1").error.kind == "type_error"
     assert ptclisp.run("1", isolation="elsewhere").error.kind == "type_error"
+
+
+def test_compile_timeout_details_name_the_budget():
+    r = ptclisp.run("(+ 1 2) " * 3000, limits=Limits(compile_timeout_ms=0))
+    assert r.error.kind == "compile_timeout"
+    assert r.error.details == {"compile_timeout_ms": 0, "phase": "compile"}
+
+
+def test_code_generated_while_a_program_runs_checks_its_deadline():
+    # outside a compile budget (a loop compiled on first use, at run time) the clock check
+    # looks at the running evaluation's deadline flag
+    from ptclisp import meter as M
+    m = M.Meter(Limits())
+    prev = M.install(m)
+    try:
+        M.compile_tick()            # not expired: nothing happens
+        m.expired = True
+        with pytest.raises(ptclisp.PtcError) as e:
+            M.compile_tick()
+        assert e.value.kind == "timeout"
+        with M.compile_budget(0), pytest.raises(ptclisp.PtcError) as e:
+            M.compile_tick()        # inside a budget, the budget decides
+        assert e.value.kind == "compile_timeout"
+    finally:
+        M.install(prev)

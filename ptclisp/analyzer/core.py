@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..errors import PtcError
+from ..meter import compile_tick
 from ..forms import Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm
 from ..lib.registry import BUILTINS
 from ..values import Keyword, SymbolRef, type_name
@@ -97,6 +98,7 @@ class Analyzer:
         self.env = env or Env()
         self.program_defs: set[str] = set()
         self.short_fn: dict | None = None     # placeholder state inside #()
+        self.ticks = 1024                     # forms until the next look at the compile clock
         self.host_refs: dict = {}             # key -> value the compiled code needs (Java members, exports)
         self.tools_used: set[str] = set()
         self.data_used: set[str] = set()
@@ -129,6 +131,10 @@ class Analyzer:
 
     # ---------------------------------------------------------------- dispatch
     def analyze(self, form: Form, scope: Scope, tail: Tail) -> N.Node:
+        self.ticks -= 1
+        if not self.ticks:
+            self.ticks = 1024
+            compile_tick()
         t = type(form)
         if t is Lit:
             return N.Const(form.value, span=form.span)
