@@ -81,6 +81,12 @@ KEEPS_OLD_VERSIONS = [
     # grown inside an inlined map loop over items of a vector
     ("(let [ms (mapv (fn [i] {:i i}) (range 30)) out (mapv (fn [m] (assoc m :j 1)) ms)] [(first ms) (first out)])",
      "[{:i 0} {:i 0 :j 1}]"),
+    # parallel workers grow maps from one shared start and from one shared literal
+    ("(let [base {:z 0} rs (pmap (fn [i] (loop [m base j 0] (if (< j 30) (recur (assoc m j i) (inc j)) m)))"
+     " (range 8))] [base (mapv count rs) (mapv #(get % 5) rs)])",
+     "[{:z 0} [31 31 31 31 31 31 31 31] [0 1 2 3 4 5 6 7]]"),
+    ("(let [rs (pmap (fn [i] (reduce (fn [m j] (assoc m j i)) {} (range 40))) (range 8))]"
+     " [(mapv count rs) (mapv #(get % 7) rs)])", "[[40 40 40 40 40 40 40 40] [0 1 2 3 4 5 6 7]]"),
     # a map that escaped through def inside a loop
     ("(loop [i 0 m {}] (if (< i 30) (do (when (= i 3) (def snap m)) (recur (inc i) (assoc m i i))) (count snap)))",
      "3"),
