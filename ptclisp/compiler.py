@@ -27,7 +27,7 @@ import types
 
 from . import runtime as rt
 from .analyzer import nodes as N
-from .analyzer.lastuse import sole_reads
+from .analyzer.lastuse import last_reads
 from .errors import FailSignal, PtcError, ReturnSignal
 from .meter import compile_tick
 from .lib import registry as R
@@ -244,7 +244,7 @@ class Compiler:
     # ------------------------------------------------------------ entry
     def compile_program(self, node: N.Node, free: list[str] = ()):
         self.free_params = list(free)
-        self.sole = sole_reads(node)
+        self.last_reads = last_reads(node, OWNED_FORMS)
         body: list = []
         self.emit_tail(node, body, Ret())
         main = A.FunctionDef(name="__ptc_main__", args=_no_args(), body=body or [A.Return(_NONE)],
@@ -383,7 +383,7 @@ class Compiler:
         fn = mangle(node.name)
         owned = OWNED_FORMS.get(node.name)
         if owned is not None and owned[1] <= len(args) <= owned[2] and type(node.args[0]) is N.LocalRef \
-                and id(node.args[0]) in self.sole and isinstance(args[0], ast.Name):
+                and id(node.args[0]) in self.last_reads and isinstance(args[0], ast.Name):
             # the last read of a local: the map may be extended in place (analyzer/lastuse.py)
             return _call(f"_{node.name}_owned", args, node.span)
         if len(args) == 2 and runtime_table().get(fn) is R.BUILTINS["nth"].fn:

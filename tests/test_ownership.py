@@ -87,6 +87,13 @@ KEEPS_OLD_VERSIONS = [
      "[{:z 0} [31 31 31 31 31 31 31 31] [0 1 2 3 4 5 6 7]]"),
     ("(let [rs (pmap (fn [i] (reduce (fn [m j] (assoc m j i)) {} (range 40))) (range 8))]"
      " [(mapv count rs) (mapv #(get % 7) rs)])", "[[40 40 40 40 40 40 40 40] [0 1 2 3 4 5 6 7]]"),
+    # the old value flows out of an if / a do / an and into a vector built after the assoc
+    ("(let [m {:a 1}] [(if true m nil) (assoc m :b 2)])", "[{:a 1} {:a 1 :b 2}]"),
+    ("(let [m {:a 1}] [(do 1 m) (assoc m :b 2)])", "[{:a 1} {:a 1 :b 2}]"),
+    ("(let [m {:a 1}] [(and true m) (assoc m :b 2)])", "[{:a 1} {:a 1 :b 2}]"),
+    ("(let [m {:a 1}] [(let [x 1] m) (assoc m :b 2)])", "[{:a 1} {:a 1 :b 2}]"),
+    # an earlier key of a map literal, read before the value that assocs
+    ("(let [m {:a 1}] {m (assoc m :b 2)})", "{{:a 1} {:a 1 :b 2}}"),
     # a map that escaped through def inside a loop
     ("(loop [i 0 m {}] (if (< i 30) (do (when (= i 3) (def snap m)) (recur (inc i) (assoc m i i))) (count snap)))",
      "3"),
@@ -226,3 +233,33 @@ def test_growth_matches_a_model_and_leaves_its_start_alone(keys, op, init, drive
     assert plain(base) == {"z": 0} and plain(held) == [{"z": 0}]
     assert plain(start) == start_model
     assert plain(final) == model
+
+
+# ------------------------------------------------------------------ the in-place path is taken where it should be
+
+GROWS_IN_PLACE = [
+    # a test reads the map before the branch that grows it
+    "(loop [m {} i 0] (if (< (count m) 60) (recur (assoc m i i) (inc i)) m))",
+    # the new value reads the old one: counting by key
+    "(reduce (fn [m x] (assoc m x (inc (get m x 0)))) {} (range 60))",
+    # several steps in one iteration
+    "(loop [m {} i 0] (if (< i 60) (recur (dissoc (assoc m i i) (- i 1)) (inc i)) m))",
+    "(reduce (fn [m i] (update m i (fnil + 0) i)) {} (range 60))",
+    "(reduce (fn [m i] (conj m [i i])) {} (range 60))",
+]
+
+
+@pytest.mark.parametrize("src", GROWS_IN_PLACE)
+def test_growth_copies_only_the_starting_map(src, monkeypatch, backend):
+    from ptclisp.lib import colls_maps
+    copies = []
+    for name in ("assoc", "dissoc", "update", "_conj"):
+        real = getattr(colls_maps, name)
+
+        def counted(*args, _real=real, _name=name):
+            copies.append(_name)
+            return _real(*args)
+        monkeypatch.setattr(colls_maps, name, counted)
+    run(src, backend)
+    # the literal {} is a shared constant: its first extension copies it, the rest are in place
+    assert len(copies) <= 2, copies
