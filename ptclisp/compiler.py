@@ -115,6 +115,19 @@ def _name(id_, store=False):
     return A.Name(id=id_, ctx=_STORE if store else _LOAD)
 
 
+class _IntForm:
+    """How an inlined integer operation was built (see Compiler._inline_int)."""
+
+    __slots__ = ("names", "bounds", "fast", "nonneg", "transient_bounds")
+
+    def __init__(self, names, bounds, fast, nonneg, transient_bounds):
+        self.names = names                  # variables that must be ints
+        self.bounds = bounds                # further guards (the size bound of a product)
+        self.fast = fast                    # the expression computing the result from ints
+        self.nonneg = nonneg                # the result is >= 0 (x mod c, c > 0)
+        self.transient_bounds = transient_bounds  # bounds a reducing consumer may drop
+
+
 def _call(fn, args, span=None):
     node = A.Call(func=fn if isinstance(fn, ast.expr) else _name(fn), args=args, keywords=[])
     return _at(node, span)
@@ -420,23 +433,38 @@ class Compiler:
 
     def _inline_nth(self, fn, args, stmts, node):
         """`(nth v i)`: the item itself for a vector and an int index in range; else the builtin."""
-        names = []
-        for e in args:
-            if not isinstance(e, ast.Name):
-                t = self.tmp()
-                stmts.append(_assign(t, e))
-                e = _name(t)
-            names.append(e)
-        v, i = names
+        v, i = args
+        if not isinstance(v, ast.Name):
+            t = self.tmp()
+            stmts.append(_assign(t, v))
+            v = _name(t)
         items = self.tmp("it")
-        test = A.BoolOp(op=ast.And(), values=[
-            _is(_call("type", [v]), _name("_Vector")),
-            _is(A.NamedExpr(target=_name(items, True), value=A.Attribute(value=v, attr="_items", ctx=_LOAD)),
-                _NONE, True),
-            _is(_call("type", [i]), _name("int")),
-            A.Compare(left=A.Constant(0), ops=[ast.LtE(), ast.Lt()], comparators=[i, _call("len", [_name(items)])])])
+        tests = [_is(_call("type", [v]), _name("_Vector")),
+                 _is(A.NamedExpr(target=_name(items, True), value=A.Attribute(value=v, attr="_items", ctx=_LOAD)),
+                     _NONE, True)]
+        form = getattr(i, "ptc_int", None)
+        if form is not None:  # an inlined int expression: its guards, then the index itself
+            tests += [_is(_call("type", [_name(n)]), _name("int")) for n in form.names]
+            tests += list(form.bounds)
+            k = self.tmp("k")
+            index = A.NamedExpr(target=_name(k, True), value=form.fast)
+            if form.nonneg:
+                tests.append(A.Compare(left=index, ops=[ast.Lt()], comparators=[_call("len", [_name(items)])]))
+            else:
+                tests.append(A.Compare(left=A.Constant(0), ops=[ast.LtE(), ast.Lt()],
+                                       comparators=[index, _call("len", [_name(items)])]))
+            fast = A.Subscript(value=_name(items), slice=_name(k), ctx=_LOAD)
+            return _at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=fast,
+                               orelse=_call(fn, [v, i], node.span)), node.span)
+        if not isinstance(i, ast.Name):
+            t = self.tmp()
+            stmts.append(_assign(t, i))
+            i = _name(t)
+        tests += [_is(_call("type", [i]), _name("int")),
+                  A.Compare(left=A.Constant(0), ops=[ast.LtE(), ast.Lt()], comparators=[i, _call("len", [_name(items)])])]
         fast = A.Subscript(value=_name(items), slice=i, ctx=_LOAD)
-        return _at(A.IfExp(test=test, body=fast, orelse=_call(fn, [v, i], node.span)), node.span)
+        return _at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=fast, orelse=_call(fn, [v, i], node.span)),
+                   node.span)
 
     def e_data(self, node, stmts):
         return _call("_data", [A.Constant(node.name)], node.span)
@@ -615,6 +643,12 @@ class Compiler:
                                     "_add2" if op == "inc" else "_sub2", node, builtin=op)
         return _call(mangle({"zero": "zero?", "first": "first"}[op]), [x], node.span)
 
+    # Inline integer arithmetic. An inlined operation over variables and constants records how it
+    # was built on its AST (`ptc_int`: the variables that must be ints, extra guards, the int-only
+    # expression), so an operation that consumes it folds the guards into its own instead of
+    # testing the type of the intermediate result again: `(mod (* i 37) 101)` is one
+    # `type(i) is int` test around `i * 37 % 101`.
+
     def _inline_mul(self, args, node):
         """`x * c` for an int x of bounded size and a small constant c; else the general builtin."""
         a, b = args
@@ -623,46 +657,81 @@ class Compiler:
         if not (isinstance(b, ast.Constant) and type(b.value) is int and abs(b.value) < 2 ** 31) \
                 or not isinstance(a, (ast.Name, ast.Constant)):
             return _call("_mul2", args, node.span)
-        test = A.BoolOp(op=ast.And(), values=[
-            _is(_call("type", [a]), _name("int")),
-            A.Compare(left=A.Constant(-(1 << 62)), ops=[ast.Lt(), ast.Lt()], comparators=[a, A.Constant(1 << 62)])])
-        return _at(A.IfExp(test=test, body=A.BinOp(left=a, op=ast.Mult(), right=b),
-                           orelse=_call("_mul2", [a, b], node.span)), node.span)
+        bound = A.Compare(left=A.Constant(-(1 << 62)), ops=[ast.Lt(), ast.Lt()], comparators=[a, A.Constant(1 << 62)])
+        fast = A.BinOp(left=a, op=ast.Mult(), right=b)
+        test = A.BoolOp(op=ast.And(), values=[_is(_call("type", [a]), _name("int")), bound])
+        out = _at(A.IfExp(test=test, body=fast, orelse=_call("_mul2", [a, b], node.span)), node.span)
+        if isinstance(a, ast.Name):
+            # the size bound only matters when the product is kept: a consumer that reduces it
+            # (mod by a constant) may drop it
+            out.ptc_int = _IntForm((a.id,), (bound,), fast, nonneg=False, transient_bounds=True)
+        return out
 
     def _inline_mod(self, args, node):
         """Floored `x mod c` for an int x and a non-zero constant int c (Python's % is floored)."""
         a, b = args
         if not (isinstance(b, ast.Constant) and type(b.value) is int and b.value != 0):
             return _call(mangle("mod"), args, node.span)
-        return self._inline_int(a, b, ast.Mod(), mangle("mod"), node)
+        return self._inline_int(a, b, ast.Mod(), mangle("mod"), node, reduces=True)
 
-    def _inline_int(self, a, b, pyop, slow, node, builtin=None):
+    def _inline_int(self, a, b, pyop, slow, node, builtin=None, reduces=False):
         """`a OP b` when both are ints, else the general builtin (evaluating each operand once)."""
         checks = []
+        evaluated = []          # tests that also evaluate an operand into a temporary: never skipped
+        names: list = []        # variables tested (folded operands included), for ptc_int
+        bounds: list = []
         operands = []
+        foldable = True
         for e in (a, b):
             if isinstance(e, ast.Constant) and type(e.value) is int:
                 operands.append(e)
                 continue
             if isinstance(e, ast.Name):
                 operands.append(e)
-                checks.append(_is(_call("type", [e]), _name("int")))
+                if e.id not in names:
+                    names.append(e.id)
+                    checks.append(_is(_call("type", [e]), _name("int")))
                 continue
+            form = getattr(e, "ptc_int", None)
+            if form is not None:
+                for n in form.names:
+                    if n not in names:
+                        names.append(n)
+                        checks.append(_is(_call("type", [_name(n)]), _name("int")))
+                if not (reduces and form.transient_bounds):
+                    bounds.extend(form.bounds)
+                operands.append(form.fast)
+                continue
+            foldable = False
             t = self.tmp()
-            checks.append(_is(_call("type", [A.NamedExpr(target=_name(t, True), value=e)]), _name("int")))
+            evaluated.append(_is(_call("type", [A.NamedExpr(target=_name(t, True), value=e)]), _name("int")))
             operands.append(_name(t))
+        folded = any(getattr(e, "ptc_int", None) is not None for e in (a, b))
+        full = [e if getattr(e, "ptc_int", None) is not None else o for e, o in zip((a, b), operands)]
         if isinstance(pyop, ast.cmpop):
             fast = A.Compare(left=operands[0], ops=[pyop], comparators=[operands[1]])
         else:
             fast = A.BinOp(left=operands[0], op=pyop, right=operands[1])
         if builtin is not None:
-            slow_call = _call(mangle(builtin), [operands[0]], node.span)
+            slow_call = _call(mangle(builtin), [full[0]], node.span)
         else:
-            slow_call = _call(slow, operands, node.span)
-        if not checks:
+            slow_call = _call(slow, full, node.span)
+        if not checks and not bounds and not evaluated:
             return _at(fast, node.span)
-        test = checks[0] if len(checks) == 1 else A.BinOp(left=checks[0], op=ast.BitAnd(), right=checks[1])
-        return _at(A.IfExp(test=test, body=fast, orelse=slow_call), node.span)
+        tests = checks + bounds
+        if evaluated:
+            # every operand is evaluated exactly once, whatever the other tests say: `&` does not
+            # short-circuit, and the slow path reads the temporaries
+            first = evaluated[0]
+            for e in evaluated[1:] + (tests if len(tests) == 1 and not folded else []):
+                first = A.BinOp(left=first, op=ast.BitAnd(), right=e)
+            tests = [first] + ([] if len(tests) == 1 and not folded else tests)
+        test = tests[0] if len(tests) == 1 else A.BoolOp(op=ast.And(), values=tests)
+        out = _at(A.IfExp(test=test, body=fast, orelse=slow_call), node.span)
+        if foldable and isinstance(pyop, (ast.Add, ast.Sub, ast.Mod)):
+            nonneg = isinstance(pyop, ast.Mod) and isinstance(b, ast.Constant) and b.value > 0
+            out.ptc_int = _IntForm(tuple(names), tuple(bounds), fast, nonneg=nonneg, transient_bounds=False)
+        return out
 
     # ------------------------------------------------------------ for / doseq
     def e_for(self, node: N.For, stmts):
