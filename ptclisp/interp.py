@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from . import runtime as rt
 from .analyzer import nodes as N
-from .compiler import _free_locals, compile_subprogram, inlinable_hof, mangle, runtime_table
+from .compiler import _children, _free_locals, compile_subprogram, inlinable_hof, mangle, runtime_table
 from .errors import FailSignal, PtcError, ReturnSignal
 from .meter import compile_tick
 from .values import Map, Vector, hk
@@ -452,7 +452,10 @@ class Builder:
         return island
 
     def b_fn(self, node, layout):
-        if node.has_recur or node.name is not None:
+        # loops, and functions that call themselves (where a closure-tier wrapper would double
+        # the Python frames per level of recursion), are compiled at once; the rest start as
+        # closures and are compiled when hot
+        if node.has_recur or (node.name is not None and _calls_itself(node)):
             return self._compiled_island(node, layout)
         return self._tiered_fn(node, layout)
 
@@ -464,12 +467,13 @@ class Builder:
             inner.slots[py] = len(inner.slots)
         params = [inner.slot(p) for p in node.params]
         rest_slot = inner.slot(node.rest) if node.rest else None
+        self_slot = inner.slot(node.self_local) if node.self_local is not None else None
         prologue = [(inner.slot(l), self.build(v, inner)) for l, v in node.prologue]
         body = self.build(node.body, inner)
         nparams = len(params)
         g = self.g
         info = _HotInfo(node, free, self)
-        label = "fn"
+        label = node.name or "fn"
         param_names = list(node.param_names)
 
         def make_closure(f):
@@ -495,6 +499,8 @@ class Builder:
                 frame.extend([None] * (len(inner) - len(frame)))
                 if rest_slot is not None:
                     frame[rest_slot] = Vector(list(args[nparams:]), None)
+                if self_slot is not None:
+                    frame[self_slot] = ptc_fn
                 for s, b in prologue:
                     frame[s] = b(frame)
                 return body(frame)
@@ -541,6 +547,43 @@ class _HotInfo:
     def compile(self):
         self.make = compile_subprogram(self.node, self.free, self.builder.host_refs, self.builder.g)
         self.builder.codes.update(self.make.codes)
+
+
+def _calls_itself(fn: N.Fn) -> bool:
+    """Does the body of a named fn refer to its own name (as a global, or its self binding)?"""
+    name, me = fn.name, fn.self_local
+    stack = [fn.body] + [v for _loc, v in fn.prologue]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if (t is N.GlobalRef or t is N.MaybeGlobal) and n.name == name:
+            return True
+        if t is N.LocalRef and me is not None and n.local is me:
+            return True
+        stack.extend(_children_all(n))
+    return False
+
+
+def _children_all(n):
+    t = type(n)
+    if t is N.Fn:
+        return [v for _loc, v in n.prologue] + [n.body]
+    if t is N.Let:
+        return [v for _loc, v in n.bindings] + [n.body]
+    if t is N.Loop:
+        return list(n.inits) + [n.body]
+    if t is N.For:
+        out = []
+        for clause in n.clauses:
+            if clause[0] == "bind":
+                out.append(clause[2])
+                out.extend(v for _loc, v in clause[3])
+            elif clause[0] == "let":
+                out.extend(v for _loc, v in clause[1])
+            else:
+                out.append(clause[1])
+        return out + [n.body]
+    return _children(n)
 
 
 def _free_locals_of(node):

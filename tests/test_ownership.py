@@ -263,3 +263,23 @@ def test_growth_copies_only_the_starting_map(src, monkeypatch, backend):
     run(src, backend)
     # the literal {} is a shared constant: its first extension copies it, the rest are in place
     assert len(copies) <= 2, copies
+
+
+# ------------------------------------------------------------------ named functions start in the closure tier
+
+@pytest.mark.parametrize("src,expected", [
+    ("(defn twice [x] (* 2 x)) (twice 21)", "42"),
+    ("(defn twice [x] (* 2 x)) (mapv twice (range 40))", "[" + " ".join(str(2 * i) for i in range(40)) + "]"),
+    ("(defn ev? [n] (if (= n 0) true (od? (dec n)))) (defn od? [n] (if (= n 0) false (ev? (dec n)))) (ev? 1000)",
+     "true"),
+    ("((fn bar [x] (if (> x 0) (bar (dec x)) :done)) 100)", ":done"),
+    ("(let [f (fn named [x] (if (map? x) named x))] (= f (f {})))", "true"),
+])
+def test_named_functions(src, expected, backend):
+    assert same(run(src, backend), expected)
+
+
+def test_a_named_function_reports_arity_with_its_name(backend):
+    s = ptclisp.Session()
+    r = evaluate(s.env, "(defn foo [x] x) (foo 1 2)", s.limits, backend=backend)
+    assert r.error.kind == "arity_mismatch" and "foo" in r.error.message
