@@ -60,6 +60,7 @@ class Result:
     prints: list = attrs.Factory(list)
     tool_calls: list = attrs.Factory(list)
     duration_ms: float = 0.0
+    pmap_calls: list = attrs.Factory(list)   # parallel.ParallelRecord per pmap/pcalls, in completion order
 
     @property
     def ok(self) -> bool:
@@ -250,7 +251,8 @@ def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, co
             del envr.history[:-3]
     else:
         ns.rollback()
-    return Result(status, value, error, meter.prints, meter.tool_calls, (time.perf_counter() - t0) * 1000)
+    return Result(status, value, error, meter.prints, meter.tool_calls, (time.perf_counter() - t0) * 1000,
+                  meter.pmap_calls)
 
 
 # ------------------------------------------------------------------ error translation

@@ -73,7 +73,7 @@ class Meter:
 
     __slots__ = (
         "limits", "deadline", "expired", "cancelled", "allocated", "budget",
-        "prints", "print_chars", "tool_calls", "tool_count", "parallel_live",
+        "prints", "print_chars", "tool_calls", "pmap_calls", "tool_count", "parallel_live",
         "parallel_lock", "_wd_id", "env", "loop_limit", "stop_error", "__weakref__",
     )
     in_worker = False  # parallel.WorkerMeter: True (a worker's `def`s are discarded)
@@ -88,6 +88,7 @@ class Meter:
         self.prints: list[str] = []
         self.print_chars = 0
         self.tool_calls: list = []
+        self.pmap_calls: list = []   # one ParallelRecord per pmap/pcalls (workers append to the root's list)
         self.tool_count = 0
         self.parallel_live = 0
         self.parallel_lock = threading.Lock()

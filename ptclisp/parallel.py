@@ -38,6 +38,8 @@ import queue
 import threading
 import time
 
+import attrs
+
 from . import meter as M
 from .errors import FailSignal, PtcError, ReturnSignal
 from .isolation import ENFORCER, guard
@@ -339,6 +341,18 @@ class Calls:
         return self.f, tuple(c[i] for c in self.cols)
 
 
+@attrs.define
+class ParallelRecord:
+    """One `pmap`/`pcalls` operation, for `Result.pmap_calls` (runtime.md §2.2)."""
+
+    type: str               # "pmap" or "pcalls"
+    count: int              # applications asked for
+    success_count: int = 0  # applications that returned a value
+    error_count: int = 0    # applications that failed
+    timestamp: float = 0.0  # wall-clock start (seconds since the epoch)
+    duration_ms: float = 0.0
+
+
 def run_parallel(who: str, calls) -> Vector:
     """Run `fn(*args)` for every `(fn, args)` of `calls` on parallel workers; values in input order."""
     n = len(calls)
@@ -348,6 +362,16 @@ def run_parallel(who: str, calls) -> Vector:
     root, deadline = _deadline_for(caller)
     if root.expired:
         root.raise_expired()
+    record = ParallelRecord(who, n, timestamp=time.time())
+    started = time.perf_counter()
+    try:
+        return _run_parallel(who, calls, n, caller, root, deadline, record)
+    finally:
+        record.duration_ms = (time.perf_counter() - started) * 1000
+        root.pmap_calls.append(record)  # list.append is atomic; nested operations append from workers
+
+
+def _run_parallel(who, calls, n, caller, root, deadline, record) -> Vector:
     caller.alloc(seq_cost(n))  # the result vector
     out: queue.SimpleQueue = queue.SimpleQueue()
     results = [None] * n
@@ -377,7 +401,9 @@ def run_parallel(who: str, calls) -> Vector:
             idle += 1
             _keep_effects(caller, effects, done)
             if not done.ok:
+                record.error_count += 1
                 raise worker_error(who, done.index, done.value)
+            record.success_count += 1
             results[done.index] = done.value
             kept += done.cost
         caller.alloc(kept)
@@ -389,7 +415,7 @@ def run_parallel(who: str, calls) -> Vector:
     except BaseException as exc:
         err = exc if isinstance(exc, PtcError) else PtcError("timeout", "evaluation interrupted")
         halt(root, err)
-        _drain(caller, out, inflight, effects)
+        _drain(caller, out, inflight, effects, record)
         _merge(caller, effects)
         raise
     finally:
@@ -439,7 +465,7 @@ def _next_done(out: queue.SimpleQueue, root: Meter, deadline: float | None, who:
                     root.raise_expired()
 
 
-def _drain(caller: Meter, out: queue.SimpleQueue, inflight: int, effects: dict):
+def _drain(caller: Meter, out: queue.SimpleQueue, inflight: int, effects: dict, record=None):
     """Give stopped workers a moment to unwind, so few outlive the failed evaluation.
 
     Workers finishing meanwhile keep their effects (their tool calls did happen).
@@ -454,6 +480,11 @@ def _drain(caller: Meter, out: queue.SimpleQueue, inflight: int, effects: dict):
         except queue.Empty:
             return
         _keep_effects(caller, effects, done, charge=False)
+        if record is not None:
+            if done.ok:
+                record.success_count += 1
+            else:
+                record.error_count += 1
         inflight -= 1
 
 

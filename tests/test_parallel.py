@@ -244,3 +244,26 @@ def test_cached_tools_inside_workers():
     # the worker for 1 sees the entry made before the pmap; the two workers for 2 do not see each other's
     # entry, and the call after the pmap finds theirs
     assert sorted(calls) == [1, 2, 2]
+
+
+# ------------------------------------------------------------------ pmap_calls records (runtime.md §2.2)
+
+def test_every_parallel_operation_leaves_a_record():
+    r = ptclisp.run("[(pmap inc (range 10)) (pcalls (fn [] 1) (fn [] 2)) (pmap (fn [x] (pmap inc [x])) [1 2])]")
+    assert r.ok
+    kinds = sorted((p.type, p.count, p.success_count, p.error_count) for p in r.pmap_calls)
+    assert kinds == [("pcalls", 2, 2, 0), ("pmap", 1, 1, 0), ("pmap", 1, 1, 0), ("pmap", 2, 2, 0),
+                     ("pmap", 10, 10, 0)]
+    assert all(p.duration_ms >= 0 and p.timestamp > 0 for p in r.pmap_calls)
+
+
+def test_a_failed_operation_is_recorded_with_its_errors():
+    r = ptclisp.run("(pmap (fn [x] (/ 1 x)) [1 0 2])")
+    assert r.error.kind == "pmap_error"
+    rec, = r.pmap_calls
+    assert (rec.type, rec.count, rec.error_count) == ("pmap", 3, 1)
+    assert rec.success_count + rec.error_count <= 3
+
+
+def test_no_parallel_operation_no_record():
+    assert ptclisp.run("(map inc [1 2])").pmap_calls == []
