@@ -348,7 +348,7 @@ class ParallelRecord:
     type: str               # "pmap" or "pcalls"
     count: int              # applications asked for
     success_count: int = 0  # applications that returned a value
-    error_count: int = 0    # applications that failed
+    error_count: int = 0    # applications that failed (those the failure then stopped are neither)
     timestamp: float = 0.0  # wall-clock start (seconds since the epoch)
     duration_ms: float = 0.0
 
@@ -480,11 +480,8 @@ def _drain(caller: Meter, out: queue.SimpleQueue, inflight: int, effects: dict, 
         except queue.Empty:
             return
         _keep_effects(caller, effects, done, charge=False)
-        if record is not None:
-            if done.ok:
-                record.success_count += 1
-            else:
-                record.error_count += 1
+        if record is not None and done.ok:  # a worker the stop interrupted did not fail on its own
+            record.success_count += 1
         inflight -= 1
 
 
