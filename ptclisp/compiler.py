@@ -78,7 +78,7 @@ def _build_rt() -> dict:
         "_truthy": rt.truthy, "_kw_get": rt.kw_get, "_loop_limit": rt.loop_limit_exceeded,
         "_rest": rt.rest_args, "_juxt": rt.juxt, "_def": rt.rt_def,
         "_mkvec": rt.mkvec, "_mkmap": rt.mkmap, "_mkset": rt.mkset, "_hk": hk, "_Map": Map, "_Vector": Vector,
-        "_absent": _ABSENT, "_new": object.__new__,
+        "_absent": _ABSENT,
         "_out_for": rt.out_for, "_for_too_big": rt.for_too_big,
         "_add2": num.add2, "_sub2": num.sub2, "_mul2": num.mul2, "_lt2": num.lt2, "_gt2": num.gt2,
         "_le2": num.le2, "_ge2": num.ge2, "_eq2": num.eq2,
