@@ -393,10 +393,39 @@ def _terminal_table() -> list:
     return table
 
 
+def _letter_symbol(table):
+    """SYMBOL's pattern restricted to a leading ASCII letter, when no other terminal can match
+    text that begins with a letter (so trying it first cannot change any token); else None."""
+    sym = next((t for t in table if t[0] == "SYMBOL"), None)
+    if sym is None or not sym[2].startswith("[A-Za-z"):
+        return None
+    close = sym[2].index("]")
+    lead = "[A-Za-z]" + sym[2][close + 1:]
+    samples = ("a", "Z", "x1", "foo-bar", "nil", "e1", "E5")
+    if any(re.match(o[2], text) for o in table if o is not sym for text in samples):
+        return None
+    if not all(re.fullmatch(sym[2], text) and re.fullmatch(lead, text) for text in samples):
+        return None
+    return lead
+
+
 def _scanner():
     table = _terminal_table()
     ignored = [t for t in table if t[3]]
     terms = sorted((t for t in table if not t[3]), key=lambda t: -t[1])
+    # The alternation is tried in order at every token, so the commonest tokens go first when
+    # that cannot change what matches: a terminal that is one literal character no other
+    # terminal can begin with (the brackets) wins wherever it matches, whatever its place.
+    def sole_char(t):
+        pat = t[2]
+        char = pat[1:] if len(pat) == 2 and pat[0] == "\\" else None
+        if char is None or len(char) != 1:
+            return False
+        return not any(re.match(o[2], char + tail) for o in table if o is not t for tail in ("", "a", "1", " "))
+    terms = [t for t in terms if sole_char(t)] + [t for t in terms if not sole_char(t)]
+    lead = _letter_symbol(table)
+    if lead is not None:  # symbols that begin with a letter: the commonest token after brackets
+        terms.insert(sum(1 for t in terms if sole_char(t)), ("SYMBOL_LEAD", 0, lead, False))
     skip = "(?>(?:" + "|".join(t[2] for t in ignored) + ")*)"
     parts = [f"(?P<{t[0]}>{t[2]})" for t in terms] + [r"(?P<EOF>\Z)"]
     # leading ignored text (whitespace, commas, comments) is consumed with each token
@@ -466,7 +495,7 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
             continue
         else:
             span = Span(line, col, line, col + len(value))
-            if kind == "SYMBOL":  # the commonest token: atom_form's rule, inline
+            if kind == "SYMBOL_LEAD" or kind == "SYMBOL":  # the commonest token: atom_form's rule, inline
                 if value in _WORDS:
                     form = Lit(_WORDS[value], span)
                 else:
