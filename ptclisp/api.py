@@ -28,12 +28,13 @@ class Session:
     """
 
     def __init__(self, context=None, tools=None, limits: Limits | None = None, preludes=None,
-                 strict_data: bool = False):
+                 strict_data: bool = False, program_cache: bool = True):
         self.limits = limits or Limits()
         try:
             self.env = Environment(context, tools, strict_data=strict_data)
         except PtcError as e:
             raise ValueError(f"invalid session input: {e.message}") from None
+        self.env.programs.enabled = program_cache
         self.prelude_sources = list(preludes or [])
         if self.prelude_sources:
             from .prelude import attach_preludes

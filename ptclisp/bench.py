@@ -69,9 +69,12 @@ class Workload:
     max_reps: int | None = None            # cap for slow, deterministic measurements
 
 
+PROGRAM_CACHE = [True]   # --no-program-cache: every evaluation reads, analyzes and compiles again
+
+
 def _ptc(src: str, context=None) -> Impl:
     """A PTC-Lisp program evaluated in a session prepared outside the timing."""
-    s = Session(context=context, limits=BIG)
+    s = Session(context=context, limits=BIG, program_cache=PROGRAM_CACHE[0])
 
     def go():
         r = s.eval(src)
@@ -639,6 +642,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="stop repeating a column after a sample slower than this (default 10)")
     p.add_argument("--profile", action="store_true", help="cProfile the ptclisp column instead of timing")
     p.add_argument("--top", type=int, default=15, help="rows per profile (default 15)")
+    p.add_argument("--no-program-cache", action="store_true",
+                   help="re-read, re-analyze and re-compile the program at every repetition (the Session "
+                        "would otherwise reuse the program it built for the same text)")
     p.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
 
 
@@ -683,6 +689,7 @@ def run_cli(args, extra_columns: dict | None = None, isolated: dict | None = Non
     measured in a child process running that command, so their libraries cannot slow the others."""
     extra_columns = extra_columns or {}
     isolated = {} if getattr(args, "in_process", False) else (isolated or {})
+    PROGRAM_CACHE[0] = not getattr(args, "no_program_cache", False)
     wl = WORKLOADS
     if args.only:
         keys = {k.strip() for k in args.only.split(",") if k.strip()}

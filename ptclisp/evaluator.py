@@ -125,14 +125,15 @@ class ProgramCache:
     MAX_ENTRIES = 64
     MAX_SOURCE = 64 * 1024
 
-    def __init__(self):
+    def __init__(self, enabled: bool = True):
+        self.enabled = enabled
         self.entries: dict = {}
         # keys evaluated once: a program is kept only when its text comes back (most agent
         # turns are new text, and holding every built program would cost them memory and time)
         self.seen: dict = {}
 
     def key(self, envr: "Environment", source: str, limits: Limits, backend: str):
-        if len(source) > self.MAX_SOURCE:
+        if not self.enabled or len(source) > self.MAX_SOURCE:
             return None
         return (source, backend, envr.ns.version, tuple(envr.tools.tools), tuple(envr.preludes), envr.strict_data,
                 limits.max_program_bytes, limits.max_depth, limits.max_symbols)

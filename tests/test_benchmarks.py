@@ -43,3 +43,23 @@ def test_python_dash_m_benchmarks_entry_point():
                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "fib 25" in out.stdout and "Session: 200" in out.stdout
+
+
+def test_the_program_cache_can_be_turned_off(capsys):
+    # the Session is told not to keep built programs: every repetition compiles again
+    assert bench.main(["--quick", "--only", "c", "--columns", "ptclisp", "--no-program-cache"]) == 0
+    assert bench.PROGRAM_CACHE == [False]
+    assert "10k maps" in capsys.readouterr().out
+    bench.main(["--quick", "--only", "a", "--columns", "ptclisp"])
+    assert bench.PROGRAM_CACHE == [True]
+
+
+def test_a_session_without_program_cache_builds_every_time(monkeypatch):
+    from ptclisp import Session, evaluator
+    calls = []
+    real = evaluator.analyze_source
+    monkeypatch.setattr(evaluator, "analyze_source", lambda *a: calls.append(1) or real(*a))
+    s = Session(program_cache=False)
+    for _ in range(3):
+        assert s.eval("(+ 1 2)").value == 3
+    assert len(calls) == 3
