@@ -25,6 +25,7 @@ from .meter import compile_tick
 from .values import Map, Vector, hk
 
 HOT_CALLS = 24
+ISLAND_ITEMS = 4096   # items for which a map/filter over a literal fn is compiled as a loop at first sight
 
 
 class Layout:
@@ -182,9 +183,9 @@ class Builder:
         return self._call(self.rt[mangle(node.name)], argb, node.span)
 
     def _hof_island(self, node, layout, argb):
-        """`(map (fn [x] ...) coll)` and kin: over a vector long enough to make compiling pay, run
-        the compiled loop (compiler._inline_hof); else call the builtin with an interpreted fn.
-        The loop is compiled on first need, so short collections cost nothing extra."""
+        """`(map (fn [x] ...) coll)` and kin: over a vector when compiling pays (many items, or
+        this call site running again), run the compiled loop (compiler._inline_hof); else call
+        the builtin with the fn (which it compiles when it will call it often, registry.hot)."""
         fnb, collb = argb
         fn_value = self.rt[mangle(node.name)]
         host_refs, g, codes, span = self.host_refs, self.g, self.codes, node.span
@@ -199,10 +200,16 @@ class Builder:
             made.append((compile_subprogram(looped, free, host_refs, g), slots, free.index(coll_local.py)))
             codes.update(made[0][0].codes)
 
+        runs = [0]
+
         def run(f):
             fn = fnb(f)
             coll = collb(f)
-            if type(coll) is not Vector or len(coll) < HOT_CALLS:
+            # compiling the loop (~0.5 ms) pays for itself over a few thousand items at once, or
+            # when this call site runs again (a program evaluated again, a call in a loop or fn)
+            if type(coll) is not Vector or not made and not (
+                    len(coll) >= ISLAND_ITEMS or (len(coll) >= HOT_CALLS and runs[0])):
+                runs[0] += 1
                 try:
                     return fn_value(fn, coll)
                 except Exception as e:  # noqa: BLE001
