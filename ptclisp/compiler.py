@@ -680,34 +680,28 @@ class Compiler:
         evaluated = []          # tests that also evaluate an operand into a temporary: never skipped
         names: list = []        # variables tested (folded operands included), for ptc_int
         bounds: list = []
-        operands = []
+        operands = []           # the int-only path's operands
+        full = []               # the general builtin's operands (a folded operand in full)
         foldable = True
         for e in (a, b):
-            if isinstance(e, ast.Constant) and type(e.value) is int:
-                operands.append(e)
-                continue
-            if isinstance(e, ast.Name):
-                operands.append(e)
-                if e.id not in names:
-                    names.append(e.id)
-                    checks.append(_is(_call("type", [e]), _name("int")))
-                continue
             form = getattr(e, "ptc_int", None)
-            if form is not None:
-                for n in form.names:
+            if isinstance(e, ast.Constant) and type(e.value) is int:
+                op = e
+            elif isinstance(e, ast.Name) or form is not None:
+                for n in (e.id,) if form is None else form.names:
                     if n not in names:
                         names.append(n)
                         checks.append(_is(_call("type", [_name(n)]), _name("int")))
-                if not (reduces and form.transient_bounds):
+                if form is not None and not (reduces and form.transient_bounds):
                     bounds.extend(form.bounds)
-                operands.append(form.fast)
-                continue
-            foldable = False
-            t = self.tmp()
-            evaluated.append(_is(_call("type", [A.NamedExpr(target=_name(t, True), value=e)]), _name("int")))
-            operands.append(_name(t))
-        folded = any(getattr(e, "ptc_int", None) is not None for e in (a, b))
-        full = [e if getattr(e, "ptc_int", None) is not None else o for e, o in zip((a, b), operands)]
+                op = e if form is None else form.fast
+            else:
+                foldable = False
+                t = self.tmp()
+                evaluated.append(_is(_call("type", [A.NamedExpr(target=_name(t, True), value=e)]), _name("int")))
+                e = op = _name(t)
+            operands.append(op)
+            full.append(e)
         if isinstance(pyop, ast.cmpop):
             fast = A.Compare(left=operands[0], ops=[pyop], comparators=[operands[1]])
         else:
@@ -716,16 +710,16 @@ class Compiler:
             slow_call = _call(mangle(builtin), [full[0]], node.span)
         else:
             slow_call = _call(slow, full, node.span)
-        if not checks and not bounds and not evaluated:
-            return _at(fast, node.span)
         tests = checks + bounds
         if evaluated:
             # every operand is evaluated exactly once, whatever the other tests say: `&` does not
             # short-circuit, and the slow path reads the temporaries
             first = evaluated[0]
-            for e in evaluated[1:] + (tests if len(tests) == 1 and not folded else []):
+            for e in evaluated[1:]:
                 first = A.BinOp(left=first, op=ast.BitAnd(), right=e)
-            tests = [first] + ([] if len(tests) == 1 and not folded else tests)
+            tests.insert(0, first)
+        if not tests:
+            return _at(fast, node.span)
         test = tests[0] if len(tests) == 1 else A.BoolOp(op=ast.And(), values=tests)
         out = _at(A.IfExp(test=test, body=fast, orelse=slow_call), node.span)
         if foldable and isinstance(pyop, (ast.Add, ast.Sub, ast.Mod)):
@@ -870,11 +864,7 @@ def _contains_closure(n) -> bool:
     t = type(n)
     if t is N.Fn or t is N.For:
         return True
-    if t is N.Let:
-        return any(_contains_closure(v) for _loc, v in n.bindings) or _contains_closure(n.body)
-    if t is N.Loop:
-        return any(_contains_closure(v) for v in n.inits) or _contains_closure(n.body)
-    return any(_contains_closure(c) for c in _children(n))
+    return any(_contains_closure(c) for c in N.children(n))
 
 
 def _free_locals(fn: N.Fn) -> set:
@@ -928,41 +918,11 @@ def _free_locals(fn: N.Fn) -> set:
                     walk(c[1])
             walk(n.body)
             return
-        for child in _children(n):
+        for child in N.children(n):
             walk(child)
 
     walk(fn)
     return used - bound
-
-
-def _children(n):
-    t = type(n)
-    if t in (N.Const, N.LocalRef, N.GlobalRef, N.MaybeGlobal, N.BuiltinRef, N.DataRef, N.ToolRef, N.HistoryRef,
-             N.HostRef):
-        return ()
-    if t is N.If:
-        return (n.test, n.then, n.else_)
-    if t is N.Do:
-        return n.body
-    if t in (N.BuiltinCall, N.ToolCall, N.RtCall, N.Prim):
-        return n.args
-    if t is N.Call:
-        return [n.fn] + n.args
-    if t is N.Recur:
-        return n.args
-    if t is N.Def:
-        return (n.value,)
-    if t in (N.And, N.Or):
-        return n.exprs
-    if t in (N.VectorLit, N.SetLit):
-        return n.items
-    if t is N.MapLit:
-        return [x for kv in n.pairs for x in kv]
-    if t is N.Terminal:
-        return (n.value,)
-    if t is N.Juxt:
-        return n.fns
-    raise TypeError(f"no children rule for {t.__name__}")  # pragma: no cover
 
 
 _INLINE_BIN = {

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from . import runtime as rt
 from .analyzer import nodes as N
-from .compiler import _children, _free_locals, compile_subprogram, inlinable_hof, mangle, runtime_table
+from .compiler import _free_locals, compile_subprogram, inlinable_hof, mangle, runtime_table
 from .errors import FailSignal, PtcError, ReturnSignal
 from .meter import compile_tick
 from .values import Map, Vector, hk
@@ -567,30 +567,8 @@ def _calls_itself(fn: N.Fn) -> bool:
             return True
         if t is N.LocalRef and me is not None and n.local is me:
             return True
-        stack.extend(_children_all(n))
+        stack.extend(N.children(n))
     return False
-
-
-def _children_all(n):
-    t = type(n)
-    if t is N.Fn:
-        return [v for _loc, v in n.prologue] + [n.body]
-    if t is N.Let:
-        return [v for _loc, v in n.bindings] + [n.body]
-    if t is N.Loop:
-        return list(n.inits) + [n.body]
-    if t is N.For:
-        out = []
-        for clause in n.clauses:
-            if clause[0] == "bind":
-                out.append(clause[2])
-                out.extend(v for _loc, v in clause[3])
-            elif clause[0] == "let":
-                out.extend(v for _loc, v in clause[1])
-            else:
-                out.append(clause[1])
-        return out + [n.body]
-    return _children(n)
 
 
 def _free_locals_of(node):

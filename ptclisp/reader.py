@@ -422,10 +422,12 @@ def _scanner():
         if char is None or len(char) != 1:
             return False
         return not any(re.match(o[2], char + tail) for o in table if o is not t for tail in ("", "a", "1", " "))
-    terms = [t for t in terms if sole_char(t)] + [t for t in terms if not sole_char(t)]
+    first = [t for t in terms if sole_char(t)]
+    rest = [t for t in terms if t not in first]
     lead = _letter_symbol(table)
     if lead is not None:  # symbols that begin with a letter: the commonest token after brackets
-        terms.insert(sum(1 for t in terms if sole_char(t)), ("SYMBOL_LEAD", 0, lead, False))
+        first.append(("SYMBOL_LEAD", 0, lead, False))
+    terms = first + rest
     skip = "(?>(?:" + "|".join(t[2] for t in ignored) + ")*)"
     parts = [f"(?P<{t[0]}>{t[2]})" for t in terms] + [r"(?P<EOF>\Z)"]
     # leading ignored text (whitespace, commas, comments) is consumed with each token

@@ -350,7 +350,7 @@ class Map(dict):
         return list(dict.values(self))
 
     def __reduce__(self):
-        return (_map_from_stored, (dict(self),))
+        return (Map, (dict(self),))  # the stored keys, copied back by the dict constructor
 
     def __copy__(self):
         return self
@@ -442,12 +442,6 @@ class Map(dict):
         m[hk(key)] = value
         return m
 
-    def assoc_many(self, pairs) -> "Map":
-        m = Map(self)
-        for k, v in pairs:
-            m[hk(k)] = v
-        return m
-
     def dissoc(self, key) -> "Map":
         k = hk(key)
         if k not in self:
@@ -483,10 +477,6 @@ class Map(dict):
         return pr_str(self)
 
 
-def _map_from_stored(d: dict) -> Map:
-    return Map(d)
-
-
 # --------------------------------------------------------------- in-place growth of uniquely held maps
 
 def _refs_of_a_handed_over_local() -> int:
@@ -501,11 +491,11 @@ def _refs_of_a_handed_over_local() -> int:
     return caller()
 
 
-OWNED_REFS = _refs_of_a_handed_over_local()
+_MEASURED_REFS = _refs_of_a_handed_over_local()
 
 
 def _callee_probe(m):
-    return _getrefcount(m) == OWNED_REFS
+    return _getrefcount(m) == _MEASURED_REFS
 
 
 def _check_probe() -> bool:
@@ -524,7 +514,9 @@ def _check_probe() -> bool:
 
 
 OWNED_GROWTH = _check_probe()
-
+# The count `assoc_owned` and kin compare with; a count no object can have when the self-test
+# failed, so that every map is then copied (one comparison on the hot path either way).
+OWNED_REFS = _MEASURED_REFS if OWNED_GROWTH else -1
 
 
 class Set:

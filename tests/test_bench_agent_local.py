@@ -6,28 +6,14 @@ tiny model rarely solves a task; the test checks that the whole harness runs aga
 model over HTTP and scores what comes back, not that the model is right.
 """
 import json
-import os
-
-import httpx
-import pytest
 
 from ptclisp.bench_agent import cli_main
 
-LOCAL_LLM = os.environ.get("PTCLISP_LOCAL_LLM_URL", "http://127.0.0.1:8765/v1")
 
-
-def _local_llm_up() -> bool:
-    try:
-        return httpx.get(LOCAL_LLM + "/models", timeout=1.0).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
-@pytest.mark.skipif(not _local_llm_up(), reason="local model server (shared/tools/local-llm.sh serve) not running")
-def test_a_few_tasks_against_the_local_model(tmp_path, monkeypatch):
+def test_a_few_tasks_against_the_local_model(tmp_path, monkeypatch, local_llm):
     monkeypatch.setenv("OPENAI_API_KEY", "local")
     out = tmp_path / "out"
-    code = cli_main(["--suite", "data-qa", "--model", f"local=openai:smollm2@{LOCAL_LLM}", "--level", "1",
+    code = cli_main(["--suite", "data-qa", "--model", f"local=openai:smollm2@{local_llm}", "--level", "1",
                      "--task", "l1-electronics-count", "--task", "l1-cancelled-orders", "--max-turns", "2", "--time-limit", "240",
                      "--out", str(out), "--quiet"])
     assert code in (0, 1)  # 1: the model may fail every task; the harness itself must not fail (2)

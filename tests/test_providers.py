@@ -3,12 +3,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-import httpx
 import pytest
 
 from ptclisp.providers import (
@@ -683,19 +681,9 @@ def test_check_response_projection():
 # ---------------------------------------------------------------------------------------------
 # Optional: the real local model of /work/shared/tools/local-llm.sh
 # ---------------------------------------------------------------------------------------------
-LOCAL_LLM = os.environ.get("PTCLISP_LOCAL_LLM_URL", "http://127.0.0.1:8765/v1")
 
-
-def _local_llm_up() -> bool:
-    try:
-        return httpx.get(LOCAL_LLM + "/models", timeout=1.0).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
-@pytest.mark.skipif(not _local_llm_up(), reason="local model server (shared/tools/local-llm.sh serve) not running")
-def test_local_llm_end_to_end(tmp_path):
-    provider = OpenAIChat("smollm2", base_url=LOCAL_LLM, api_key="local", max_tokens=128,
+def test_local_llm_end_to_end(tmp_path, local_llm):
+    provider = OpenAIChat("smollm2", base_url=local_llm, api_key="local", max_tokens=128,
                           tool_choice="run_ptc_lisp", timeout_s=300)
     router = ModelRouter({"local": provider})
     env = router.request({"system": "Write a PTC-Lisp program.",
@@ -713,7 +701,7 @@ def test_local_llm_end_to_end(tmp_path):
     assert follow_up["status"] == "ok", follow_up                     # the transcript shape is accepted
     assert follow_up["value"]["tokens"]["input"] > resp["tokens"]["input"]
 
-    short = OpenAIChat("smollm2", base_url=LOCAL_LLM, api_key="local", max_tokens=3, timeout_s=300)
+    short = OpenAIChat("smollm2", base_url=local_llm, api_key="local", max_tokens=3, timeout_s=300)
     recorder = RecordingProvider(short, tmp_path / "local.jsonl")
     question = {"messages": [{"role": "user", "content": "Count from one to fifty in words."}]}
     cut = recorder.complete(question)

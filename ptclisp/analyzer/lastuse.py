@@ -117,7 +117,7 @@ def last_reads(root: N.Node, owned_calls) -> frozenset[int]:
                     tick(walk(clause[1], inner))
             tick(walk(n.body, inner))
             return []
-        args = [walk(child, scope) for child in children(n)]
+        args = [walk(child, scope) for child in N.children(n)]
         at = tick([r for flows in args for r in flows])
         if t is N.BuiltinCall and n.name in owned_calls and n.args and type(n.args[0]) is N.LocalRef:
             candidates.append((args[0][0], at))
@@ -142,39 +142,3 @@ def _exclusive(p1: tuple, p2: tuple) -> bool:
     """Two reads can never both run: they sit in different branches of one `if`."""
     branches = dict(p1)
     return any(branches.get(if_id, branch) != branch for if_id, branch in p2)
-
-
-_LEAVES = (N.Const, N.LocalRef, N.GlobalRef, N.MaybeGlobal, N.BuiltinRef, N.DataRef, N.ToolRef, N.HistoryRef,
-           N.HostRef)
-
-
-def children(n: N.Node):
-    """The direct sub-nodes of a node that binds nothing (Let/Loop/Fn/For are walked by their users)."""
-    t = type(n)
-    if t in _LEAVES:
-        return ()
-    if t is N.If:
-        return (n.test, n.then, n.else_)
-    if t is N.Do:
-        return n.body
-    if t in (N.BuiltinCall, N.ToolCall, N.RtCall, N.Prim, N.Recur):
-        return n.args
-    if t is N.Call:
-        return [n.fn] + n.args
-    if t is N.Def or t is N.Terminal:
-        return (n.value,)
-    if t is N.And or t is N.Or:
-        return n.exprs
-    if t is N.VectorLit or t is N.SetLit:
-        return n.items
-    if t is N.MapLit:
-        return [x for kv in n.pairs for x in kv]
-    if t is N.Juxt:
-        return n.fns
-    if t is N.Let:
-        return [v for _loc, v in n.bindings] + [n.body]
-    if t is N.Loop:
-        return list(n.inits) + [n.body]
-    if t is N.Fn:
-        return [v for _loc, v in n.prologue] + [n.body]
-    raise TypeError(f"no children rule for {t.__name__}")  # pragma: no cover

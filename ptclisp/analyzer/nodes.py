@@ -199,3 +199,51 @@ class Prim(Node):
 
 
 __all__ = [n for n in list(globals()) if not n.startswith("_")] + ["Span"]
+
+
+_LEAVES = frozenset((Const, LocalRef, GlobalRef, MaybeGlobal, BuiltinRef, DataRef, ToolRef, HistoryRef, HostRef))
+
+
+def children(n: Node):
+    """The direct sub-nodes of `n`, in evaluation order (binding forms: their value nodes, then
+    their body; `for`: each clause's expressions, then the body). Walkers that must treat a
+    binding form specially handle it before falling back to this."""
+    t = type(n)
+    if t in _LEAVES:
+        return ()
+    if t is If:
+        return (n.test, n.then, n.else_)
+    if t is Do:
+        return n.body
+    if t is BuiltinCall or t is ToolCall or t is RtCall or t is Prim or t is Recur:
+        return n.args
+    if t is Call:
+        return [n.fn] + n.args
+    if t is Def or t is Terminal:
+        return (n.value,)
+    if t is And or t is Or:
+        return n.exprs
+    if t is VectorLit or t is SetLit:
+        return n.items
+    if t is MapLit:
+        return [x for kv in n.pairs for x in kv]
+    if t is Juxt:
+        return n.fns
+    if t is Let:
+        return [v for _loc, v in n.bindings] + [n.body]
+    if t is Loop:
+        return list(n.inits) + [n.body]
+    if t is Fn:
+        return [v for _loc, v in n.prologue] + [n.body]
+    if t is For:
+        out = []
+        for clause in n.clauses:
+            if clause[0] == "bind":
+                out.append(clause[2])
+                out.extend(v for _loc, v in clause[3])
+            elif clause[0] == "let":
+                out.extend(v for _loc, v in clause[1])
+            else:
+                out.append(clause[1])
+        return out + [n.body]
+    raise TypeError(f"no children rule for {t.__name__}")  # pragma: no cover

@@ -266,39 +266,43 @@ CHECK_SCRIPT = """
 """
 
 
+def _text_table(headers: list, rows: list) -> str:
+    """An HTML table of escaped text cells."""
+    head = "<tr>" + "".join(f"<th>{E(h)}</th>" for h in headers) + "</tr>"
+    body = "".join("<tr>" + "".join(f"<td>{E(str(x))}</td>" for x in row) + "</tr>" for row in rows)
+    return f"<table>{head}{body}</table>"
+
+
 def _config_table(configs: list) -> str:
-    head = ("<tr><th>configuration</th><th>runs</th><th>passed</th><th>pass rate</th><th>95% CI</th>"
-            "<th>by level</th><th>mean turns</th><th>input tok/run</th><th>output tok/run</th><th>cached/run</th>"
-            "<th>cost total</th><th>wall/run</th><th>failures</th></tr>")
     rows = []
     for c in configs:
         lo, hi = c["pass_rate_ci95"]
         levels = " ".join(f"L{k}: {v['passed']}/{v['runs']}" for k, v in c["by_level"].items())
         cost = c["cost"]["total"]
-        rows.append("<tr>" + "".join(f"<td>{E(str(x))}</td>" for x in [
+        rows.append([
             c["config"], c["runs"], c["passed"], _pct(c["pass_rate"]), f"{_pct(lo)} - {_pct(hi)}", levels,
             _num(c["turns"]["mean"], 2), _num(c["tokens"]["mean_per_run"]["input"], 0),
             _num(c["tokens"]["mean_per_run"]["output"], 0), _num(c["tokens"]["mean_per_run"]["cache_read"], 0),
             "-" if cost is None else f"${cost:.4f}", _num(c["wall_s"]["mean"], 3) + " s",
-            _failures_text(c["failures"])]) + "</tr>")
-    return f"<table>{head}{''.join(rows)}</table>"
+            _failures_text(c["failures"])])
+    return _text_table(["configuration", "runs", "passed", "pass rate", "95% CI", "by level", "mean turns",
+                        "input tok/run", "output tok/run", "cached/run", "cost total", "wall/run", "failures"], rows)
 
 
 def _comparison_table(comparisons: list) -> str:
     if not comparisons:
         return "<p class='meta'>No paired comparison: run at least two variants, modes or models.</p>"
-    head = ("<tr><th>B vs A</th><th>kind</th><th>pairs</th><th>both pass</th><th>only A</th><th>only B</th>"
-            "<th>neither</th><th>pass A</th><th>pass B</th><th>diff (B-A)</th><th>95% CI (bootstrap)</th>"
-            "<th>McNemar exact p</th><th>input tok/run A</th><th>input tok/run B</th><th>turns A</th><th>turns B</th></tr>")
     rows = []
     for c in comparisons:
         lo, hi = c["diff_ci95"]
-        rows.append("<tr>" + "".join(f"<td>{E(str(x))}</td>" for x in [
+        rows.append([
             f"{c['b']} vs {c['a']}", c["what"], c["pairs"], c["both_pass"], c["only_a"], c["only_b"], c["neither"],
             _pct(c["pass_rate_a"]), _pct(c["pass_rate_b"]), f"{100 * c['diff']:+.1f} pts",
             f"[{100 * lo:+.1f}, {100 * hi:+.1f}]", f"{c['mcnemar_p']:.3g}", _num(c["mean_tokens_a"]["input"], 0),
-            _num(c["mean_tokens_b"]["input"], 0), _num(c["mean_turns_a"], 2), _num(c["mean_turns_b"], 2)]) + "</tr>")
-    return f"<table>{head}{''.join(rows)}</table>"
+            _num(c["mean_tokens_b"]["input"], 0), _num(c["mean_turns_a"], 2), _num(c["mean_turns_b"], 2)])
+    return _text_table(["B vs A", "kind", "pairs", "both pass", "only A", "only B", "neither", "pass A", "pass B",
+                        "diff (B-A)", "95% CI (bootstrap)", "McNemar exact p", "input tok/run A", "input tok/run B",
+                        "turns A", "turns B"], rows)
 
 
 def _task_table(tasks: list, config_names: list) -> str:

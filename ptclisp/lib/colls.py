@@ -17,7 +17,6 @@ from ..errors import PtcError
 from ..meter import map_cost
 from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, type_name
 from .common import charge, count_str, entries, graphemes, key_values, keyfn, out_vec, seq_items
-from .colls_maps import fresh_map
 from .numbers import add as _num_add
 from .registry import as_fn, builtin, hot
 
@@ -296,7 +295,7 @@ def group_by(k, coll):
         for x, key in zip(items, keys):
             groups[hk(key)].append(x)
     charge(map_cost(len(groups)) + 8 * len(items) + 56 * len(groups))
-    return fresh_map({hkey: Vector(g) for hkey, g in groups.items()})
+    return Map({hkey: Vector(g) for hkey, g in groups.items()})
 
 
 @builtin("frequencies", "(frequencies coll)", groups=("core",), category="aggregation",
@@ -307,7 +306,7 @@ def frequencies(coll):
     d = Counter(items)
     d = dict(d) if _python_equality_is_exact(d, items) else dict(Counter(map(hk, items)))
     charge(map_cost(len(d)))
-    return fresh_map(d)
+    return Map(d)
 
 
 # ------------------------------------------------------------------ collection predicates (§1.15)

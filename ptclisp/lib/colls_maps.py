@@ -18,7 +18,7 @@ from ..errors import PtcError
 from ..meter import current, map_cost, seq_cost
 from sys import getrefcount as _getrefcount
 
-from ..values import OWNED_GROWTH, OWNED_REFS, Map, Set, Vector, hk, sorted_items, type_name
+from ..values import OWNED_REFS, Map, Set, Vector, hk, sorted_items, type_name
 from .common import charge, entries, graphemes, out_vec, seq_items
 from .registry import as_fn, builtin
 from .seqs_build import conj as _conj
@@ -26,11 +26,6 @@ from .seqs_build import conj as _conj
 _NO = object()        # "argument not given"
 _ABSENT = object()    # "key not present"
 ENTRY = 40            # charged bytes per map entry added
-
-
-def fresh_map(d: dict) -> Map:
-    """A map holding the entries of a freshly built dict {hk(key): value}."""
-    return d if type(d) is Map else Map(d)
 
 
 # ------------------------------------------------------------------ lookup steps
@@ -92,7 +87,7 @@ def assoc1(coll, k, v, who: str):
         return coll.assoc(k, v)
     if coll is None:
         charge(map_cost(1))
-        return fresh_map({hk(k): v})
+        return Map({hk(k): v})
     if t is Vector:
         if type(k) is not int:
             raise PtcError("type_error", f"{who}: a vector index must be an integer, got {type_name(k)}")
@@ -234,7 +229,7 @@ def dissoc(m, *ks):
 # caller's dead local besides this frame's own reference.
 
 def assoc_owned(m, k, v):
-    if type(m) is Map and OWNED_GROWTH and _getrefcount(m) == OWNED_REFS:
+    if type(m) is Map and _getrefcount(m) == OWNED_REFS:
         current().alloc(ENTRY)
         m[hk(k)] = v
         return m
@@ -242,14 +237,14 @@ def assoc_owned(m, k, v):
 
 
 def dissoc_owned(m, k):
-    if type(m) is Map and OWNED_GROWTH and _getrefcount(m) == OWNED_REFS:
+    if type(m) is Map and _getrefcount(m) == OWNED_REFS:
         m.pop(hk(k), None)
         return m
     return dissoc(m, k)
 
 
 def conj_owned(m, x):
-    if type(m) is Map and type(x) is Vector and len(x) == 2 and OWNED_GROWTH and _getrefcount(m) == OWNED_REFS:
+    if type(m) is Map and type(x) is Vector and len(x) == 2 and _getrefcount(m) == OWNED_REFS:
         current().alloc(ENTRY)
         k, v = x.lst()
         m[hk(k)] = v
@@ -258,7 +253,7 @@ def conj_owned(m, x):
 
 
 def update_owned(m, k, f, *args):
-    if type(m) is Map and OWNED_GROWTH and _getrefcount(m) == OWNED_REFS:
+    if type(m) is Map and _getrefcount(m) == OWNED_REFS:
         key = hk(k)
         new = as_fn(f, "update")(m.get(key), *args)
         charge(ENTRY)
@@ -357,7 +352,7 @@ def select_keys(m, keyseq):
             v = step_get(m, k, _ABSENT)
             if v is not _ABSENT:
                 d[hk(k)] = v
-    return fresh_map(d)
+    return Map(d)
 
 
 def _need_map(m, who: str) -> Map:
@@ -420,7 +415,7 @@ def val_(e):
 def update_vals(m, f):
     f = as_fn(f, "update-vals")
     if m is None:
-        return fresh_map({})
+        return Map({})
     if type(m) is Vector:
         return out_vec([f(x) for x in m.lst()])
     m = _need_map(m, "update-vals")
@@ -428,7 +423,7 @@ def update_vals(m, f):
     d = {}
     for k, v in sorted_items(m):
         d[hk(k)] = f(v)
-    return fresh_map(d)
+    return Map(d)
 
 
 @builtin("update-keys", "(update-keys m f)", groups=("core",), category="maps",
@@ -438,7 +433,7 @@ def update_vals(m, f):
 def update_keys(m, f):
     f = as_fn(f, "update-keys")
     if m is None:
-        return fresh_map({})
+        return Map({})
     if type(m) is Vector:
         pairs = list(enumerate(m.lst()))
     else:
@@ -447,7 +442,7 @@ def update_keys(m, f):
     d = {}
     for k, v in pairs:
         d[hk(f(k))] = v
-    return fresh_map(d)
+    return Map(d)
 
 
 @builtin("reduce-kv", "(reduce-kv f init m)", groups=("core",), category="aggregation",
