@@ -24,7 +24,7 @@ import os
 import sys
 
 from . import api
-from .jsonout import JsonValueError, dumps, to_json
+from .jsonout import JsonValueError, to_json, write_json
 from .meter import Limits
 from .printer import preview
 
@@ -134,7 +134,7 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
                 status = rec["status"] = "error"
                 rec["error"] = {"kind": e.kind, "message": f"the {what} cannot be given as JSON: {e.message}",
                                 "line": None, "column": None}
-        print(dumps(rec))
+        write_json(sys.stdout, rec)
     else:
         for line in result.prints:
             print(line)

@@ -2,8 +2,9 @@
 
 Owns `from_python` (JSON-like host data -> PTC values; dicts keep their key
 types, so JSON objects stay string-keyed) and `to_python` (vectors -> list,
-maps -> dict, sets -> set, keywords -> name strings). Both are iterative so
-deeply nested host data cannot exhaust the Python stack.
+maps -> dict, sets -> set, keywords -> name strings; keys that Python would
+merge are an error). `from_python` is iterative, so deeply nested host data
+cannot exhaust the Python stack. JSON output is `ptclisp.jsonout` (docs/json.md).
 """
 from __future__ import annotations
 

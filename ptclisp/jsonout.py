@@ -222,25 +222,51 @@ def to_json(value):
     return _convert(value)[0]
 
 
-def dumps(value, *, indent: int | None = None, sort_keys: bool = False) -> str:
-    """JSON text of `value` under the rules of `to_json`; non-ASCII is written as it is.
+def dumps(value, *, indent: int | None = None, sort_keys: bool = False, ensure_ascii: bool = False) -> str:
+    """JSON text of `value` under the rules of `to_json`; non-ASCII is written as it is unless `ensure_ascii`.
 
     Separators are json.dumps' defaults (", " and ": "; "," between items
     when indenting). Deep data is encoded without recursion.
     """
+    return _text(*_convert(value), indent, sort_keys, ensure_ascii)
+
+
+def write_json(stream, value, *, indent: int | None = None) -> None:
+    """Write `dumps(value)` and a newline to a text stream, as valid JSON whatever the stream's encoding.
+
+    Text the stream's encoding cannot hold (an ASCII terminal, a lone
+    surrogate) is written with JSON `\\u` escapes instead, so the line still
+    parses as the same JSON.
+    """
     data, deepest = _convert(value)
+    text = _text(data, deepest, indent, False, False)
+    encoding = getattr(stream, "encoding", None)
+    if encoding:
+        try:
+            text.encode(encoding)
+        except UnicodeEncodeError:
+            text = _text(data, deepest, indent, False, True)
+        except LookupError:
+            pass
+    stream.write(text + "\n")
+
+
+def _text(data, deepest: int, indent, sort_keys: bool, ensure_ascii: bool) -> str:
     if deepest < _C_ENCODER_DEPTH:
-        return json.dumps(data, ensure_ascii=False, allow_nan=False, indent=indent, sort_keys=sort_keys)
-    return _encode(data, indent, sort_keys)
+        return json.dumps(data, ensure_ascii=ensure_ascii, allow_nan=False, indent=indent, sort_keys=sort_keys)
+    return _encode(data, indent, sort_keys, ensure_ascii)
 
 
 _encode_str = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.py_encode_basestring
+_encode_ascii = getattr(json.encoder, "c_encode_basestring_ascii", None) or json.encoder.py_encode_basestring_ascii
 _END = object()
 
 
-def _encode(data, indent: int | None, sort_keys: bool) -> str:
-    """json.dumps(data, ensure_ascii=False, indent=indent, sort_keys=sort_keys) of converted data, iteratively."""
+def _encode(data, indent: int | None, sort_keys: bool, ensure_ascii: bool) -> str:
+    """json.dumps(data, ensure_ascii=ensure_ascii, indent=indent, sort_keys=sort_keys) of converted data,
+    iteratively."""
     out: list[str] = []
+    encode_str = _encode_ascii if ensure_ascii else _encode_str
     item_sep = "," if indent is not None else ", "
 
     def scalar(x) -> str:
@@ -251,7 +277,7 @@ def _encode(data, indent: int | None, sort_keys: bool) -> str:
         if x is False:
             return "false"
         if type(x) is str:
-            return _encode_str(x)
+            return encode_str(x)
         if type(x) is int:
             return int.__repr__(x)
         return float.__repr__(x)
@@ -289,7 +315,7 @@ def _encode(data, indent: int | None, sort_keys: bool) -> str:
             out.append("\n" + " " * (indent * depth))
         if is_dict:
             key, v = nxt
-            out.append(_encode_str(key) + ": ")
+            out.append(encode_str(key) + ": ")
         else:
             v = nxt
         if type(v) in (dict, list):
@@ -301,4 +327,4 @@ def _encode(data, indent: int | None, sort_keys: bool) -> str:
     return "".join(out)
 
 
-__all__ = ["JsonValueError", "to_json", "dumps"]
+__all__ = ["JsonValueError", "to_json", "dumps", "write_json"]

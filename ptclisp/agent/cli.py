@@ -29,7 +29,7 @@ import re
 import sys
 import threading
 
-from ..jsonout import JsonValueError, dumps
+from ..jsonout import JsonValueError, dumps, write_json
 
 EXIT_OK, EXIT_FAILED, EXIT_HOST = 0, 1, 2
 #: Run failures that mean "the subject or a provider did not deliver" (exit 1); others are host errors.
@@ -351,7 +351,7 @@ def _error_record(err) -> dict | None:
 def _print_error(err, prog: str) -> None:
     print(f"{prog}: Error ({err.kind}/{err.reason}): {err.message}", file=sys.stderr)
     if err.details:
-        print(dumps(err.details), file=sys.stderr)
+        write_json(sys.stderr, err.details)
 
 
 def _usage(msg: str, prog: str = "ptclisp agent") -> int:
@@ -457,10 +457,13 @@ def _input(args) -> dict:
 def _report(out, as_json: bool) -> int:
     err = out.json_error                    # a value with no JSON form is an error here, never a null
     if as_json:
-        print(dumps({"ok": err is None, "value": out.value if err is None else None, "error": _error_record(err),
-                     "usage": out.usage}))
+        write_json(sys.stdout, {"ok": err is None, "value": out.value if err is None else None,
+                                "error": _error_record(err), "usage": out.usage})
     elif err is None:
-        print(dumps(out.value, indent=2) if out.value is not None else "nil")
+        if out.value is None:
+            print("nil")
+        else:
+            write_json(sys.stdout, out.value, indent=2)
     if err is not None:
         _print_error(err, "ptclisp agent")
     return exit_code(err)
@@ -504,8 +507,8 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
                   action)
     if as_json:
         err = out.json_error
-        print(dumps({"ok": err is None, "value": out.value if err is None else None, "prints": out.prints,
-                     "error": _error_record(err), "usage": out.usage}))
+        write_json(sys.stdout, {"ok": err is None, "value": out.value if err is None else None,
+                                "prints": out.prints, "error": _error_record(err), "usage": out.usage})
     else:
         err = out.error                     # the value is printed in Lisp form: it needs no JSON form
         for line in out.prints:
@@ -518,5 +521,5 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
         where = f"{source_name}:{span.line}:{span.col}: " if span else f"{source_name}: "
         print(f"{where}Error ({err.kind}/{err.reason}): {err.message}", file=sys.stderr)
         if err.details:
-            print(dumps(err.details), file=sys.stderr)
+            write_json(sys.stderr, err.details)
     return exit_code(err)
