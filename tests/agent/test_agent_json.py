@@ -139,3 +139,16 @@ def test_agent_module_entry_point_writes_any_text(tmp_path):
         assert b"\\u65e5" in proc.stdout
         got = json.loads(proc.stdout)
         assert (got["value"] if extra else got) == "日"
+
+
+def test_trace_lines_follow_the_rules_and_never_guess(tmp_path):
+    from ptclisp import run
+    from ptclisp.agent.cli import Trace
+    trace = Trace(str(tmp_path / "t.jsonl"), env={})
+    trace.write({"type": "event", "data": run("{:a #{1} 2 :b}").value})
+    trace.write({"type": "event", "data": {"x": float("nan")}})
+    trace.close()
+    first, second = read_trace(tmp_path / "t.jsonl")
+    assert first == {"type": "event", "data": {"2": "b", "a": [1]}}
+    assert second == {"type": "event", "unencodable": "##NaN has no JSON form at [\"data\" \"x\"]; "
+                                                      "JSON has no NaN or infinity"}
