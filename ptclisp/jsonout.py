@@ -129,7 +129,8 @@ def _key_text(k, node) -> str:
         return "null"
     if isinstance(k, str):
         return str(k)
-    raise _refuse(f"a {type_name(k) if type_name(k) != 'unknown' else type(k).__name__} map key", node,
+    name = type_name(k)
+    raise _refuse(f"a {name if name != 'unknown' else 'Python ' + type(k).__name__} map key", node,
                   "; keys must be strings, keywords, numbers, booleans or nil")
 
 
