@@ -16,6 +16,7 @@ never shows a Python traceback (set PTCLISP_DEBUG=1 to see one for a bug).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import importlib
 import json
@@ -23,7 +24,7 @@ import os
 import sys
 
 from . import api
-from .convert import to_python
+from .jsonout import JsonValueError, to_json, write_json
 from .meter import Limits
 from .printer import preview
 
@@ -118,19 +119,22 @@ def _session(args):
 # ---------------------------------------------------------------------- run / eval
 
 def _report(result, as_json: bool, source: str, source_name: str) -> int:
+    status = result.status
     if as_json:
-        rec = {"status": result.status, "prints": result.prints, "duration_ms": round(result.duration_ms, 3)}
+        rec = {"status": status, "prints": result.prints, "duration_ms": round(result.duration_ms, 3)}
         if result.error is not None:
             e = result.error
             rec["error"] = {"kind": e.kind, "message": e.message,
                             "line": e.span.line if e.span else None, "column": e.span.col if e.span else None}
         else:
             try:
-                json.dumps(to_python(result.value))
-                rec["value"] = to_python(result.value)
-            except (TypeError, ValueError):
-                rec["value"] = api.pr_str(result.value)
-        print(json.dumps(rec, ensure_ascii=False))
+                rec["value"] = to_json(result.value)       # the rules of docs/json.md
+            except JsonValueError as e:                    # an error record, exit 2: never a guess
+                what = "fail value" if status == "failed" else "value"
+                status = rec["status"] = "error"
+                rec["error"] = {"kind": e.kind, "message": f"the {what} cannot be given as JSON: {e.message}",
+                                "line": None, "column": None}
+        write_json(sys.stdout, rec)
     else:
         for line in result.prints:
             print(line)
@@ -147,7 +151,7 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
             print(f"fail: {preview(result.value)}", file=sys.stderr)
         else:
             print(api.pr_str(result.value))
-    return {"ok": 0, "returned": 0, "failed": 1}.get(result.status, 2)
+    return {"ok": 0, "returned": 0, "failed": 1}.get(status, 2)
 
 
 def cmd_run(args) -> int:
@@ -337,7 +341,42 @@ def cmd_agent(args) -> int:
     return cli_main(args.rest)
 
 
+@contextlib.contextmanager
+def lenient_output():
+    """Let the command's stdout and stderr write any text.
+
+    A character the stream's encoding cannot hold (`PYTHONIOENCODING=ascii`,
+    a C locale, a lone surrogate) is written as a backslash escape instead of
+    failing. Only the command-line entry points use this; the previous error
+    handlers are restored on exit, so a program that calls `main()` keeps its
+    streams as they were, and importing ptclisp changes no stream.
+    """
+    changed = []
+    for stream in (sys.stdout, sys.stderr):
+        errors = getattr(stream, "errors", None)
+        if errors in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                continue
+            changed.append((stream, errors))
+    try:
+        yield
+    finally:
+        for stream, errors in changed:
+            try:
+                stream.reconfigure(errors=errors)
+            except (ValueError, OSError):
+                pass
+
+
 def main(argv=None) -> int:
+    """Run the `ptclisp` command with `argv` (default: sys.argv[1:]); returns the exit code."""
+    with lenient_output():
+        return _main(argv)
+
+
+def _main(argv) -> int:
     parser = build_parser()
     raw = sys.argv[1:] if argv is None else list(argv)
     try:
@@ -368,6 +407,10 @@ def main(argv=None) -> int:
         except OSError:
             pass
         return 0
+    except UnicodeDecodeError as exc:  # stdin in an encoding that cannot hold the text (PYTHONIOENCODING=ascii)
+        print(f"ptclisp: cannot read standard input as {exc.encoding}: {exc.reason}; PTC-Lisp source is "
+              f"UTF-8 (set PYTHONIOENCODING=utf-8)", file=sys.stderr)
+        return 2
     except Exception as exc:  # noqa: BLE001 - a bug: one line, the traceback only on request
         if os.environ.get("PTCLISP_DEBUG"):
             raise

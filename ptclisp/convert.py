@@ -2,8 +2,9 @@
 
 Owns `from_python` (JSON-like host data -> PTC values; dicts keep their key
 types, so JSON objects stay string-keyed) and `to_python` (vectors -> list,
-maps -> dict, sets -> set, keywords -> name strings). Both are iterative so
-deeply nested host data cannot exhaust the Python stack.
+maps -> dict, sets -> set, keywords -> name strings; keys that Python would
+merge are an error). `from_python` is iterative, so deeply nested host data
+cannot exhaust the Python stack. JSON output is `ptclisp.jsonout` (docs/json.md).
 """
 from __future__ import annotations
 
@@ -101,8 +102,32 @@ def _from_key(k):
 
 
 def to_python(x, *, keyword_names: bool = True):
-    """Plain Python data: vectors -> list, maps -> dict, sets -> set, keywords -> their name."""
+    """Plain Python data: vectors -> list, maps -> dict, sets -> set, keywords -> their name.
+
+    Map keys and set members convert like any value and stay Python keys of
+    their own type (1 stays the int 1, nil stays None); keys that are
+    collections become tuples / frozensets so they stay hashable. Where two
+    distinct PTC keys or members become one Python key (`:a` and "a" with
+    keyword names; 1, 1.0 and true, which Python dicts merge) a PtcError
+    `public_projection_collision` is raised instead of losing an entry.
+    NaN and infinite floats are kept as Python floats. For JSON use
+    `ptclisp.jsonout.to_json` (string keys, no NaN; docs/json.md).
+    """
     return _to_py(x, keyword_names, 0)
+
+
+def _merged(kind: str, originals, kn, depth) -> PtcError:
+    from .printer import pr_str
+    seen = {}
+    for k in originals:
+        key = _hashable(_to_py(k, kn, depth + 1))
+        if key in seen:
+            a, b = pr_str(seen[key])[:40], pr_str(k)[:40]
+            return PtcError("public_projection_collision",
+                            f"{kind} {a} and {b} become one Python {'key' if kind == 'map keys' else 'value'} "
+                            f"({key!r:.40}); Python cannot keep them apart")
+        seen[key] = k
+    return PtcError("public_projection_collision", f"two {kind} become one Python value")
 
 
 def _to_py(x, kn, depth):
@@ -117,9 +142,15 @@ def _to_py(x, kn, depth):
         out = {}
         for k, v in x.items():
             out[_hashable(_to_py(k, kn, depth + 1))] = _to_py(v, kn, depth + 1)
+        if len(out) != len(x):
+            raise _merged("map keys", x.keys(), kn, depth)
         return out
     if t is Set:
-        return {_hashable(_to_py(v, kn, depth + 1)) for v in x.members()}
+        members = x.members()
+        out = {_hashable(_to_py(v, kn, depth + 1)) for v in members}
+        if len(out) != len(members):
+            raise _merged("set members", members, kn, depth)
+        return out
     if t is SymbolRef:
         return x.full
     if t is VarRef:

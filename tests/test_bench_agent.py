@@ -28,7 +28,7 @@ from ptclisp.bench_agent.report import html_report, terminal_table
 from ptclisp.bench_agent.suite import SuiteError, parse_manifest
 from ptclisp.bench_agent.validate import ValidatorError, check, check_spec
 from ptclisp.bench_agent.variants import VariantError, parse_variant
-from ptclisp.convert import to_python
+from ptclisp.jsonout import to_json
 from ptclisp.providers import ProviderError, ScriptedProvider
 from ptclisp.providers.spec import ModelSpecError
 
@@ -65,7 +65,7 @@ def test_reference_solution_passes_its_validator(task):
         result = session.eval(program)
         assert result.status in ("ok", "returned"), (program, result.error)
     assert result.status == "returned"
-    passed, note = check(task.validator, to_python(result.value))
+    passed, note = check(task.validator, to_json(result.value))
     assert passed, note
 
 

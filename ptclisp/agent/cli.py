@@ -17,7 +17,8 @@ the default alias.  Exit codes: 0 the run returned a value; 1 the subject or
 a provider failed (turn limit, provider failure, result contract not met,
 a `fail` of the workflow, ...); 2 a host error (bad flags, unreadable or
 invalid files, invalid agent config, an error in workflow code).
-Imports the agent host, the providers and, for --data / --tools, ptclisp.cli.
+Imports the agent host, the providers, jsonout (every JSON it writes, docs/json.md) and, for
+--data / --tools, ptclisp.cli.
 """
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ import os
 import re
 import sys
 import threading
+
+from ..jsonout import JsonValueError, dumps, write_json
 
 EXIT_OK, EXIT_FAILED, EXIT_HOST = 0, 1, 2
 #: Run failures that mean "the subject or a provider did not deliver" (exit 1); others are host errors.
@@ -208,7 +211,16 @@ class Trace:
             raise _Usage(f"cannot write --trace {path}: {e.strerror or e}") from None
 
     def write(self, record: dict) -> None:
-        line = json.dumps(record, ensure_ascii=False, default=str)
+        """Append one record; PTC values in it are written by the rules of docs/json.md.
+
+        A record holding something with no JSON form is written as its type
+        and the reason instead (a trace line is never a guess).
+        """
+        try:
+            line = dumps(record)
+        except JsonValueError as e:
+            kind = record.get("type") if isinstance(record.get("type"), str) else None
+            line = dumps({"type": kind, "unencodable": e.message})
         line = self._redact(line, self._secrets)
         with self._lock:
             self._file.write(line + "\n")
@@ -339,7 +351,7 @@ def _error_record(err) -> dict | None:
 def _print_error(err, prog: str) -> None:
     print(f"{prog}: Error ({err.kind}/{err.reason}): {err.message}", file=sys.stderr)
     if err.details:
-        print(json.dumps(err.details, ensure_ascii=False, default=str), file=sys.stderr)
+        write_json(sys.stderr, err.details)
 
 
 def _usage(msg: str, prog: str = "ptclisp agent") -> int:
@@ -389,8 +401,9 @@ def _traced(host, trace, run_record: dict, action):
             trace.write({"type": "run", **run_record})
         out = action()
         if trace is not None:
-            trace.write({"type": "outcome", "ok": out.ok, "value": out.value, "error": _error_record(out.error),
-                         "usage": out.usage})
+            err = out.json_error
+            trace.write({"type": "outcome", "ok": err is None, "value": out.value if err is None else None,
+                         "error": _error_record(err), "usage": out.usage})
         return out
     finally:
         host.close()
@@ -442,12 +455,15 @@ def _input(args) -> dict:
 
 
 def _report(out, as_json: bool) -> int:
-    err = out.error
+    err = out.json_error                    # a value with no JSON form is an error here, never a null
     if as_json:
-        print(json.dumps({"ok": out.ok, "value": out.value, "error": _error_record(err), "usage": out.usage},
-                         ensure_ascii=False, default=str))
-    elif out.ok:
-        print(json.dumps(out.value, ensure_ascii=False, indent=2) if out.value is not None else "nil")
+        write_json(sys.stdout, {"ok": err is None, "value": out.value if err is None else None,
+                                "error": _error_record(err), "usage": out.usage})
+    elif err is None:
+        if out.value is None:
+            print("nil")
+        else:
+            write_json(sys.stdout, out.value, indent=2)
     if err is not None:
         _print_error(err, "ptclisp agent")
     return exit_code(err)
@@ -489,11 +505,12 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
 
     out = _traced(host, trace, {"file": source_name, "models": list(models), "replay": replay, "record": record},
                   action)
-    err = out.error
     if as_json:
-        print(json.dumps({"ok": out.ok, "value": out.value if out.ok else None, "prints": out.prints,
-                          "error": _error_record(err), "usage": out.usage}, ensure_ascii=False, default=str))
+        err = out.json_error
+        write_json(sys.stdout, {"ok": err is None, "value": out.value if err is None else None,
+                                "prints": out.prints, "error": _error_record(err), "usage": out.usage})
     else:
+        err = out.error                     # the value is printed in Lisp form: it needs no JSON form
         for line in out.prints:
             print(line)
         if out.ok:
@@ -504,5 +521,5 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
         where = f"{source_name}:{span.line}:{span.col}: " if span else f"{source_name}: "
         print(f"{where}Error ({err.kind}/{err.reason}): {err.message}", file=sys.stderr)
         if err.details:
-            print(json.dumps(err.details, ensure_ascii=False, default=str), file=sys.stderr)
+            write_json(sys.stderr, err.details)
     return exit_code(err)

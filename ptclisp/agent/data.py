@@ -2,22 +2,22 @@
 
 Owns the small conversions every host binding needs: keyword-keyed
 envelopes (`envelope_ok`, `envelope_error`, `kwmap`), the JSON projection of
-Lisp values (`project`: keywords become their names, nothing is renamed,
-anything JSON cannot carry is reported instead of guessed) and the way back
-(`from_json`: JSON objects stay string-keyed).  Imports values and convert.
+Lisp values (`project`, which is `ptclisp.jsonout.to_json`: keywords become
+their names, nothing is renamed, anything JSON cannot carry is reported
+instead of guessed) and the way back (`from_json`: JSON objects stay
+string-keyed).  Imports values, convert and jsonout.
 """
 from __future__ import annotations
 
-import math
-
 from ..convert import from_python
-from ..values import Keyword, Map, Set, Vector, sorted_members, value_kind
+from ..jsonout import JsonValueError, to_json
+from ..values import Keyword, Map, value_kind
 
 K = Keyword
 
 
-class NotJson(ValueError):
-    """A Lisp value that has no JSON form (a function, a non-string map key, NaN, ...)."""
+#: A Lisp value that has no JSON form (a function, NaN, two keys that become one string, ...).
+NotJson = JsonValueError
 
 
 def kwmap(pairs: dict) -> Map:
@@ -57,63 +57,15 @@ def keywordize_envelope(env: dict) -> Map:
     return Map(out)
 
 
-def project(value, *, max_depth: int = 10_000):
-    """The JSON form of a Lisp value: keywords -> names, vectors/sets -> lists, maps -> string-keyed dicts.
+def project(value):
+    """The JSON form of a Lisp value (or of host data holding Lisp values): `ptclisp.jsonout.to_json`.
 
-    Raises NotJson when the value holds something JSON cannot carry.
-    Iterative, so deep data cannot exhaust the Python stack.
+    Keywords become their names, vectors and sets lists, maps string-keyed
+    dicts (integer, float, boolean and nil keys become their JSON text);
+    raises NotJson (`JsonValueError`) when the value holds something JSON
+    cannot carry, naming it. The rules are those of docs/json.md.
     """
-    root: list = [None]
-    stack = [(value, root, 0, 0)]
-    while stack:
-        x, parent, idx, depth = stack.pop()
-        if depth > max_depth:
-            raise NotJson("nested too deeply")
-        t = type(x)
-        if x is None or t is bool or t is int or t is str:
-            parent[idx] = x
-        elif t is float:
-            if not math.isfinite(x):
-                raise NotJson("non-finite number")
-            parent[idx] = x
-        elif t is Keyword:
-            parent[idx] = x.name
-        elif t is Vector or t is Set:
-            items = x.lst() if t is Vector else sorted_members(x)
-            out = [None] * len(items)
-            parent[idx] = out
-            for i, v in enumerate(items):
-                stack.append((v, out, i, depth + 1))
-        elif t is Map:
-            out = {}
-            parent[idx] = out
-            for k, v in x.items():
-                if type(k) is str:
-                    key = k
-                elif type(k) is Keyword:
-                    key = k.name
-                else:
-                    raise NotJson("a map key that is not a string or keyword")
-                if key in out:
-                    raise NotJson("two map keys project to the same string")
-                out[key] = None
-                stack.append((v, out, key, depth + 1))
-        elif isinstance(x, dict):          # host data that never became Lisp data
-            out = {}
-            parent[idx] = out
-            for k, v in x.items():
-                if not isinstance(k, str):
-                    raise NotJson("a map key that is not a string")
-                out[k] = None
-                stack.append((v, out, k, depth + 1))
-        elif isinstance(x, (list, tuple)):
-            out = [None] * len(x)
-            parent[idx] = out
-            for i, v in enumerate(x):
-                stack.append((v, out, i, depth + 1))
-        else:
-            raise NotJson(f"a {type(x).__name__} value")
-    return root[0]
+    return to_json(value)
 
 
 def try_project(value):

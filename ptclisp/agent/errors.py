@@ -38,7 +38,9 @@ class RunError:
     reason:  the abort reason ("runtime_limit_exceeded", "invalid_agent_config",
              "model_output_truncated", "result_contract_failed",
              "llm_provider_failed"), "explicit_failure" for a `fail` of the
-             workflow, "capability_quota" for a quota, or the error kind of an
+             workflow, "capability_quota" for a quota, "value_not_json"
+             (`AgentOutcome.json_error`) when the workflow finished with a value
+             that has no JSON form (details: error_kind), or the error kind of an
              ordinary evaluation error ("type_error", ...).
     details: JSON data; never contains model-program values.
     """

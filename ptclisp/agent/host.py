@@ -25,6 +25,7 @@ from __future__ import annotations
 import attrs
 
 from ..evaluator import Environment, Result, evaluate
+from ..jsonout import JsonValueError, to_json
 from ..prelude import PreludeError, as_component, attach_preludes
 from ..values import Keyword, Map
 from .bindings import PRIVATE, PRIVATE_OWNER, AgentRun, WorkflowTools
@@ -41,7 +42,11 @@ class AgentOutcome:
     """The result of one workflow evaluation.
 
     ok:     the workflow finished with a value (`return` or its last value).
-    value:  that value as JSON data (None when it has no JSON form; see `raw`).
+    value:  that value as plain JSON data (`ptclisp.jsonout.to_json`, docs/json.md);
+            None only for nil. When the value has no JSON form (a function, NaN,
+            two keys that become one string) reading `value` raises that
+            JsonValueError (naming what and where): never a silent None.
+    value_error: that JsonValueError, or None; check it to avoid the raise.
     raw:    the Lisp value (keywords and all), e.g. a `run-outcome` map.
     error:  RunError when not ok.
     usage:  counters: llm_calls per alias, subordinate_evaluations, agent_protocol_errors, ...
@@ -50,7 +55,7 @@ class AgentOutcome:
     """
 
     ok: bool
-    value: object = None
+    _value: object = attrs.field(default=None, alias="value")
     raw: object = None
     error: RunError | None = None
     usage: dict = attrs.Factory(dict)
@@ -58,6 +63,23 @@ class AgentOutcome:
     prints: list = attrs.Factory(list)
     missions: dict = attrs.Factory(dict)
     result: Result | None = None
+    value_error: JsonValueError | None = None
+
+    @property
+    def value(self):
+        e = self.value_error
+        if e is not None:
+            raise JsonValueError(e.kind, e.message, e.path)
+        return self._value
+
+    @property
+    def json_error(self) -> RunError | None:
+        """What a JSON consumer reports: `error`, or a `value_not_json` RunError when the value has no JSON form."""
+        if self.error is not None or self.value_error is None:
+            return self.error
+        e = self.value_error
+        return RunError("workflow_failed", "value_not_json",
+                        f"the workflow's value cannot be given as JSON: {e.message}", {"error_kind": e.kind})
 
     def annotations(self, kind: str = "agent-action") -> list[dict]:
         """The data of every annotation of `kind`."""
@@ -195,6 +217,8 @@ def _outcome(run: AgentRun, res: Result) -> AgentOutcome:
     common = dict(usage=run.usage_snapshot(), events=list(run.events), prints=list(res.prints),
                   missions=dict(run.sessions), result=res)
     if res.status in ("ok", "returned"):
-        ok, value = try_project(res.value)
-        return AgentOutcome(True, value if ok else None, res.value, **common)
+        try:
+            return AgentOutcome(True, to_json(res.value), res.value, **common)
+        except JsonValueError as e:
+            return AgentOutcome(True, None, res.value, value_error=e, **common)
     return AgentOutcome(False, None, res.value, _run_error(run, res), **common)

@@ -1,6 +1,9 @@
 """`python -m ptclisp.bench_agent ...` = `ptclisp bench agent ...`."""
 import sys
 
+from ..cli import lenient_output
 from .cli import cli_main
 
-sys.exit(cli_main(sys.argv[1:]))
+with lenient_output():
+    code = cli_main(sys.argv[1:])
+sys.exit(code)

@@ -99,7 +99,7 @@ class ReferenceModel:
         if data is None and self._answer is not None:
             return self._answer
         from ..api import Session
-        from ..convert import to_python
+        from ..jsonout import to_json
         from ..meter import Limits
         session = Session(context=data if data is not None else self.suite.data_for(self.task),
                           limits=Limits(timeout_ms=30_000), strict_data=True)
@@ -110,7 +110,7 @@ class ReferenceModel:
                 break
         if result is None or result.status != "returned":
             raise ProviderError("internal", f"the reference solution of {self.task.id} did not return a value")
-        value = to_python(result.value)
+        value = to_json(result.value)  # the answer as an agent run would deliver it (docs/json.md)
         if data is None:
             self._answer = value
         return value

@@ -175,7 +175,8 @@ def _run_agent_host(question, data, provider, variant, limits, max_turns, answer
         r = capture.last_response
         messages.append({"role": "assistant", "content": r.get("content"), "tool_calls": r.get("tool_calls") or []})
     log.transcript(req.get("system"), req.get("tools"), messages)
-    if out.ok:
+    error = out.json_error                  # an answer with no JSON form is a failure, never a null answer
+    if error is None:
         return log.outcome(answered=True, answer=out.value)
-    kind, reason = _failure_of(out.error)
-    return log.outcome(kind=kind, reason=reason, message=out.error.message)
+    kind, reason = _failure_of(error)
+    return log.outcome(kind=kind, reason=reason, message=error.message)

@@ -50,10 +50,18 @@ def test_no_contract_always_passes():
 
 
 def test_non_json_value_is_reported_as_such():
-    out, provider = run_main(calls("(return {1 2})", '(return {"answer" 1})'), 2, {"type": "object"})
+    out, provider = run_main(calls('(return {"answer" ##NaN})', '(return {"answer" 1})'), 2, {"type": "object"})
     feedback = tool_messages(provider.requests[1])[-1]
     assert ":json_value false" in feedback
     assert out.ok
+
+
+def test_integer_keys_project_to_strings_and_validate():
+    # (frequencies ...) has integer keys: JSON gives them as strings (docs/json.md), the contract sees an object
+    schema = {"type": "object", "required": ["1"], "additionalProperties": {"type": "integer"}}
+    out, provider = run_main(calls("(return (frequencies [1 1 2]))"), 1, schema)
+    assert out.ok and out.value == {"1": 2, "2": 1}
+    assert len(provider.requests) == 1
 
 
 def test_enum_and_const_literals_are_not_echoed():

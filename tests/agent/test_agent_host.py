@@ -124,8 +124,11 @@ def test_events_reach_the_callback_and_a_failing_callback_is_harmless():
 
 def test_projection_refuses_non_json():
     with pytest.raises(NotJson):
-        project(Map({1: 2}))
+        project(Map({K("a"): float("nan")}))
+    with pytest.raises(NotJson):
+        project(Map({1: 2, "1": 3}))          # both keys would be "1"
     assert project(Map({K("a"): K("b")})) == {"a": "b"}
+    assert project(Map({1: 2})) == {"1": 2}   # integer keys become their JSON text (docs/json.md)
 
 
 def test_contract_paths_hide_undeclared_keys():
