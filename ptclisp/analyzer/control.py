@@ -166,21 +166,18 @@ def _case_constants(f: Form, seen: dict):
 def analyze_case(az, form, scope, tail):
     if len(form.items) < 2:
         raise err("invalid_form", "case needs an expression: (case expr const result ... default?)", form)
+    subject = az.analyze(form.items[1], scope, NOT_TAIL)
     clauses = form.items[2:]
-    default = N.Const(None)
-    if len(clauses) % 2:
-        default = az.analyze(clauses[-1], scope, tail)
-        clauses = clauses[:-1]
-    tmp = N.Local("__case")
     seen: dict = {}
-    tested = [(_case_constants(clauses[i], seen), clauses[i + 1], clauses[i].span) for i in range(0, len(clauses), 2)]
-    node = default
-    for consts, result_form, span in reversed(tested):
-        result = az.analyze(result_form, scope, tail)
+    tested = [(_case_constants(clauses[i], seen), az.analyze(clauses[i + 1], scope, tail), clauses[i].span)
+              for i in range(0, len(clauses) - 1, 2)]
+    node = az.analyze(clauses[-1], scope, tail) if len(clauses) % 2 else N.Const(None)
+    tmp = N.Local("__case")
+    for consts, result, span in reversed(tested):
         tests = [N.Prim("eq", [N.LocalRef(tmp), N.Const(c)]) for c in consts]
         test = tests[0] if len(tests) == 1 else N.Or(tests)
         node = N.If(test, result, node, span=span)
-    return N.Let([(tmp, az.analyze(form.items[1], scope, NOT_TAIL))], node, span=form.span)
+    return N.Let([(tmp, subject)], node, span=form.span)
 
 
 @special("condp")
@@ -205,16 +202,21 @@ def analyze_condp(az, form, scope, tail):
             i += 2
         else:
             break
-    node = az.analyze(clauses[-1], scope, tail) if i < len(clauses) else N.Const(None)
-    for test_form, result_form, result_fn in reversed(parsed):
+    pred_node, expr_node = az.analyze(pred, scope, NOT_TAIL), az.analyze(expr, scope, NOT_TAIL)
+    analyzed = []
+    for test_form, result_form, result_fn in parsed:
         test = N.Call(N.LocalRef(p), [az.analyze(test_form, scope, NOT_TAIL), N.LocalRef(e)], span=test_form.span)
+        result = az.analyze(result_form, scope, NOT_TAIL if result_fn else tail)
+        analyzed.append((test, result, result_fn, test_form.span, result_form.span))
+    node = az.analyze(clauses[-1], scope, tail) if i < len(clauses) else N.Const(None)
+    for test, result, result_fn, span, result_span in reversed(analyzed):
         if result_fn:
             hit = N.Local("__hit")
-            then = N.Call(az.analyze(result_form, scope, NOT_TAIL), [N.LocalRef(hit)], span=result_form.span)
-            node = N.Let([(hit, test)], N.If(N.LocalRef(hit), then, node, span=test_form.span), span=test_form.span)
+            then = N.Call(result, [N.LocalRef(hit)], span=result_span)
+            node = N.Let([(hit, test)], N.If(N.LocalRef(hit), then, node, span=span), span=span)
         else:
-            node = N.If(test, az.analyze(result_form, scope, tail), node, span=test_form.span)
-    return N.Let([(p, az.analyze(pred, scope, NOT_TAIL)), (e, az.analyze(expr, scope, NOT_TAIL))], node, span=form.span)
+            node = N.If(test, result, node, span=span)
+    return N.Let([(p, pred_node), (e, expr_node)], node, span=form.span)
 
 
 def _is_result_fn_marker(f: Form) -> bool:
