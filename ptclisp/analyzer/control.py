@@ -56,7 +56,8 @@ def _single_binding(form: List, head: str):
         raise err("invalid_form", f"{head} needs a binding vector: ({head} [name expr] ...)", form)
     b = form.items[1].items
     if len(b) != 2:
-        raise err("invalid_form", f"{head} takes exactly one binding pair [name expr]", form.items[1])
+        raise err("invalid_form", f"{head} takes exactly one binding pair [name expr] (the name may be a "
+                                  f"destructuring pattern); bind more names with let inside the body", form.items[1])
     return b[0], b[1]
 
 
