@@ -84,7 +84,7 @@ def _build_rt() -> dict:
         "_le2": num.le2, "_ge2": num.ge2, "_eq2": num.eq2,
         "_seq_items": seq_items, "_out_vec": out_vec,
     }
-    for name in ("ds_seq", "ds_nth", "ds_rest", "ds_kwargs", "ds_map", "ds_get", "ds_get_or", "ds_as",
+    for name in ("ds_seq", "ds_nth", "ds_rest", "ds_kwargs", "ds_get", "ds_get_or",
                  "iter_items", "seq_or_nil", "first_of", "make_program", "kw_get", "take_range"):
         table["_rt_" + name] = getattr(rt, name)
     for name, spec in R.BUILTINS.items():

@@ -505,7 +505,7 @@ class Builder:
                 frame = captured + list(args[:nparams])
                 frame.extend([None] * (len(inner) - len(frame)))
                 if rest_slot is not None:
-                    frame[rest_slot] = Vector(list(args[nparams:]), None)
+                    frame[rest_slot] = Vector(list(args[nparams:]), None) if n > nparams else None
                 if self_slot is not None:
                     frame[self_slot] = ptc_fn
                 for s, b in prologue:

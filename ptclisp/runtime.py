@@ -10,12 +10,10 @@ from __future__ import annotations
 import itertools
 
 from .errors import FailSignal, PtcError, ReturnSignal
-from .lib.common import seq_items
+from .lib.colls_maps import step_get
+from .lib.common import graphemes, seq_items
 from .meter import current, seq_cost
 from .values import Keyword, Map, Set, Vector, VarRef, hk, type_name
-
-_EMPTY_MAP = Map({})
-
 
 # ------------------------------------------------------------------ namespace
 
@@ -122,8 +120,9 @@ def loop_limit_exceeded(limit: int):
                    f"or make the loop smaller", details={"limit": limit})
 
 
-def rest_args(t: tuple) -> Vector:
-    return Vector(list(t), None)
+def rest_args(t: tuple):
+    """The `& rest` parameter of a variadic fn: the extra arguments, nil when there are none."""
+    return Vector(list(t), None) if t else None
 
 
 def juxt(*fns):
@@ -147,52 +146,54 @@ def do_fail(v):
 # ------------------------------------------------------------------ destructuring
 
 def ds_seq(v) -> list:
+    """The items a vector pattern walks: a vector's items, a string's characters, none for nil."""
     if type(v) is Vector:
         return v.lst()
     if v is None:
         return []
-    raise PtcError("destructure_error", f"cannot destructure a {type_name(v)} with a vector pattern (needs a vector or nil)")
+    if type(v) is str:
+        return graphemes(v)
+    hint = " (for a map use {:keys [...]} or destructure its entries from (seq m))" if type(v) is Map else ""
+    raise PtcError("destructure_error", f"cannot destructure a {type_name(v)} with a vector pattern "
+                                        f"(needs a vector, string or nil){hint}")
 
 
 def ds_nth(items: list, i: int):
     return items[i] if i < len(items) else None
 
 
-def ds_rest(items: list, i: int) -> Vector:
-    return Vector(items[i:], None)
+def ds_rest(items: list, i: int):
+    """`& rest` of a vector pattern: the remaining items, nil when there are none (as Clojure's nthnext)."""
+    return Vector(items[i:], None) if i < len(items) else None
 
 
-def ds_kwargs(v: Vector) -> Map:
+def ds_kwargs(v):
+    """The map a `& {...}` rest pattern destructures: one trailing map is taken as is, otherwise the
+    flat key/value items are paired up; nil (no rest arguments) stays nil."""
+    if type(v) is not Vector:
+        return v
     items = v.lst()
-    if len(items) == 1 and type(items[0]) is Map:
+    if len(items) == 1:
         return items[0]
     if len(items) % 2:
         raise PtcError("destructure_error", "keyword arguments need an even number of forms (key value pairs)")
     return Map({hk(items[i]): items[i + 1] for i in range(0, len(items), 2)})
 
 
-def ds_map(v) -> Map:
-    if type(v) is Map:
-        return v
-    if v is None:
-        return _EMPTY_MAP
-    raise PtcError("destructure_error", f"cannot destructure a {type_name(v)} with a map pattern (needs a map or nil)")
-
-
 _MISSING = object()
 
 
-def ds_get(m: Map, key):
-    return m.lookup(key, None)
+def ds_get(m, key):
+    """One key of a map pattern, looked up as `get` does (maps flexibly, vector/string indexes, set
+    members; nil for anything else)."""
+    if type(m) is Map:
+        return m.lookup(key, None)
+    return step_get(m, key, None)
 
 
-def ds_get_or(m: Map, key, default):
-    v = m.lookup(key, _MISSING)
+def ds_get_or(m, key, default):
+    v = m.lookup(key, _MISSING) if type(m) is Map else step_get(m, key, _MISSING)
     return default if v is _MISSING else v
-
-
-def ds_as(m: Map, original):
-    return original
 
 
 # ------------------------------------------------------------------ iteration

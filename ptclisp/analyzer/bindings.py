@@ -7,7 +7,7 @@ never sees a pattern.
 from __future__ import annotations
 
 from ..forms import List, Lit, MapForm, ShortFn, Sym, VecForm
-from ..values import Keyword
+from ..values import Keyword, VarRef
 from . import nodes as N
 from .core import NOT_TAIL, Scope, Tail, err, special
 
@@ -52,25 +52,46 @@ def _temp(value: N.Node, out: list, hint="v") -> N.Local:
     return tmp
 
 
+def _is_kw(form, name: str) -> bool:
+    return type(form) is Lit and type(form.value) is Keyword and form.value.name == name
+
+
+def _is_amp(form) -> bool:
+    return type(form) is Sym and form.ns is None and form.name == "&"
+
+
 def _destructure_vector(az, pattern: VecForm, value, scope, out):
+    """`[p0 p1 ... & rest :as whole]`: positions by `nth`, `& rest` the remaining items (nil when
+    none), `:as` the value itself; the value may be a vector, a string (its characters) or nil."""
     items = pattern.items
+    if any(_is_kw(p, "as") for p in items):
+        value = N.LocalRef(_temp(value, out, "vec"))
     src = N.Local("__seq")
     out.append((src, N.RtCall("ds_seq", [value], span=pattern.span)))
     i = 0
     pos = 0
+    seen_rest = False
     while i < len(items):
         p = items[i]
-        if type(p) is Lit and type(p.value) is Keyword and p.value.name == "as":
-            raise err("unsupported_pattern", ":as is not supported in vector patterns; bind the whole value "
-                                             "with an outer let", p)
-        if type(p) is Sym and p.ns is None and p.name == "&":
-            if i + 2 != len(items):
+        if _is_kw(p, "as"):
+            if i + 1 >= len(items):
+                raise err("invalid_form", ":as must be followed by a name: [a b :as all]", p)
+            scope = destructure(az, items[i + 1], value, scope, out)
+            i += 2
+            continue
+        if seen_rest:
+            raise err("invalid_form", "only :as name may follow the & rest pattern: [a & more :as all]", p)
+        if _is_amp(p):
+            if i + 1 >= len(items) or _is_amp(items[i + 1]) or _is_kw(items[i + 1], "as"):
                 raise err("invalid_form", "& must be followed by exactly one pattern", p)
             rest_pat = items[i + 1]
             rest = N.RtCall("ds_rest", [N.LocalRef(src), N.Const(pos)], span=p.span)
             if type(rest_pat) is MapForm:
                 rest = N.RtCall("ds_kwargs", [rest], span=rest_pat.span)
-            return destructure(az, rest_pat, rest, scope, out)
+            scope = destructure(az, rest_pat, rest, scope, out)
+            seen_rest = True
+            i += 2
+            continue
         scope = destructure(az, p, N.RtCall("ds_nth", [N.LocalRef(src), N.Const(pos)], span=p.span), scope, out)
         pos += 1
         i += 1
@@ -102,8 +123,8 @@ def _destructure_map(az, pattern: MapForm, value, scope, out):
                 if type(dv) is not Lit:
                     raise err("invalid_form", ":or defaults must be literals (string, keyword, number, nil, boolean)", dv)
                 defaults[dk.name] = dv.value
-    src = N.Local("__map")
-    out.append((src, N.RtCall("ds_map", [value], span=pattern.span)))
+    # keys are looked up in the value itself, as `get` does (a vector by index, nil gives nils)
+    src = _temp(value, out, "map")
     seen_any = False
     for k, v in entries:
         if type(k) is Lit and type(k.value) is Keyword:
@@ -126,7 +147,8 @@ def _destructure_map(az, pattern: MapForm, value, scope, out):
                     scope = _bind_key(scope, out, src, name, key, defaults, nf)
                 continue
             if kn == "syms":
-                raise err("unsupported_pattern", ":syms is not supported in map patterns", k)
+                raise err("unsupported_pattern", ":syms is not supported in map patterns (there are no symbol "
+                                                 "keys); use :keys for keyword keys or :strs for string keys", k)
             raise err("unsupported_pattern", f"unsupported map pattern entry :{kn}", k)
         # rename entry: {local-pattern source-key}
         seen_any = True
@@ -138,7 +160,7 @@ def _destructure_map(az, pattern: MapForm, value, scope, out):
             scope = destructure(az, k, got, scope, out)
     if as_name is not None:
         local = N.Local(as_name)
-        out.append((local, N.RtCall("ds_as", [N.LocalRef(src), value if type(value) is N.LocalRef else N.LocalRef(src)])))
+        out.append((local, N.LocalRef(src)))
         scope = scope.bind(as_name, local)
         seen_any = True
     if not seen_any:
@@ -233,7 +255,10 @@ def analyze_fn_tail(az, name: str | None, params_form, body_forms, scope, form, 
     i = 0
     while i < len(items):
         p = items[i]
-        if type(p) is Sym and p.ns is None and p.name == "&":
+        if _is_kw(p, "as"):
+            raise err("invalid_form", ":as cannot name a whole parameter list; use a rest pattern: "
+                                      "(fn [& [a b :as args]] ...)", p)
+        if _is_amp(p):
             if i + 2 != len(items):
                 raise err("invalid_form", "& must be followed by exactly one parameter pattern", p)
             rp = items[i + 1]
@@ -303,7 +328,11 @@ def analyze_def(az, form: List, scope, tail):
     rest = form.items[2:]
     doc = None
     if len(rest) == 0:
-        raise err("invalid_arity", f"({head} {name}) needs a value: ({head} {name} value)", form)
+        if head == "defonce":
+            raise err("invalid_arity", f"(defonce {name}) needs a value: (defonce {name} value)", form)
+        # (def x) declares x, as in Clojure: an existing value is kept; reading x before a value is
+        # given is unbound_var (Clojure gives an unbound placeholder)
+        return N.Const(VarRef(name), span=form.span)
     if len(rest) == 2:
         if type(rest[0]) is Lit and type(rest[0].value) is str:
             doc = rest[0].value
@@ -316,6 +345,15 @@ def analyze_def(az, form: List, scope, tail):
         raise err("invalid_arity", f"{head} takes a name, an optional docstring and a value", form)
     value = az.analyze(rest[0], scope, NOT_TAIL)
     return N.Def(name, value, doc, head == "defonce", span=form.span)
+
+
+@special("declare")
+def analyze_declare(az, form: List, scope, tail):
+    """`(declare a b ...)` is `(def a) (def b) ...`: it names definitions given values later."""
+    if len(form.items) < 2:
+        raise err("invalid_arity", "declare needs at least one name: (declare name ...)", form)
+    names = [def_name(az, List([form.items[0], f], f.span), "declare") for f in form.items[1:]]
+    return N.Const(VarRef(names[-1]), span=form.span)
 
 
 @special("defn")

@@ -6,11 +6,12 @@ re-analyze them so special forms work inside steps.
 """
 from __future__ import annotations
 
-from ..forms import Form, List, Lit, Sym, VecForm
+from ..forms import Form, List, Lit, MapForm, SetForm, Sym, VecForm
+from ..reader import form_to_value
 from ..values import Keyword, SymbolRef
 from . import nodes as N
 from .bindings import destructure
-from .core import NOT_TAIL, err, special
+from .core import NOT_TAIL, err, form_key, special
 
 
 def _parts(form: List, lo: int, hi: int | None, shape: str, kind="invalid_arity"):
@@ -55,24 +56,28 @@ def _single_binding(form: List, head: str):
         raise err("invalid_form", f"{head} needs a binding vector: ({head} [name expr] ...)", form)
     b = form.items[1].items
     if len(b) != 2:
-        raise err("invalid_form", f"{head} takes exactly one binding pair [name expr]", form.items[1])
+        raise err("invalid_form", f"{head} takes exactly one binding pair [name expr] (the name may be a "
+                                  f"destructuring pattern); bind more names with let inside the body", form.items[1])
     return b[0], b[1]
 
 
-def _binding_conditional(az, form, scope, tail, head, nil_only, need_else):
+def _binding_conditional(az, form, scope, tail, head, nil_only, branches):
+    """if-let/if-some (`branches`: then and an optional else, nil when absent) and
+    when-let/when-some (a body); the pattern may destructure and is bound only for the then side."""
     pat, expr = _single_binding(form, head)
     rest = form.items[2:]
-    if need_else and len(rest) != 2:
-        raise err("invalid_arity", f"({head} [name expr] then else) needs exactly a then and an else branch", form)
+    if branches and not 1 <= len(rest) <= 2:
+        raise err("invalid_arity", f"({head} [name expr] then else?) takes a then branch and an optional else "
+                                   f"branch; wrap several forms in (do ...)", form)
     value = az.analyze(expr, scope, NOT_TAIL)
     tmp = N.Local("__test")
     out: list = []
     inner = destructure(az, pat, N.LocalRef(tmp), scope, out)
-    then_forms = rest[:1] if need_else else rest
+    then_forms = rest[:1] if branches else rest
     then = az.body(then_forms, inner, tail, form.span)
     if out:
         then = N.Let(out, then, span=form.span)
-    else_ = az.analyze(rest[1], scope, tail) if need_else else N.Const(None)
+    else_ = az.analyze(rest[1], scope, tail) if branches and len(rest) == 2 else N.Const(None)
     test = N.Prim("issome", [N.LocalRef(tmp)]) if nil_only else N.LocalRef(tmp)
     return N.Let([(tmp, value)], N.If(test, then, else_, span=form.span), span=form.span)
 
@@ -124,58 +129,99 @@ def analyze_cond(az, form, scope, tail):
     return node
 
 
-def _case_constant(f: Form):
-    if type(f) is Lit:
-        return [f.value]
-    if type(f) is List:
-        vals = []
+def _case_value(f: Form, top: bool):
+    """The constant a case test form stands for: a literal, or a vector, map, set or (inside a
+    grouping list) list of constants. Symbols are refused: there are no symbol values (DIV-19)."""
+    t = type(f)
+    if t is Lit:
+        return f.value
+    if t in (VecForm, MapForm, SetForm) or (t is List and not top):
         for x in f.items:
-            if type(x) is not Lit:
-                raise err("invalid_form", f"case constants must be literals, got {x!r}", x)
-            vals.append(x.value)
-        return vals
-    raise err("invalid_form", f"case test constants must be literal keywords, strings, numbers, booleans or nil "
-                              f"(or a list of them), got {f!r}", f)
+            _case_value(x, False)
+        return form_to_value(f)
+    if t is Sym:
+        raise err("invalid_form", f"case constants are not evaluated, so the symbol {f!r} would only match itself; "
+                                  f"use keywords, strings or numbers, or cond/condp to compare with a value", f)
+    raise err("invalid_form", f"case test constants must be literals (keywords, strings, numbers, booleans, nil) "
+                              f"or vectors, maps and sets of them, got {f!r}", f)
+
+
+def _case_constants(f: Form, seen: dict):
+    """The constants of one case test: `(a b)` groups several; a list inside the group is one list
+    constant. A constant already used by an earlier test is an error (as in Clojure)."""
+    group = f.items if type(f) is List else [f]
+    if type(f) is List and not group:
+        raise err("invalid_form", "an empty () is not a case constant; write ([]) to match an empty collection", f)
+    values = []
+    for x in group:
+        v = _case_value(x, type(f) is not List)
+        key = form_key(x)
+        if key in seen:
+            raise err("invalid_form", f"duplicate case test constant {x!r}", x)
+        seen[key] = x
+        values.append(v)
+    return values
 
 
 @special("case")
 def analyze_case(az, form, scope, tail):
     if len(form.items) < 2:
         raise err("invalid_form", "case needs an expression: (case expr const result ... default?)", form)
+    subject = az.analyze(form.items[1], scope, NOT_TAIL)
     clauses = form.items[2:]
-    default = N.Const(None)
-    if len(clauses) % 2:
-        default = az.analyze(clauses[-1], scope, tail)
-        clauses = clauses[:-1]
+    seen: dict = {}
+    tested = [(_case_constants(clauses[i], seen), az.analyze(clauses[i + 1], scope, tail), clauses[i].span)
+              for i in range(0, len(clauses) - 1, 2)]
+    node = az.analyze(clauses[-1], scope, tail) if len(clauses) % 2 else N.Const(None)
     tmp = N.Local("__case")
-    node = default
-    for i in range(len(clauses) - 2, -1, -2):
-        consts = _case_constant(clauses[i])
-        result = az.analyze(clauses[i + 1], scope, tail)
+    for consts, result, span in reversed(tested):
         tests = [N.Prim("eq", [N.LocalRef(tmp), N.Const(c)]) for c in consts]
         test = tests[0] if len(tests) == 1 else N.Or(tests)
-        node = N.If(test, result, node, span=clauses[i].span)
-    return N.Let([(tmp, az.analyze(form.items[1], scope, NOT_TAIL))], node, span=form.span)
+        node = N.If(test, result, node, span=span)
+    return N.Let([(tmp, subject)], node, span=form.span)
 
 
 @special("condp")
 def analyze_condp(az, form, scope, tail):
+    """`(condp pred expr test result ... default?)`: the first clause whose `(pred test expr)` is truthy
+    gives its result; a `test :>> f` clause gives `(f (pred test expr))`. No match and no default -> nil
+    (the corpus requires nil; Clojure throws)."""
     if len(form.items) < 4:
         raise err("invalid_form", "condp needs a predicate, an expression and at least one clause", form)
     pred, expr, clauses = form.items[1], form.items[2], form.items[3:]
-    for c in clauses:
-        if type(c) is Lit and type(c.value) is Keyword and c.value.name == ">>":
-            raise err("invalid_form", "condp :>> result functions are not supported", c)
     p, e = N.Local("__pred"), N.Local("__expr")
-    default = N.Const(None)
-    if len(clauses) % 2:
-        default = az.analyze(clauses[-1], scope, tail)
-        clauses = clauses[:-1]
-    node = default
-    for i in range(len(clauses) - 2, -1, -2):
-        test = N.Call(N.LocalRef(p), [az.analyze(clauses[i], scope, NOT_TAIL), N.LocalRef(e)], span=clauses[i].span)
-        node = N.If(test, az.analyze(clauses[i + 1], scope, tail), node, span=clauses[i].span)
-    return N.Let([(p, az.analyze(pred, scope, NOT_TAIL)), (e, az.analyze(expr, scope, NOT_TAIL))], node, span=form.span)
+    # split the clauses as Clojure does: a clause is 3 forms when its second form is :>>, else 2
+    # (so a trailing `test :>>` is a plain clause whose result is :>>); one form left over is the default
+    parsed = []
+    i = 0
+    while i < len(clauses):
+        if i + 2 < len(clauses) and _is_result_fn_marker(clauses[i + 1]):
+            parsed.append((clauses[i], clauses[i + 2], True))
+            i += 3
+        elif i + 1 < len(clauses):
+            parsed.append((clauses[i], clauses[i + 1], False))
+            i += 2
+        else:
+            break
+    pred_node, expr_node = az.analyze(pred, scope, NOT_TAIL), az.analyze(expr, scope, NOT_TAIL)
+    analyzed = []
+    for test_form, result_form, result_fn in parsed:
+        test = N.Call(N.LocalRef(p), [az.analyze(test_form, scope, NOT_TAIL), N.LocalRef(e)], span=test_form.span)
+        result = az.analyze(result_form, scope, NOT_TAIL if result_fn else tail)
+        analyzed.append((test, result, result_fn, test_form.span, result_form.span))
+    node = az.analyze(clauses[-1], scope, tail) if i < len(clauses) else N.Const(None)
+    for test, result, result_fn, span, result_span in reversed(analyzed):
+        if result_fn:
+            hit = N.Local("__hit")
+            then = N.Call(result, [N.LocalRef(hit)], span=result_span)
+            node = N.Let([(hit, test)], N.If(N.LocalRef(hit), then, node, span=span), span=span)
+        else:
+            node = N.If(test, result, node, span=span)
+    return N.Let([(p, pred_node), (e, expr_node)], node, span=form.span)
+
+
+def _is_result_fn_marker(f: Form) -> bool:
+    return type(f) is Lit and type(f.value) is Keyword and f.value.name == ">>"
 
 
 @special("do")
@@ -245,7 +291,7 @@ def analyze_program(az, form, scope, tail):
     return N.RtCall("make_program", [N.Const(Vector([repr(f) for f in form.items[1:]]))], span=form.span)
 
 
-@special("ns", "defn-", "defmacro", "try", "catch", "throw", "letfn", "declare", "binding")
+@special("ns", "defn-", "defmacro", "try", "catch", "throw", "letfn", "binding")
 def analyze_unsupported(az, form, scope, tail):
     head = form.items[0].name
     hints = {
@@ -256,7 +302,6 @@ def analyze_unsupported(az, form, scope, tail):
         "catch": "there is no try/catch",
         "throw": "there is no throw; use (fail value)",
         "letfn": "letfn is not supported; use let with fn",
-        "declare": "declare is not supported; def names before use or use defonce",
         "binding": "dynamic binding is not supported",
     }
     if head in ("ns", "defn-") and az.env.own_namespace is not None:

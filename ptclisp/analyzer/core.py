@@ -125,6 +125,8 @@ class Analyzer:
                     if type(head) is Sym and head.name in _DEF_HEADS and head.ns is None \
                             and len(items) > 1 and type(items[1]) is Sym and items[1].ns is None:
                         self.program_defs.add(items[1].name)
+                    elif type(head) is Sym and head.name == "declare" and head.ns is None:
+                        self.program_defs.update(x.name for x in items[1:] if type(x) is Sym and x.ns is None)
                     extend(items)
             elif t in _OTHER_SEQS:
                 extend(f.items)
