@@ -65,14 +65,17 @@ FN_META: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def fn_label(f) -> str:
+    """The printed text of a callable: `#fn[x y]` for closures (their parameter names),
+    `#<builtin name>` for builtins, Java members and granted tools, `#fn[...]` otherwise."""
     params = getattr(f, "ptc_params", None)
     if params is None:
         code = getattr(f, "__code__", None)
         params = FN_META.get(code) if code is not None else None
     if params is not None:
         return "#fn[" + " ".join(params) + "]"
-    if getattr(f, "ptc_builtin", None) is not None:
-        return "#<builtin>"
+    name = getattr(f, "ptc_builtin", None)
+    if name is not None:
+        return f"#<builtin {name}>" if type(name) is str and name else "#<builtin>"
     return "#fn[...]"
 
 
