@@ -263,7 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "are read from it and their results printed (exit 2 if any failed).")
     session_flags(r, json_flag=False)
     r.add_argument("--preview-chars", type=int, default=2048, metavar="N",
-                   help="show at most N characters of each value (64-65536, default 2048)")
+                   help="show at most N characters of each value (64-65536, default 2048); a larger budget "
+                        "also shows more items of each collection (N/128, at least 16)")
     r.set_defaults(func=cmd_repl)
 
     r = sub.add_parser("run", help="run a program file",
