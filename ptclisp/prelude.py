@@ -39,7 +39,7 @@ from .contract import ContractSyntaxError, Signature, check_args, check_result, 
 from .errors import FailSignal, PtcError, ReturnSignal, Span
 from .forms import List, Lit, MapForm, Quote, Seq, Sym, VarQuote, VecForm
 from .meter import Limits, Meter
-from .reader import read
+from .reader import read, strip_bom
 from .runtime import Namespace
 from .values import Keyword
 
@@ -77,7 +77,7 @@ class Component:
     references"; a list restricts the source to exactly those namespaces.
     """
 
-    source: str
+    source: str = attrs.field(converter=strip_bom)   # a leading byte-order mark is not source
     origin: str = "<prelude>"
     dependencies: tuple | None = None
 
@@ -99,7 +99,7 @@ def as_component(item) -> Component:
     if isinstance(item, os.PathLike):
         return Component.file(item)
     if isinstance(item, str):
-        stripped = item.lstrip()
+        stripped = strip_bom(item).lstrip()
         if stripped.startswith("(") or stripped.startswith(";") or not stripped:
             return Component(item)
         return Component.file(item)
