@@ -763,25 +763,42 @@ def instantiate(c: CompiledNamespace, env) -> NsInstance:
             main()
         finally:
             meter.stop()
-    except (ReturnSignal, FailSignal):
-        raise PreludeError("compile_error", f"namespace {c.name}: return/fail while initialising definitions",
-                           namespace=c.name, origin=c.origin) from None
-    except PtcError as e:
-        raise PreludeError("compile_error", f"namespace {c.name}: initialising a definition failed: "
-                                            f"{e.kind}: {e.message}", e.span, namespace=c.name, origin=c.origin,
-                           cause=e.kind) from None
+    except (ReturnSignal, FailSignal) as e:
+        raise _init_error(c, ns, e, None) from None
     except Exception as e:  # noqa: BLE001 - every failure is a typed error
         from .evaluator import to_ptc_error
-        pe = to_ptc_error(e)
-        raise PreludeError("compile_error", f"namespace {c.name}: initialising a definition failed: "
-                                            f"{pe.kind}: {pe.message}", namespace=c.name, origin=c.origin,
-                           cause=pe.kind) from None
+        raise _init_error(c, ns, e, to_ptc_error(e)) from None
     finally:
         M.install(prev)
     ns.frozen = True
     g["_tool"] = env.tools.call
     g["_tool_ref"] = env.tools.ref
     return NsInstance(c, ns, g)
+
+
+def _init_error(c: CompiledNamespace, ns: Namespace, exc: BaseException, err: PtcError | None) -> PreludeError:
+    """The error for a namespace whose initialisation raised `exc` (`err`: it as a PtcError; None for
+    return/fail), naming the definition that failed and where it is.
+
+    The namespace's code defines its functions, then its constants, each in source order, so
+    the failing definition is the first of that order not yet in `ns`. The error's position is
+    the innermost prelude form that was running, else the definition itself.
+    """
+    from .evaluator import _span_from_traceback
+    order = [d for d in c.defs.values() if d.kind == "function"] + \
+            [d for d in c.defs.values() if d.kind == "constant"]
+    d = next((d for d in order if d.name not in ns), None)
+    if d is None:  # pragma: no cover - every definition ran: the failure came after them
+        what, ref, span = "initialising its definitions", None, None
+    else:
+        at = d.form.span
+        what, ref, span = f"initialising {d.ref} (defined at {c.origin}:{at.line}:{at.col})", d.ref, at
+    if err is None:
+        return PreludeError("compile_error", f"namespace {c.name}: return/fail while {what}", span,
+                            namespace=c.name, ref=ref, origin=c.origin)
+    span = err.span or _span_from_traceback(exc, filename=c.code.co_filename) or span
+    return PreludeError("compile_error", f"namespace {c.name}: {what} failed: {err.kind}: {err.message}", span,
+                        namespace=c.name, ref=ref, origin=c.origin, cause=err.kind)
 
 
 def _contract_wrapper(fn, sig: Signature, ref: str):

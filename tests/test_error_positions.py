@@ -50,7 +50,54 @@ def test_a_timeout_points_at_a_running_call_not_at_line_1(backend):
 
 
 def test_a_timeout_without_a_known_form_has_no_position(backend):
-    src = "(def x 1)\n(doseq [i (range 1000000)] (doseq [j (range 1000)] (* i j)))"
+    src = "(def x 1)\n(doseq [i (range 1000)] (doseq [j (range 1000)] (doseq [k (range 1000)] (* i j))))"
     err = run(src, backend, timeout_ms=100).error
     assert err.kind == "timeout"
     assert err.span is None or err.span.line == 2                          # never a made-up 1:1
+
+
+# ------------------------------------------------------------------ prelude definitions that fail
+
+BAD_PRELUDE = '''(ns shop)
+
+(defn twice [x] (* 2 x))
+(def ok 1)
+
+(def boom "Fails when the namespace is attached."
+  (twice (inc :k)))
+'''
+
+
+def test_a_failing_prelude_def_is_named_and_located(tmp_path):
+    path = tmp_path / "shop.clj"
+    path.write_text(BAD_PRELUDE, encoding="utf-8")
+    r = ptclisp.run("1", preludes=[str(path)])
+    err = r.error
+    assert err.kind == "compile_error" and err.details["cause"] == "type_error"
+    assert err.details["ref"] == "shop/boom"
+    assert f"initialising shop/boom (defined at {path}:6:1) failed: type_error: inc:" in err.message
+    assert (err.span.line, err.span.col) == (7, 10)                       # the (inc :k) that failed
+
+
+def test_a_failure_inside_a_helper_points_into_the_helper():
+    src = "(ns shop)\n(defn bad [x] (+ x :a))\n(def boom (bad 1))\n"
+    with pytest.raises(ptclisp.prelude.PreludeError) as info:
+        Session(preludes=[src])
+    err = info.value
+    assert "initialising shop/boom (defined at <prelude>:3:1)" in err.message
+    assert (err.span.line, err.span.col) == (2, 15)
+
+
+def test_return_or_fail_in_a_prelude_def_is_named():
+    with pytest.raises(ptclisp.prelude.PreludeError) as info:
+        Session(preludes=["(ns shop)\n(def a 1)\n(def b (fail :no))\n"])
+    assert "return/fail while initialising shop/b (defined at <prelude>:3:1)" in info.value.message
+    assert info.value.span.line == 3
+
+
+def test_the_cli_shows_where_a_prelude_def_failed(tmp_path, capsys):
+    from ptclisp.cli import main
+    (tmp_path / "shop.clj").write_text(BAD_PRELUDE, encoding="utf-8")
+    assert main(["eval", "1", "--prelude", str(tmp_path / "shop.clj")]) == 2
+    err = capsys.readouterr().err
+    assert "shop/boom (defined at" in err and "shop.clj:6:1" in err and "line 7, column 10" in err
