@@ -524,8 +524,14 @@ def _compile_error(e: PtcError, d: Definition, origin: str) -> PreludeError:
                         origin=origin, cause=e.kind)
 
 
-def compile_namespace(spec: NsSpec, deps: dict[str, CompiledNamespace], key: str) -> CompiledNamespace:
-    """Analyze and compile every definition of `spec` against its dependencies' public exports."""
+def compile_namespace(spec: NsSpec, deps: dict[str, CompiledNamespace], key: str,
+                      errors: list | None = None) -> CompiledNamespace:
+    """Analyze and compile every definition of `spec` against its dependencies' public exports.
+
+    The first definition that does not analyze raises a PreludeError; with an `errors` list the
+    error of every such definition is appended there instead and the namespace is compiled
+    without them (for `ptclisp check`, which reports them all; such a result is never attached).
+    """
     dep_exports = {name: {k: Export(r) for k, r in c.records.items()} for name, c in deps.items()}
     az = Analyzer(Env(user_names=spec.defs.keys(), tools=None, preludes=dep_exports, own_namespace=spec.name))
     siblings: dict[str, set] = {}
@@ -538,19 +544,27 @@ def compile_namespace(spec: NsSpec, deps: dict[str, CompiledNamespace], key: str
         az.prelude_refs = set()
         az.tools_used = set()
         try:
-            if d.kind == "function":
-                from .analyzer.bindings import analyze_fn_tail
-                value = analyze_fn_tail(az, d.name, d.params_form, d.body, Scope(), d.form, d.doc, bind_self=False)
-            else:
-                value = az.analyze(d.value_form, Scope(), NOT_TAIL)
-        except PreludeError:
-            raise
-        except PtcError as e:
-            raise _compile_error(e, d, spec.origin) from None
-        if d.kind == "constant" and az.prelude_refs:
-            raise PreludeError("dep_ref_in_def", f"{d.ref}: a def initialiser may not use other namespaces' exports "
-                                                 f"({', '.join(sorted(az.prelude_refs))})", d.form.span,
-                               namespace=d.ns, ref=d.ref, origin=spec.origin)
+            try:
+                if d.kind == "function":
+                    from .analyzer.bindings import analyze_fn_tail
+                    value = analyze_fn_tail(az, d.name, d.params_form, d.body, Scope(), d.form, d.doc,
+                                            bind_self=False)
+                else:
+                    value = az.analyze(d.value_form, Scope(), NOT_TAIL)
+            except PreludeError:
+                raise
+            except PtcError as e:
+                raise _compile_error(e, d, spec.origin) from None
+            if d.kind == "constant" and az.prelude_refs:
+                raise PreludeError("dep_ref_in_def", f"{d.ref}: a def initialiser may not use other namespaces' "
+                                                     f"exports ({', '.join(sorted(az.prelude_refs))})", d.form.span,
+                                   namespace=d.ns, ref=d.ref, origin=spec.origin)
+        except PreludeError as e:
+            if errors is None:
+                raise
+            errors.append(e)
+            siblings[d.name], tools_used[d.name], dep_refs[d.name] = set(), set(), set()
+            continue
         sib, tls = set(), set(az.tools_used)
         for n in _walk(value):
             t = type(n)
@@ -648,8 +662,13 @@ def _parsed(comp: Component) -> list[NsSpec]:
     return specs
 
 
-def build(components: list, attached: dict[str, CompiledNamespace] | None = None) -> list[CompiledNamespace]:
-    """Compile `components` (plus references to already attached namespaces) in dependency order."""
+def build(components: list, attached: dict[str, CompiledNamespace] | None = None,
+          errors: list | None = None) -> list[CompiledNamespace]:
+    """Compile `components` (plus references to already attached namespaces) in dependency order.
+
+    With an `errors` list, definitions that do not analyze are collected there rather than raised
+    (see compile_namespace), and nothing this call compiles is cached.
+    """
     attached = attached or {}
     specs: dict[str, NsSpec] = {}
     declared: dict[str, tuple | None] = {}
@@ -692,8 +711,9 @@ def build(components: list, attached: dict[str, CompiledNamespace] | None = None
                              .encode()).hexdigest()
         c = _COMPILED.get(key)
         if c is None:
-            c = compile_namespace(s, dep_c, key)
-            _cache_put(_COMPILED, key, c)
+            c = compile_namespace(s, dep_c, key, errors)
+            if errors is None:
+                _cache_put(_COMPILED, key, c)
         out[name] = c
     return [out[n] for n in order]
 

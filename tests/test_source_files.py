@@ -69,3 +69,88 @@ def test_repl_input_with_a_bom(bom_files):
     assert repl.handle((bom_files / "prog.clj").read_text(encoding="utf-8")) == [("value", "#'x"), ("value", "42")]
     lines = repl.handle(BOM + "(+ 1 :a)")
     assert lines[-2:] == [("error-detail", "   1 | (+ 1 :a)"), ("caret", "     | ^^^^^^^^")]
+
+
+# ------------------------------------------------------------------ ptclisp check: preludes
+
+def check(argv, capsys):
+    code = main(["check", *argv])
+    return code, capsys.readouterr().out.splitlines()
+
+
+def test_check_reads_an_ns_file_as_a_prelude(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    assert check(["examples/order_helpers.clj"], capsys) == (0, [])
+    # the program that uses it: with --prelude, or checked in the same run
+    assert check(["examples/orders_with_prelude.clj", "--prelude", "examples/order_helpers.clj"], capsys) == (0, [])
+    assert check(["examples/orders_with_prelude.clj", "examples/order_helpers.clj"], capsys) == (0, [])
+    assert check(sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").glob("*.clj")), capsys) == (0, [])
+
+
+def test_check_a_bom_prelude_file(bom_files, capsys):
+    assert check(["lib.clj", "prog.clj"], capsys) == (0, [])
+
+
+BROKEN_LIB = """; helpers
+(ns badlib "Broken on purpose.")
+
+(defn ok [x] (inc x))
+
+(defn uses-missing [x]
+  (missing-fn x))
+
+(defn- priv [x] (+ x 1))
+
+(def c (priv 1))
+
+(def also-bad (undefined-thing))
+"""
+
+
+def test_check_reports_every_broken_prelude_definition(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "badlib.clj").write_text(BROKEN_LIB, encoding="utf-8")
+    (tmp_path / "uses.clj").write_text("(badlib/ok 1)\n(badlib/nope 2)\n(badlib/priv 1)\n", encoding="utf-8")
+    code, out = check(["badlib.clj", "uses.clj"], capsys)
+    assert code == 1
+    assert out == [
+        "badlib.clj:7:4: compile_error: badlib/uses-missing: unbound_var: Unable to resolve symbol: missing-fn "
+        "in this context",
+        "badlib.clj:13:16: compile_error: badlib/also-bad: unbound_var: Unable to resolve symbol: undefined-thing "
+        "in this context",
+        "uses.clj:2:2: invalid_form: badlib/nope is not a public export of namespace badlib.",
+        "uses.clj:3:2: invalid_form: badlib/priv is not a public export of namespace badlib.",
+    ]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("(ns p3)\n(defn f [x] x)\n(defn f [y] y)\n", "p.clj:3:1: duplicate_ref: p3/f is defined more than once"),
+    ("(ns p3)\n(println 1)\n", "p.clj:2:1: compile_error: unsupported top-level prelude form"),
+    ("(ns p3)\n(defn g [x] (inc x)\n", "p.clj:2:1: parse_error: unclosed list"),
+    ('(ns p3)\n(defn f {:signature "(x :int) -> :int"} [x y] x)\n', "p.clj:2:21: invalid_signature: p3/f: "),
+])
+def test_check_reports_prelude_structure_problems(text, expected, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.clj").write_text(text, encoding="utf-8")
+    code, out = check(["p.clj"], capsys)
+    assert code == 1 and len(out) == 1 and out[0].startswith(expected)
+
+
+def test_check_compiles_preludes_but_runs_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lib.clj").write_text('(ns lib)\n(def boom (/ 1 0))\n(defn f [x] x)\n', encoding="utf-8")
+    (tmp_path / "prog.clj").write_text("(lib/f 1)\n", encoding="utf-8")
+    assert check(["prog.clj", "--prelude", "lib.clj"], capsys) == (0, [])
+    assert check(["lib.clj", "prog.clj"], capsys) == (0, [])
+    # a prelude given twice (as --prelude and as a file) is checked once, not reported as a duplicate
+    assert check(["lib.clj", "prog.clj", "--prelude", "lib.clj"], capsys) == (0, [])
+
+
+def test_check_with_a_broken_prelude_option_is_a_usage_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "badlib.clj").write_text(BROKEN_LIB, encoding="utf-8")
+    (tmp_path / "prog.clj").write_text("1\n", encoding="utf-8")
+    assert main(["check", "prog.clj", "--prelude", "badlib.clj"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ptclisp: --prelude: Error (compile_error): badlib.clj: badlib/uses-missing:")
+    assert "line 7, column 4" in err
