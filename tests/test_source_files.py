@@ -154,3 +154,20 @@ def test_check_with_a_broken_prelude_option_is_a_usage_error(tmp_path, monkeypat
     err = capsys.readouterr().err
     assert err.startswith("ptclisp: --prelude: Error (compile_error): badlib.clj: badlib/uses-missing:")
     assert "line 7, column 4" in err
+
+
+# ------------------------------------------------------------------ the shipped source is canonical
+
+SHIPPED = sorted(p for pattern in ("examples/**/*.clj", "preludes/**/*.clj", "ptclisp/**/*.clj")
+                 for p in ROOT.glob(pattern))
+
+
+def test_the_shipped_clj_files_are_found():
+    names = {p.relative_to(ROOT).as_posix() for p in SHIPPED}
+    assert {"examples/order_helpers.clj", "examples/orders_report.clj", "examples/orders_with_prelude.clj",
+            "examples/agent/orders_agent.clj", "preludes/agent.core.clj"} <= names
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_shipped_clj_file_passes_fmt_check(path, capsys):
+    assert main(["fmt", "--check", str(path)]) == 0, capsys.readouterr().err
