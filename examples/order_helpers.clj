@@ -30,10 +30,10 @@
        vec))
 
 (defn- summary-row [k group rows]
-  {k         group
-   :orders   (count rows)
-   :revenue  (revenue rows)
-   :average  (cents (avg-by :amount rows))})
+  {k group
+   :orders (count rows)
+   :revenue (revenue rows)
+   :average (cents (avg-by :amount rows))})
 
 (defn- cents [x]
   (/ (round (* x 100)) 100.0))

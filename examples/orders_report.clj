@@ -4,9 +4,9 @@
 
 (defn summarize [[category orders]]
   {:category category
-   :orders   (count orders)
-   :revenue  (round (sum-by :amount orders))
-   :average  (round (avg-by :amount orders))})
+   :orders (count orders)
+   :revenue (round (sum-by :amount orders))
+   :average (round (avg-by :amount orders))})
 
 (let [rows (->> (group-by :category paid)
                 (map summarize)

@@ -6,6 +6,6 @@
 (doseq [{:keys [region revenue]} (orders/breakdown paid :region)]
   (println (format "%-6s %10.2f" region revenue)))
 
-{:paid-revenue    (orders/revenue paid)
+{:paid-revenue (orders/revenue paid)
  :pending-revenue (orders/revenue (orders/with-status data/orders "pending"))
- :top-category    (:category (first (orders/breakdown paid :category)))}
+ :top-category (:category (first (orders/breakdown paid :category)))}

@@ -5,7 +5,7 @@
                   [--model ALIAS=PROVIDER:MODEL]... [--replay FILE | --record FILE] [--trace FILE]
                   (a model flag runs FILE as an agent workflow: see ptclisp/agent/cli.py)
     ptclisp eval  EXPR     [same flags] [--json]
-    ptclisp check FILE.clj...
+    ptclisp check FILE.clj... [--prelude FILE]... [--tools module:attr]
     ptclisp fmt   FILE.clj... [--check] [--diff]
 
 Exit codes. run/eval: 0 value or `return`, 1 `fail`, 2 error. check: 1 when
@@ -184,17 +184,22 @@ def cmd_repl(args) -> int:
 # ---------------------------------------------------------------------- check
 
 def cmd_check(args) -> int:
-    from .analyzer import Env
-    from .repl.check import check_source
-    base = None
-    if args.prelude or args.tools:
-        env = _session(args).env
-        base = Env(preludes=env.preludes, tools=env.tools.names() if args.tools else None)
+    from .prelude import PreludeError
+    from .repl.check import check_sources, compile_preludes
+    from .tools import ToolSet
+    try:  # compiled, never run: check evaluates nothing
+        attached = compile_preludes([(p, _read_text(p, "--prelude ")) for p in args.prelude or ()])
+    except PreludeError as exc:
+        where = f" at {exc.span}" if exc.span else ""
+        raise UsageError(f"--prelude: Error ({exc.kind}): {exc.message}{where}") from None
+    tools = load_tools(args.tools)
+    names = ["<stdin>" if path == "-" else path for path in args.files]
+    found = check_sources([(name, _read_text(path)) for name, path in zip(names, args.files)], attached,
+                          tools=ToolSet(tools).names() if tools else None)
     total = 0
-    for path in args.files:
-        problems = check_source(_read_text(path), base)
+    for name, problems in zip(names, found):
         for p in problems:
-            print(p.render("<stdin>" if path == "-" else path))
+            print(p.render(name))
         total += len(problems)
     if total:
         n = len(args.files)
@@ -267,7 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "are read from it and their results printed (exit 2 if any failed).")
     session_flags(r, json_flag=False)
     r.add_argument("--preview-chars", type=int, default=2048, metavar="N",
-                   help="show at most N characters of each value (64-65536, default 2048)")
+                   help="show at most N characters of each value (64-65536, default 2048); a larger budget "
+                        "also shows more items of each collection (N/128, at least 16)")
     r.set_defaults(func=cmd_repl)
 
     r = sub.add_parser("run", help="run a program file",
@@ -297,9 +303,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("check", help="report static errors without running",
                        description="Read and analyze each top-level form without running anything; print "
-                                   "every problem as file:line:col: kind: message. Exit 1 if there are any.")
+                                   "every problem as file:line:col: kind: message. Exit 1 if there are any. "
+                                   "A file that starts with (ns ...) is checked as a prelude, and the programs "
+                                   "checked with it may use its exports.")
     c.add_argument("files", metavar="FILE.clj", nargs="+", help="files to check ('-' reads stdin)")
-    c.add_argument("--prelude", metavar="FILE", action="append", help="resolve this prelude's exports (repeatable)")
+    c.add_argument("--prelude", metavar="FILE", action="append",
+                   help="resolve this prelude's exports in the checked files (repeatable; compiled, not run)")
     c.add_argument("--tools", metavar="module:attr", action="append",
                    help="check tool/ names against these tools (without it any tool name passes)")
     c.set_defaults(func=cmd_check, data=None, timeout_ms=5000)

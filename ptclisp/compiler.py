@@ -42,13 +42,18 @@ _ABSENT = object()
 
 class _PositionedAst:
     """Python AST node classes with a default position, so only nodes that map to PTC
-    source need one set explicitly (compile() requires a position on every node)."""
+    source need one set explicitly (compile() requires a position on every node).
+
+    The default is line 0, which no PTC source has: code that maps to no PTC form (a
+    function's prologue, the meter's checks) reports no position, so an error raised
+    there is located at the nearest enclosing PTC form instead of at line 1, column 1
+    (evaluator._span_from_traceback)."""
 
     def __init__(self):
         for name in dir(ast):
             cls = getattr(ast, name)
             if isinstance(cls, type) and issubclass(cls, ast.AST) and "lineno" in getattr(cls, "_attributes", ()):
-                setattr(self, name, type(name, (cls,), {"lineno": 1, "col_offset": 0, "end_lineno": 1,
+                setattr(self, name, type(name, (cls,), {"lineno": 0, "col_offset": 0, "end_lineno": 0,
                                                          "end_col_offset": 0}))
 
 

@@ -336,21 +336,25 @@ def _sanitize(msg: str) -> str:
     return msg[:300]
 
 
-def _span_from_traceback(exc: BaseException, codes=None) -> Span | None:
-    """The position of the innermost generated-code frame in `exc`'s traceback (with `codes`,
-    only frames running one of those code objects)."""
+def _span_from_traceback(exc: BaseException, codes=None, filename: str = FILENAME) -> Span | None:
+    """The position of the innermost generated-code frame in `exc`'s traceback that was running
+    code with a PTC position (with `codes`, only frames running one of those code objects; with
+    `filename`, frames of that generated file, e.g. one prelude namespace's code).
+
+    Generated code that maps to no PTC form carries line 0 (compiler._PositionedAst): such a
+    frame is passed over, so the error points at the form that called it, or has no position,
+    rather than a made-up line 1, column 1."""
     tb = exc.__traceback__
     best = None
     while tb is not None:
         code = tb.tb_frame.f_code
-        if code.co_filename == FILENAME and (codes is None or code in codes):
+        if code.co_filename == filename and (codes is None or code in codes):
             try:
                 positions = list(code.co_positions())
                 pos = positions[tb.tb_lasti // 2] if tb.tb_lasti >= 0 else None
             except (IndexError, ValueError):
                 pos = None
-            line = pos[0] if pos and pos[0] else tb.tb_lineno
-            col = (pos[2] + 1) if pos and pos[2] is not None else 1
-            best = Span(line, col)
+            if pos and pos[0] and pos[2] is not None:
+                best = Span(pos[0], pos[2] + 1)
         tb = tb.tb_next
     return best

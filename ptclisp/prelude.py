@@ -39,7 +39,7 @@ from .contract import ContractSyntaxError, Signature, check_args, check_result, 
 from .errors import FailSignal, PtcError, ReturnSignal, Span
 from .forms import List, Lit, MapForm, Quote, Seq, Sym, VarQuote, VecForm
 from .meter import Limits, Meter
-from .reader import read
+from .reader import read, strip_bom
 from .runtime import Namespace
 from .values import Keyword
 
@@ -77,7 +77,7 @@ class Component:
     references"; a list restricts the source to exactly those namespaces.
     """
 
-    source: str
+    source: str = attrs.field(converter=strip_bom)   # a leading byte-order mark is not source
     origin: str = "<prelude>"
     dependencies: tuple | None = None
 
@@ -99,7 +99,7 @@ def as_component(item) -> Component:
     if isinstance(item, os.PathLike):
         return Component.file(item)
     if isinstance(item, str):
-        stripped = item.lstrip()
+        stripped = strip_bom(item).lstrip()
         if stripped.startswith("(") or stripped.startswith(";") or not stripped:
             return Component(item)
         return Component.file(item)
@@ -524,8 +524,14 @@ def _compile_error(e: PtcError, d: Definition, origin: str) -> PreludeError:
                         origin=origin, cause=e.kind)
 
 
-def compile_namespace(spec: NsSpec, deps: dict[str, CompiledNamespace], key: str) -> CompiledNamespace:
-    """Analyze and compile every definition of `spec` against its dependencies' public exports."""
+def compile_namespace(spec: NsSpec, deps: dict[str, CompiledNamespace], key: str,
+                      errors: list | None = None) -> CompiledNamespace:
+    """Analyze and compile every definition of `spec` against its dependencies' public exports.
+
+    The first definition that does not analyze raises a PreludeError; with an `errors` list the
+    error of every such definition is appended there instead and the namespace is compiled
+    without them (for `ptclisp check`, which reports them all; such a result is never attached).
+    """
     dep_exports = {name: {k: Export(r) for k, r in c.records.items()} for name, c in deps.items()}
     az = Analyzer(Env(user_names=spec.defs.keys(), tools=None, preludes=dep_exports, own_namespace=spec.name))
     siblings: dict[str, set] = {}
@@ -538,19 +544,27 @@ def compile_namespace(spec: NsSpec, deps: dict[str, CompiledNamespace], key: str
         az.prelude_refs = set()
         az.tools_used = set()
         try:
-            if d.kind == "function":
-                from .analyzer.bindings import analyze_fn_tail
-                value = analyze_fn_tail(az, d.name, d.params_form, d.body, Scope(), d.form, d.doc, bind_self=False)
-            else:
-                value = az.analyze(d.value_form, Scope(), NOT_TAIL)
-        except PreludeError:
-            raise
-        except PtcError as e:
-            raise _compile_error(e, d, spec.origin) from None
-        if d.kind == "constant" and az.prelude_refs:
-            raise PreludeError("dep_ref_in_def", f"{d.ref}: a def initialiser may not use other namespaces' exports "
-                                                 f"({', '.join(sorted(az.prelude_refs))})", d.form.span,
-                               namespace=d.ns, ref=d.ref, origin=spec.origin)
+            try:
+                if d.kind == "function":
+                    from .analyzer.bindings import analyze_fn_tail
+                    value = analyze_fn_tail(az, d.name, d.params_form, d.body, Scope(), d.form, d.doc,
+                                            bind_self=False)
+                else:
+                    value = az.analyze(d.value_form, Scope(), NOT_TAIL)
+            except PreludeError:
+                raise
+            except PtcError as e:
+                raise _compile_error(e, d, spec.origin) from None
+            if d.kind == "constant" and az.prelude_refs:
+                raise PreludeError("dep_ref_in_def", f"{d.ref}: a def initialiser may not use other namespaces' "
+                                                     f"exports ({', '.join(sorted(az.prelude_refs))})", d.form.span,
+                                   namespace=d.ns, ref=d.ref, origin=spec.origin)
+        except PreludeError as e:
+            if errors is None:
+                raise
+            errors.append(e)
+            siblings[d.name], tools_used[d.name], dep_refs[d.name] = set(), set(), set()
+            continue
         sib, tls = set(), set(az.tools_used)
         for n in _walk(value):
             t = type(n)
@@ -648,8 +662,13 @@ def _parsed(comp: Component) -> list[NsSpec]:
     return specs
 
 
-def build(components: list, attached: dict[str, CompiledNamespace] | None = None) -> list[CompiledNamespace]:
-    """Compile `components` (plus references to already attached namespaces) in dependency order."""
+def build(components: list, attached: dict[str, CompiledNamespace] | None = None,
+          errors: list | None = None) -> list[CompiledNamespace]:
+    """Compile `components` (plus references to already attached namespaces) in dependency order.
+
+    With an `errors` list, definitions that do not analyze are collected there rather than raised
+    (see compile_namespace), and nothing this call compiles is cached.
+    """
     attached = attached or {}
     specs: dict[str, NsSpec] = {}
     declared: dict[str, tuple | None] = {}
@@ -692,8 +711,9 @@ def build(components: list, attached: dict[str, CompiledNamespace] | None = None
                              .encode()).hexdigest()
         c = _COMPILED.get(key)
         if c is None:
-            c = compile_namespace(s, dep_c, key)
-            _cache_put(_COMPILED, key, c)
+            c = compile_namespace(s, dep_c, key, errors)
+            if errors is None:
+                _cache_put(_COMPILED, key, c)
         out[name] = c
     return [out[n] for n in order]
 
@@ -763,25 +783,42 @@ def instantiate(c: CompiledNamespace, env) -> NsInstance:
             main()
         finally:
             meter.stop()
-    except (ReturnSignal, FailSignal):
-        raise PreludeError("compile_error", f"namespace {c.name}: return/fail while initialising definitions",
-                           namespace=c.name, origin=c.origin) from None
-    except PtcError as e:
-        raise PreludeError("compile_error", f"namespace {c.name}: initialising a definition failed: "
-                                            f"{e.kind}: {e.message}", e.span, namespace=c.name, origin=c.origin,
-                           cause=e.kind) from None
+    except (ReturnSignal, FailSignal) as e:
+        raise _init_error(c, ns, e, None) from None
     except Exception as e:  # noqa: BLE001 - every failure is a typed error
         from .evaluator import to_ptc_error
-        pe = to_ptc_error(e)
-        raise PreludeError("compile_error", f"namespace {c.name}: initialising a definition failed: "
-                                            f"{pe.kind}: {pe.message}", namespace=c.name, origin=c.origin,
-                           cause=pe.kind) from None
+        raise _init_error(c, ns, e, to_ptc_error(e)) from None
     finally:
         M.install(prev)
     ns.frozen = True
     g["_tool"] = env.tools.call
     g["_tool_ref"] = env.tools.ref
     return NsInstance(c, ns, g)
+
+
+def _init_error(c: CompiledNamespace, ns: Namespace, exc: BaseException, err: PtcError | None) -> PreludeError:
+    """The error for a namespace whose initialisation raised `exc` (`err`: it as a PtcError; None for
+    return/fail), naming the definition that failed and where it is.
+
+    The namespace's code defines its functions, then its constants, each in source order, so
+    the failing definition is the first of that order not yet in `ns`. The error's position is
+    the innermost prelude form that was running, else the definition itself.
+    """
+    from .evaluator import _span_from_traceback
+    order = [d for d in c.defs.values() if d.kind == "function"] + \
+            [d for d in c.defs.values() if d.kind == "constant"]
+    d = next((d for d in order if d.name not in ns), None)
+    if d is None:  # pragma: no cover - every definition ran: the failure came after them
+        what, ref, span = "initialising its definitions", None, None
+    else:
+        at = d.form.span
+        what, ref, span = f"initialising {d.ref} (defined at {c.origin}:{at.line}:{at.col})", d.ref, at
+    if err is None:
+        return PreludeError("compile_error", f"namespace {c.name}: return/fail while {what}", span,
+                            namespace=c.name, ref=ref, origin=c.origin)
+    span = err.span or _span_from_traceback(exc, filename=c.code.co_filename) or span
+    return PreludeError("compile_error", f"namespace {c.name}: {what} failed: {err.kind}: {err.message}", span,
+                        namespace=c.name, ref=ref, origin=c.origin, cause=err.kind)
 
 
 def _contract_wrapper(fn, sig: Signature, ref: str):

@@ -65,14 +65,17 @@ FN_META: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def fn_label(f) -> str:
+    """The printed text of a callable: `#fn[x y]` for closures (their parameter names),
+    `#<builtin name>` for builtins, Java members and granted tools, `#fn[...]` otherwise."""
     params = getattr(f, "ptc_params", None)
     if params is None:
         code = getattr(f, "__code__", None)
         params = FN_META.get(code) if code is not None else None
     if params is not None:
         return "#fn[" + " ".join(params) + "]"
-    if getattr(f, "ptc_builtin", None) is not None:
-        return "#<builtin>"
+    name = getattr(f, "ptc_builtin", None)
+    if name is not None:
+        return f"#<builtin {name}>" if type(name) is str and name else "#<builtin>"
     return "#fn[...]"
 
 
@@ -187,8 +190,19 @@ def str_of(x) -> str:
 # ---------------------------------------------------------------- bounded preview
 
 class PreviewCaps:
-    def __init__(self, chars=2048, items=16, depth=4, nodes=256, string=256):
-        self.chars, self.items, self.depth, self.nodes, self.string = chars, items, depth, nodes, string
+    """The bounds of one preview: total characters, items shown per collection, nesting depth,
+    values visited and characters per string.
+
+    Caps left unset grow with the character budget, so a larger budget shows more of a value:
+    items `max(16, chars // 128)`, nodes and string length `max(256, chars // 8)` (at the default
+    2,048 characters: 16 items, 256 nodes, 256 characters per string).
+    """
+
+    def __init__(self, chars=2048, items=None, depth=4, nodes=None, string=None):
+        self.chars, self.depth = chars, depth
+        self.items = max(16, chars // 128) if items is None else items
+        self.nodes = max(256, chars // 8) if nodes is None else nodes
+        self.string = max(256, chars // 8) if string is None else string
 
 
 def preview(x, caps: PreviewCaps | None = None) -> str:

@@ -6,7 +6,7 @@ classification of reader failures into `parse_error` with line, column and
 a short hint. `ReadError.incomplete` marks input that only needs more text
 (unclosed bracket or string), which the REPL uses for multi-line entry.
 
-    read(text)        -> list of forms (a whole program)
+    read(text)        -> list of forms (a whole program; a leading byte-order mark is skipped)
     read_string(text) -> one value, read as data (no evaluation)
 
 Imports errors, values, forms.
@@ -541,8 +541,22 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
     return top
 
 
+BOM = "\ufeff"
+
+
+def strip_bom(text: str) -> str:
+    """`text` without a leading UTF-8 byte-order mark (editors on some systems write one at the
+    start of a file; it is not part of the program, and columns are counted without it)."""
+    return text[1:] if text.startswith(BOM) else text
+
+
 def read(text: str, *, max_depth: int = MAX_DEPTH, names: set | None = None) -> list[Form]:
-    """Read a whole program. `names` (optional) collects distinct symbol/keyword texts."""
+    """Read a whole program. `names` (optional) collects distinct symbol/keyword texts.
+
+    A byte-order mark at the very start is skipped (`strip_bom`); positions are those of the
+    text after it.
+    """
+    text = strip_bom(text)
     _state.names = names
     try:
         return _fast_read(text, max_depth, names)

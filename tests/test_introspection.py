@@ -88,10 +88,48 @@ def test_doc_of_builtins_reads_the_registry(session, src, first_line):
 
 
 @pytest.mark.parametrize("src", ["(doc shop/lookup-price)", "(doc shop/nope)", "(doc nosuch-fn)", "(doc data/secret_key)",
-                                 "(doc tool/hidden_tool)"])
+                                 "(doc tool/not_granted)"])
 def test_doc_misses_print_a_not_found_line(session, src):
     r = run(session, src)
     assert r.value is None and len(r.prints) == 1 and "No documentation found" in r.prints[0]
+
+
+SEARCH = ptclisp.Tool(
+    "search", lambda args: [], description="Search the catalog.\nReturns the matching items.", effect="read",
+    input_schema={"type": "object", "required": ["query"],
+                  "properties": {"query": {"type": "string", "description": "Words to find."},
+                                 "limit": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}}}})
+GET_USER = ptclisp.Tool("get_user", lambda args: {}, signature="(id :int) -> {name :string}",
+                        description="One user by id.")
+SECRET = ptclisp.Tool("secret", lambda args: {}, description="Only preludes may call this.", private=True)
+
+
+def test_doc_of_a_tool_shows_its_call_arguments_effect_and_description():
+    s = Session(tools=[SEARCH, GET_USER, SECRET])
+    assert run(s, "(doc tool/search)").prints == [
+        "(tool/search {:query query :limit limit :tags tags})\n"
+        "  arguments:\n"
+        "    query (required): string - Words to find.\n"
+        "    limit: integer\n"
+        "    tags: array of string\n"
+        "  effect: read\n"
+        "  Search the catalog.\n"
+        "  Returns the matching items."]
+    assert run(s, '(doc "tool/get_user")').prints == [
+        "(tool/get_user {:id id})\n  contract: (id :int) -> {name :string}\n  effect: unknown\n  One user by id."]
+
+
+def test_doc_of_a_plain_callable_tool_uses_its_docstring(session):
+    def lookup(args):
+        """Find a user by id."""
+    s = Session(tools={"lookup": lookup})
+    assert run(s, "(doc tool/lookup)").prints == ["(tool/lookup {...})\n  effect: unknown\n  Find a user by id."]
+    assert run(session, "(doc tool/hidden_tool)").prints == ["(tool/hidden_tool {...})\n  effect: unknown"]
+
+
+def test_doc_never_shows_a_private_tool():
+    s = Session(tools=[SECRET])
+    assert run(s, "(doc tool/secret)").prints == ["No documentation found for tool/secret"]
 
 
 def test_a_private_export_spelling_does_not_fall_through_to_the_registry():
@@ -117,9 +155,21 @@ def test_apropos_searches_exports_and_registry(session):
     hits = py(session, '(apropos "price")')
     assert "shop/price" in hits and "shop/basket-total" in hits    # ref and docstring matches
     assert "shop/lookup-price" not in hits                          # private helpers are never listed
-    assert hits == sorted(set(hits))
+    assert len(hits) == len(set(hits))                               # (order: see the name-first test)
     upper = py(session, '(apropos "UPPER-case")')
     assert "upper-case" in upper
+
+
+def test_apropos_lists_name_matches_first_then_description_matches(session):
+    hits = py(session, '(apropos "str")')
+    by_name = [h for h in hits if "str" in h.lower()]
+    assert hits[:len(by_name)] == by_name == sorted(by_name)            # every name match comes first
+    assert {"str", "pr-str", "string?", "json/parse-string"} <= set(by_name)
+    rest = hits[len(by_name):]
+    assert "<" in rest and "=" in rest and rest == sorted(rest)          # "strictly", "strings" in their docs
+    assert len(hits) == len(set(hits))
+    price = py(session, '(apropos "price")')
+    assert price.index("shop/price") < price.index("shop/basket-total")  # a ref match before a docstring match
 
 
 def test_apropos_finds_discoverable_exports_and_java_members(session):
@@ -187,8 +237,22 @@ def test_source_misses(session, src):
 
 def test_introspection_without_preludes():
     s = Session()
-    assert py(s, "(dir)") == [] and py(s, "(export-meta x/y)") is None
+    assert py(s, "(export-meta x/y)") is None
     assert "reduce" in py(s, '(apropos "reduce")')
+
+
+def test_dir_without_preludes_lists_the_builtins_by_category():
+    from ptclisp.lib import java as J
+    from ptclisp.lib.registry import BUILTINS
+    groups = py(Session(), "(dir)")
+    assert groups["sets"] == sorted(n for n, b in BUILTINS.items() if b.category == "sets")
+    assert "union" in groups["sets"] and "map" in groups["sequences"] and "upper-case" in groups["strings"]
+    assert groups["json"] == ["json/generate-string", "json/parse-lines", "json/parse-string"]
+    assert groups["java"] == sorted(m.name for m in J.all_members())
+    listed = [n for names in groups.values() for n in names]
+    assert len(listed) == len(set(listed)) and set(BUILTINS) <= set(listed)
+    assert list(groups) == sorted(groups)
+    assert py(Session(), '(get (dir) "introspection")') == ["apropos", "dir", "doc", "export-meta", "source"]
 
 
 def test_introspection_forms_are_builtins_in_the_registry():

@@ -201,7 +201,7 @@ def test_symbol_classes(sym, token):
 
 def test_lexer_never_reports_errors_on_valid_or_printed_text():
     text = ('(defn f "doc" [x & more] (re-find #"a\\d+" (str \\a ##Inf -1.5e3 \'sym :kw %1 data/x)))'
-            " #fn[x y] #<builtin> #java[java.time.LocalDate 2024-01-01] #{1} {:a [1]} #'f ; done")
+            " #fn[x y] #<builtin map> #java[java.time.LocalDate 2024-01-01] #{1} {:a [1]} #'f ; done")
     tokens = list(PtcLispLexer().get_tokens(text))
     assert [v for t, v in tokens if "Error" in str(t)] == []
     assert "".join(v for _, v in tokens) == text + "\n"

@@ -8,8 +8,8 @@
 
 (def answer
   (agent.core/run-value
-    "Which region had the highest paid revenue, and how much? Return region, paid_revenue (rounded to cents) and paid_orders."
-    {"max_turns" 4}))
+   "Which region had the highest paid revenue, and how much? Return region, paid_revenue (rounded to cents) and paid_orders."
+   {"max_turns" 4}))
 
 (println "top region:" (get answer "region"))
 answer

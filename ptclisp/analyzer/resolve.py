@@ -87,7 +87,7 @@ def qualified_call(az, head: Sym, rest: list, scope, form: List):
         return java_ctor_node(az, Sym(None, "java.util.Date.", head.span), [az.analyze(f, scope, NOT_TAIL) for f in rest], form)
     from ..lib import java as J
     if J.is_java_class_spelling(ns):
-        member = J.java_static(ns, name)
+        member = _java_lookup(J.java_static, head, ns, name)
         args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
         if member.fn is None:
             raise err("java_arity_error", f"{ns}/{name} is a constant, not a function; use it without parentheses",
@@ -116,7 +116,7 @@ def resolve_qualified(az, sym: Sym) -> N.Node:
     if ns == "java.util" and name == "Date.":
         return java_ctor_node(az, Sym(None, "java.util.Date.", sym.span), None)
     if J.is_java_class_spelling(ns):
-        member = J.java_static(ns, name)
+        member = _java_lookup(J.java_static, sym, ns, name)
         if member.fn is None:
             return N.Const(member.value, span=sym.span)
         key = f"java:{J.JAVA_CLASS_ALIASES.get(ns, ns)}/{name}"
@@ -154,6 +154,14 @@ def _unknown_member(az, ns, name, sym) -> PtcError:
                kind="unknown_namespace", rejected_namespace=ns, available_namespaces=available)
 
 
+def _java_lookup(lookup, sym: Sym, *names):
+    """`lookup(*names)` (a Java member table lookup); a rejection points at the symbol that named it."""
+    try:
+        return lookup(*names)
+    except PtcError as e:
+        raise e.located(sym.span) from None
+
+
 def _java_arity(member, n, label, form):
     if n < member.min_arity or (member.max_arity is not None and n > member.max_arity):
         want = member.min_arity if member.max_arity == member.min_arity else \
@@ -164,7 +172,7 @@ def _java_arity(member, n, label, form):
 def java_method_node(az, sym: Sym, args, form=None):
     from ..lib import java as J
     mname = sym.name[1:]
-    member = J.java_method(mname)
+    member = _java_lookup(J.java_method, sym, mname)
     if args is None:
         return az.host_ref(f"jm:{mname}", member.fn, sym.span)
     _java_arity(member, len(args), sym.name, form)
@@ -173,7 +181,7 @@ def java_method_node(az, sym: Sym, args, form=None):
 
 def java_ctor_node(az, sym: Sym, args, form=None):
     from ..lib import java as J
-    member = J.java_constructor(sym.name)
+    member = _java_lookup(J.java_constructor, sym, sym.name)
     if args is None:
         return az.host_ref(f"jc:{sym.name}", member.fn, sym.span)
     _java_arity(member, len(args), sym.name, form)

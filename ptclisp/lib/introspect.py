@@ -5,9 +5,10 @@ the running session (found through `current().env`) and the fixed builtin
 registry (plus the admitted Java members). Private prelude helpers are never
 listed; `source` alone may show one when a public export reaches it. A miss
 is never an error: `doc`/`source` print a line saying nothing was found,
-`dir` gives `[]`, `export-meta` gives nil. `doc` and `source` write to the
-evaluation's printed output and return nil. Nothing here enumerates `data/`
-keys or tools.
+`dir` of an unknown namespace gives `[]`, `export-meta` gives nil. `doc` and
+`source` write to the evaluation's printed output and return nil. `doc` also
+describes a granted (non-private) tool named exactly, but nothing here
+enumerates `data/` keys or tools.
 
 Imports values, errors, meter, registry; the prelude module lazily.
 """
@@ -96,8 +97,69 @@ def _java_doc_lines(member) -> list[str]:
     return lines
 
 
+def _kw_key(name: str) -> str:
+    """How an argument key is written in a call: a keyword when the name allows, else a string."""
+    if name and all(c.isalnum() or c in "+-*<>=?!_" for c in name) and name.isascii():
+        return ":" + name
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _schema_type(schema) -> str:
+    if not isinstance(schema, dict):
+        return "any"
+    t = schema.get("type")
+    if isinstance(t, list):
+        return " | ".join(str(x) for x in t)
+    if t == "array" and isinstance(schema.get("items"), dict):
+        return f"array of {_schema_type(schema['items'])}"
+    if t is None and "enum" in schema and isinstance(schema["enum"], list):
+        return "one of " + ", ".join(repr(v) if isinstance(v, str) else str(v) for v in schema["enum"][:8])
+    return str(t) if t is not None else "any"
+
+
+def _tool_doc_lines(tool) -> list[str]:
+    """The call form, contract, argument summary, effect and description of a granted tool."""
+    sig = getattr(tool, "_signature", None)
+    schema = tool.input_schema if isinstance(tool.input_schema, dict) else None
+    props = schema.get("properties") if schema and isinstance(schema.get("properties"), dict) else {}
+    required = [r for r in (schema or {}).get("required") or () if isinstance(r, str)]
+    if sig is not None and sig.params:
+        names = [n for n, _ in sig.params]
+    else:
+        names = [r for r in props if r in required] + [r for r in required if r not in props] + \
+                [r for r in props if r not in required]
+    args = " ".join(f"{_kw_key(n)} {n}" for n in names)
+    lines = [f"(tool/{tool.name} {{{args}}})" if names else f"(tool/{tool.name} {{...}})"]
+    if sig is not None:
+        lines.append(f"  contract: {sig.text()}")
+    if props or required:
+        lines.append("  arguments:")
+        for n in names:
+            p = props.get(n)
+            line = f"    {n}{' (required)' if n in required else ''}: {_schema_type(p)}"
+            desc = p.get("description") if isinstance(p, dict) else None
+            if isinstance(desc, str) and desc.strip():
+                line += " - " + " ".join(desc.split())
+            lines.append(line)
+    lines.append(f"  effect: {tool.effect}")
+    if tool.description:
+        lines.extend("  " + ln for ln in tool.description.strip().splitlines())
+    return lines
+
+
+def _granted_tool(name: str):
+    """The granted, non-private tool `name` of the running session, or None."""
+    env = _env()
+    tools = getattr(env, "tools", None) if env is not None else None
+    tool = tools.get(name) if tools is not None else None
+    return None if tool is None or tool.private else tool
+
+
 def _doc_lines(name: str) -> list[str] | None:
     ns, short = _split(name)
+    if ns == "tool":
+        tool = _granted_tool(short)
+        return _tool_doc_lines(tool) if tool is not None else None
     if ns is not None and ns in _tables():
         ex = _export(ns, short)
         # an attached namespace answers for its own spellings: no fall-through to the registry
@@ -117,12 +179,12 @@ def _doc_lines(name: str) -> list[str] | None:
 
 
 @builtin("doc", "(doc name)", category="introspection", effect="print",
-         doc="Print the documentation of a builtin or of an attached prelude export: its call form, its "
-             "contract and effect for exports, and its description. The name may be a bare or qualified "
-             "symbol (it is not evaluated) or a string. Returns nil; prints a not-found line for unknown "
-             "names.",
+         doc="Print the documentation of a builtin, an attached prelude export or a granted tool: its call "
+             "form, its contract and effect for exports, the arguments, effect and description of a tool, "
+             "and its description. The name may be a bare or qualified symbol (it is not evaluated) or a "
+             "string. Returns nil; prints a not-found line for unknown names.",
          examples=('(doc map) ;=> nil, prints the signature and description of map',
-                   '(doc "crm/get-user") ;=> nil'))
+                   '(doc "crm/get-user") ;=> nil', "(doc tool/search) ;=> nil, prints the tool's call form"))
 def doc(name):
     text = _name_arg(name, "doc")
     lines = _doc_lines(text) if text else None
@@ -154,13 +216,17 @@ def source(name):
 
 @builtin("dir", "(dir)", "(dir ns)", category="introspection",
          doc="Without an argument: the sorted names of the attached prelude namespaces that have public "
-             "exports. With a namespace (symbol or string): the sorted refs (\"ns/name\") of its public "
-             "exports. Unknown namespaces give [].",
-         examples=("(dir) ;=> [\"crm\"]", "(dir crm) ;=> [\"crm/get-user\"]", '(dir "nosuch") ;=> []'))
+             "exports; when no prelude is attached, the builtins instead, as a map from category (\"maps\", "
+             "\"strings\", ..., \"java\" for the admitted Java members) to the sorted names in it. With a "
+             "namespace (symbol or string): the sorted refs (\"ns/name\") of its public exports. Unknown "
+             "namespaces give [].",
+         examples=("(dir) ;=> [\"crm\"]", "(dir crm) ;=> [\"crm/get-user\"]", '(dir "nosuch") ;=> []',
+                   '(get (dir) "sets") ;=> ["difference" "disj" ...] when no prelude is attached'))
 def dir_(ns=None):
     tables = _tables()
     if ns is None:
-        return Vector(sorted(n for n, t in tables.items() if len(t)))
+        names = sorted(n for n, t in tables.items() if len(t))
+        return Vector(names) if names else _builtin_groups()
     name = _name_arg(ns, "dir")
     table = tables.get(name)
     if not table:
@@ -169,23 +235,33 @@ def dir_(ns=None):
 
 
 def _registry_entries():
-    """(canonical name, searchable text) for every builtin and admitted Java member."""
+    """(canonical name, category, other searchable text) for every builtin and admitted Java member."""
     for name, spec in BUILTINS.items():
-        yield name, " ".join((name, *spec.signatures, spec.doc or "", spec.category or ""))
+        yield name, spec.category, " ".join((*spec.signatures, spec.doc or "", spec.category or ""))
     for (group, name), spec in QUALIFIED.items():
         if not spec.plain:
             q = next((k for k, g in QUALIFIERS.items() if g == group and "." not in k), group)
-            canon = f"{q}/{name}"
-            yield canon, " ".join((canon, *spec.signatures, spec.doc or "", spec.category or ""))
+            yield f"{q}/{name}", spec.category, " ".join((*spec.signatures, spec.doc or "", spec.category or ""))
     from . import java as J
     for m in J.all_members():
-        yield m.name, " ".join((m.name, m.signature or "", m.doc or "", m.java_class or ""))
+        yield m.name, "java", " ".join((m.signature or "", m.doc or "", m.java_class or ""))
+
+
+def _builtin_groups() -> Map:
+    """Every builtin and admitted Java member, as category -> sorted vector of canonical names."""
+    groups: dict[str, set] = {}
+    for canon, category, _ in _registry_entries():
+        groups.setdefault(category or "core", set()).add(canon)
+    current().alloc(64 * len(groups) + sum(16 + 8 * len(v) for v in groups.values()))
+    return Map.from_pairs((c, Vector(sorted(names))) for c, names in sorted(groups.items()))
 
 
 @builtin("apropos", "(apropos query)", category="introspection",
          doc="Search builtin names, signatures and descriptions, and the refs and docstrings of attached "
-             "prelude exports, for a case-insensitive substring. Returns the sorted, de-duplicated matching "
-             "names; a blank query gives []. The query is a string or a quoted symbol.",
+             "prelude exports, for a case-insensitive substring. Returns the matching names without "
+             "repeats: first, sorted, those whose name contains the query; then, sorted, those that match "
+             "only in their signature or description. A blank query gives []. The query is a string or a "
+             "quoted symbol.",
          examples=('(apropos "upper") ;=> ["upper-case" "upcase" ...]', '(apropos "") ;=> []'))
 def apropos(query):
     if type(query) not in (str, SymbolRef, Keyword):
@@ -193,17 +269,22 @@ def apropos(query):
     q = _name_arg(query, "apropos").lower()
     if not q:
         return Vector([])
-    hits = set()
+    by_name, by_text = set(), set()
     for table in _tables().values():
         for ex in table.values():
             rec = ex.record
-            if q in rec.ref.lower() or (rec.doc and q in rec.doc.lower()):
-                hits.add(rec.ref)
-    for canon, text in _registry_entries():
-        if q in text.lower():
-            hits.add(canon)
+            if q in rec.ref.lower():
+                by_name.add(rec.ref)
+            elif rec.doc and q in rec.doc.lower():
+                by_text.add(rec.ref)
+    for canon, _, text in _registry_entries():
+        if q in canon.lower():
+            by_name.add(canon)
+        elif q in text.lower():
+            by_text.add(canon)
+    hits = sorted(by_name) + sorted(by_text - by_name)
     current().alloc(64 + 8 * len(hits))
-    return Vector(sorted(hits))
+    return Vector(hits)
 
 
 def _k(name: str) -> Keyword:

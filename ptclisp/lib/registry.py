@@ -102,8 +102,8 @@ def builtin(name: str, *signatures: str, doc: str, groups: tuple[str, ...] = (),
                 BUILTINS[nm] = spec
             for g in groups:
                 QUALIFIED[(g, nm)] = spec
-        try:
-            fn.ptc_builtin = name
+        try:  # the name printers show: the plain name, or group/name when only reachable qualified
+            fn.ptc_builtin = name if plain or not groups else f"{groups[0]}/{name}"
         except AttributeError:  # pragma: no cover - C callables
             pass
         return fn

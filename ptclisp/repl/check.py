@@ -1,17 +1,27 @@
-"""Static checking of a program without running it (`ptclisp check`).
+"""Static checking of programs and preludes without running them (`ptclisp check`).
 
-Reads the text, then analyzes every top-level form on its own, so one run
-reports the first problem of each form rather than only the first of the
+A program is read, then every top-level form is analyzed on its own, so one
+run reports the first problem of each form rather than only the first of the
 file. Names that any form defines are visible to all of them, as they are
-when the whole program runs. Nothing is compiled or evaluated.
+when the whole program runs.
+
+A file whose first form is `(ns ...)` is prelude source and is checked as a
+prelude is when it is attached: its structure (ns, defn, defn-, def, metadata,
+contracts), then every definition against its namespace, reporting each
+definition that does not analyze. Programs checked in the same run see the
+public exports of those preludes, as well as of the `--prelude` files.
+
+Nothing is evaluated: preludes are compiled but their definitions are not run.
 """
 from __future__ import annotations
+
+import re
 
 import attrs
 
 from ..analyzer import Analyzer, Env
 from ..errors import PtcError, Span
-from ..reader import read
+from ..reader import read, strip_bom
 
 
 @attrs.frozen(slots=True)
@@ -26,7 +36,7 @@ class Problem:
 
 
 def check_source(text: str, env: Env | None = None) -> list[Problem]:
-    """Every static problem found in `text`, in source order (empty when it is clean)."""
+    """Every static problem found in program `text`, in source order (empty when it is clean)."""
     try:
         forms = read(text)
     except PtcError as exc:
@@ -51,3 +61,99 @@ def _defined_names(forms) -> set[str]:
     az = Analyzer(Env())
     az._collect_defs(forms)  # the analyzer's own rule, so check and run agree on what is defined
     return set(az.program_defs)
+
+
+# ------------------------------------------------------------------ preludes
+
+_NS_FIRST = re.compile(r"(?:[\s,]|;[^\n]*)*\(\s*ns(?=[\s,;()\[\]{}\"]|$)")
+
+
+def is_prelude_source(text: str) -> bool:
+    """Does `text` start (after whitespace and comments) with an `(ns ...)` form?"""
+    return _NS_FIRST.match(strip_bom(text)) is not None
+
+
+def compile_preludes(named_texts: list[tuple[str, str]], attached: dict | None = None) -> dict:
+    """Compile prelude sources (name, text) without running them: namespace name -> CompiledNamespace.
+
+    Raises PreludeError for the first problem, as attaching them would.
+    """
+    from ..prelude import Component, build
+    compiled = build([Component(text, name) for name, text in named_texts], dict(attached or {}))
+    return {**(attached or {}), **{c.name: c for c in compiled}}
+
+
+def exports_of(compiled: dict) -> dict:
+    """The analyzer's view (namespace -> name -> Export) of compiled namespaces."""
+    from ..prelude import Export
+    return {name: {k: Export(r) for k, r in c.records.items()} for name, c in compiled.items()}
+
+
+def check_preludes(named_texts: list[tuple[str, str]], attached: dict | None = None):
+    """Check prelude sources (name, text) together, against the `attached` compiled namespaces.
+
+    Returns (problems, compiled): a list of Problems per source, in source order, and the
+    namespaces that compiled (name -> CompiledNamespace), whose exports programs may use.
+    A source that declares a namespace also in `attached` replaces it.
+    """
+    from ..prelude import Component, PreludeError, build, parse_component
+    problems: list[list[Problem]] = [[] for _ in named_texts]
+    index = {}
+    comps, declared = [], set()
+    for i, (name, text) in enumerate(named_texts):
+        comp = Component(text, name)
+        index.setdefault(name, i)
+        try:
+            declared.update(s.name for s in parse_component(comp))
+        except PreludeError as e:
+            problems[i].append(_prelude_problem(e))
+            continue
+        comps.append(comp)
+    base = {n: c for n, c in (attached or {}).items() if n not in declared}
+    errors: list = []
+    compiled: dict = {}
+    try:
+        compiled = {c.name: c for c in build(comps, base, errors)}
+    except PreludeError as e:
+        errors.append(e)
+    except RecursionError:
+        errors.append(PreludeError("memory_exceeded", "a definition is nested too deeply to analyze",
+                                   origin=comps[0].origin if comps else None))
+    for e in errors:
+        i = index.get(e.details.get("origin"), 0)
+        problems[i].append(_prelude_problem(e))
+    for ps in problems:
+        ps.sort(key=lambda p: (p.span.line, p.span.col) if p.span else (0, 0))
+    # a namespace with a broken definition still has its full export records: programs may use it
+    return problems, compiled
+
+
+def _prelude_problem(e) -> Problem:
+    """A Problem for a PreludeError (its message without the origin prefix the renderer repeats)."""
+    origin = e.details.get("origin")
+    message = e.message
+    if origin and message.startswith(origin + ": "):
+        message = message[len(origin) + 2:]
+    return Problem(e.kind, message, e.span)
+
+
+def check_sources(named_texts: list[tuple[str, str]], attached: dict | None = None, tools=None):
+    """Check programs and preludes (name, text) as `ptclisp check` does: a list of Problems per source.
+
+    Prelude sources (`is_prelude_source`) are checked together first; programs then see the
+    exports of `attached` and of every prelude source that compiled. `tools`: the granted tool
+    names (None: any tool name passes).
+    """
+    preludes = [i for i, (_, text) in enumerate(named_texts) if is_prelude_source(text)]
+    out: list[list[Problem]] = [[] for _ in named_texts]
+    compiled = dict(attached or {})
+    if preludes:
+        found, checked = check_preludes([named_texts[i] for i in preludes], attached)
+        for i, ps in zip(preludes, found):
+            out[i] = ps
+        compiled.update(checked)
+    env = Env(preludes=exports_of(compiled), tools=tools)
+    for i, (_, text) in enumerate(named_texts):
+        if i not in preludes:
+            out[i] = check_source(text, env)
+    return out

@@ -24,7 +24,7 @@ from ..errors import PtcError, Span
 from ..lib.registry import BUILTINS
 from ..meter import Limits
 from ..printer import PreviewCaps, preview
-from ..reader import read, scan
+from ..reader import read, scan, strip_bom
 
 # (style, text) — one element per output line; "value" text is PTC and gets highlighted
 Line = tuple[str, str]
@@ -99,7 +99,9 @@ class Repl:
         """Evaluate or execute one submitted input; returns the lines to show.
 
         `filename` and `first_line` say where the text came from (piped input), for error positions.
+        A leading byte-order mark is dropped, as the reader skips it.
         """
+        text = strip_bom(text)
         if not text.strip():
             return []
         if is_meta(text):
@@ -251,6 +253,8 @@ def caret_lines(text: str, span: Span, width: int = 100, line_offset: int = 0) -
     if not 1 <= span.line <= len(lines):
         return []
     src = lines[span.line - 1].replace("\t", " ").rstrip("\r")
+    if span.line == 1:
+        src = strip_bom(src)  # positions are counted without it (reader.read)
     col = span.col - 1
     if col < 0 or col > len(src):
         return []

@@ -25,7 +25,7 @@ from __future__ import annotations
 import attrs
 
 from ..errors import PtcError
-from ..reader import read
+from ..reader import read, strip_bom
 from .tokens import CLOSERS, OPENERS, PREFIXES, Tok, lex, lex_prefix
 
 # Heads whose remaining items are a body: they indent two columns, not under the first argument.
@@ -106,16 +106,21 @@ class FormatError(Exception):
 
 
 def format_source(text: str) -> str:
-    """The canonical layout of `text`. Raises FormatError when `text` does not read."""
+    """The canonical layout of `text`. Raises FormatError when `text` does not read.
+
+    A leading byte-order mark is kept as it is (layout is not encoding) and the text after it
+    is formatted.
+    """
+    body = strip_bom(text)
     try:
-        before = read(text)
+        before = read(body)
     except PtcError as exc:
         raise FormatError(exc) from None
-    out = _layout(lex(text))
+    out = _layout(lex(body))
     after = read(out)
     if _shape(before) != _shape(after):  # pragma: no cover - a formatter bug must never change a program
         raise AssertionError("formatting changed the program; please report this input")
-    return out
+    return text[:len(text) - len(body)] + out
 
 
 def _shape(forms) -> list[str]:

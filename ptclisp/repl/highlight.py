@@ -5,7 +5,7 @@ never fails: text being typed (an unclosed string, a lone `#`) still
 colours sensibly. Symbols are classified by what they name: special forms,
 builtins (plain or qualified, from the one registry), `tool/` and `data/`
 names, `*1 *2 *3`, `%` placeholders. It also understands the extra
-notation the printer uses in results (`#fn[x]`, `#<builtin>`, `#java[...]`).
+notation the printer uses in results (`#fn[x]`, `#<builtin map>`, `#java[...]`).
 
 Colours are ANSI names, so they follow the terminal's own theme (light or dark).
 """
