@@ -41,6 +41,14 @@ from .errors import PtcError
 
 _lock = threading.RLock()
 
+# The switch for every in-place growth scheme above, for differential tests
+# (tests/test_differential.py): with False, evaluations run without an owner token (no
+# vector or set steals) and the compiler never hands a map over (no `assoc_owned` and kin),
+# so every extension copies. Process-wide; set it before building programs (a program or
+# function already compiled keeps what it was built with). Read when a token is installed
+# and when a program is compiled, never per operation.
+IN_PLACE_GROWTH = True
+
 
 class _OwnerLocal(threading.local):
     tok = None
@@ -60,8 +68,9 @@ def owner_token():
 
 
 def set_owner_token(tok):
+    """Install `tok` as this thread's owner token (None when IN_PLACE_GROWTH is off); returns the previous one."""
     prev = _owner_local.tok
-    _owner_local.tok = tok
+    _owner_local.tok = tok if IN_PLACE_GROWTH else None
     return prev
 
 
