@@ -8,24 +8,9 @@ to run. Both back ends are exercised.
 import pytest
 
 import ptclisp
-from ptclisp.evaluator import BACKENDS, evaluate
+from helpers import run_value as run, same
+from ptclisp.evaluator import evaluate
 from ptclisp.values import OWNED_GROWTH, Map, Vector
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    return request.param
-
-
-def run(src, backend, session=None):
-    s = session or ptclisp.Session()
-    r = evaluate(s.env, src, s.limits, backend=backend)
-    assert r.status == "ok", r.error
-    return r.value
-
-
-def same(value, text):
-    return ptclisp.equal(value, ptclisp.read_string(text))
 
 
 def test_the_interpreter_supports_in_place_growth():
