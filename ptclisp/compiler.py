@@ -26,6 +26,7 @@ import itertools
 import types
 
 from . import runtime as rt
+from . import values as V
 from .analyzer import nodes as N
 from .analyzer.lastuse import last_reads
 from .errors import FailSignal, PtcError, ReturnSignal
@@ -262,7 +263,8 @@ class Compiler:
     # ------------------------------------------------------------ entry
     def compile_program(self, node: N.Node, free: list[str] = ()):
         self.free_params = list(free)
-        self.last_reads = last_reads(node, OWNED_FORMS)
+        # map reads that may be handed over for in-place growth (none with the switch off)
+        self.last_reads = last_reads(node, OWNED_FORMS) if V.IN_PLACE_GROWTH else frozenset()
         body: list = []
         self.emit_tail(node, body, Ret())
         main = A.FunctionDef(name="__ptc_main__", args=_no_args(), body=body or [A.Return(_NONE)],

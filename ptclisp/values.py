@@ -16,7 +16,10 @@ growing a collection one element at a time linear:
 * `Vector.conj` and `Set.conj` may *steal* the backing list/dict of the value
   they extend when that value was itself built by the same evaluation. The
   old value then turns into a cheap "stale" view that rebuilds its own copy
-  on first access, so every version stays correct; only the cost moves.
+  on first access, so every version stays correct; only the cost moves. A
+  vector's list is stolen only while nothing else holds it (its reference
+  count, `_LIST_REFS` below): code walking the items, such as a `reduce` or
+  `for` over the vector whose body extends it, must not see them grow.
 * A `Map` is a dict subclass with no wrapper (building many small maps is the
   hot path of data work), so it cannot go stale. It is extended in place only
   when nobody else can see it: the compiler hands over a variable's last read
@@ -38,6 +41,14 @@ from .errors import PtcError
 
 _lock = threading.RLock()
 
+# The switch for every in-place growth scheme above, for differential tests
+# (tests/test_differential.py): with False, evaluations run without an owner token (no
+# vector or set steals) and the compiler never hands a map over (no `assoc_owned` and kin),
+# so every extension copies. Process-wide; set it before building programs (a program or
+# function already compiled keeps what it was built with). Read when a token is installed
+# and when a program is compiled, never per operation.
+IN_PLACE_GROWTH = True
+
 
 class _OwnerLocal(threading.local):
     tok = None
@@ -57,8 +68,9 @@ def owner_token():
 
 
 def set_owner_token(tok):
+    """Install `tok` as this thread's owner token (None when IN_PLACE_GROWTH is off); returns the previous one."""
     prev = _owner_local.tok
-    _owner_local.tok = tok
+    _owner_local.tok = tok if IN_PLACE_GROWTH else None
     return prev
 
 
@@ -225,7 +237,8 @@ def unhk(k):
 class Vector:
     """An immutable vector. Use `.lst()` to read the elements as a list."""
 
-    # `_src`/`_n` are set (and read) only once the vector is stale (`_items` is None)
+    # `_src`/`_n` are set (and read) only once the vector is stale (`_items` is None): `_src` is the
+    # version that took the list over, whose own items (or, stale too, its `_src`'s) start with ours
     __slots__ = ("_items", "_src", "_n", "_owner", "__weakref__")
 
     def __init__(self, items: list | None = None, owner=None):
@@ -240,7 +253,10 @@ class Vector:
             with _lock:
                 it = self._items
                 if it is None:
-                    it = self._items = self._src[: self._n]
+                    src = self._src
+                    while src._items is None:
+                        src = src._src
+                    it = self._items = src._items[: self._n]
                     self._src = None
         return it
 
@@ -263,13 +279,14 @@ class Vector:
         if me is not None and self._owner is me:
             with _lock:
                 it = self._items
-                if it is not None and self._owner is me:
+                if it is not None and self._owner is me and _getrefcount(it) == _LIST_REFS:
                     it.append(x)
-                    self._src = it
+                    new = Vector(it, me)
+                    self._src = new
                     self._n = len(it) - 1
                     self._items = None
                     self._owner = None
-                    return Vector(it, me)
+                    return new
         items = list(self.lst())
         items.append(x)
         return Vector(items, me)
@@ -279,14 +296,15 @@ class Vector:
         if me is not None and self._owner is me:
             with _lock:
                 it = self._items
-                if it is not None and self._owner is me:
+                if it is not None and self._owner is me and _getrefcount(it) == _LIST_REFS:
                     n = len(it)
                     it.extend(xs)
-                    self._src = it
+                    new = Vector(it, me)
+                    self._src = new
                     self._n = n
                     self._items = None
                     self._owner = None
-                    return Vector(it, me)
+                    return new
         items = list(self.lst())
         items.extend(xs)
         return Vector(items, me)
@@ -309,6 +327,23 @@ class Vector:
 
 
 _MISSING = object()
+
+
+def _refs_of_an_unshared_list() -> int:
+    """What sys.getrefcount reports, in `Vector.conj`, for a list held by nothing but the
+    vector (and conj's own local); -1 (no count matches: never steal) if a list that is also
+    being iterated would give the same count on this interpreter."""
+    v = Vector([])
+    it = v._items
+    alone = _getrefcount(it)
+    walking = iter(v._items)
+    it = v._items
+    shared = _getrefcount(it)
+    del walking
+    return alone if shared != alone else -1
+
+
+_LIST_REFS = _refs_of_an_unshared_list()
 
 
 class Map(dict):

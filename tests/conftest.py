@@ -1,8 +1,16 @@
-"""Shared fixtures."""
+"""Shared fixtures. Shared plain helpers (`run`, `ok`, `expect`, ...) are in helpers.py."""
 import os
 
 import httpx
 import pytest
+
+from ptclisp.evaluator import BACKENDS
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    """Each back end in turn: "tiered" (closures, hot code compiled) and "compiled" (whole program)."""
+    return request.param
 
 
 @pytest.fixture(scope="session")

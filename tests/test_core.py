@@ -2,18 +2,7 @@
 import pytest
 
 import ptclisp
-from ptclisp.evaluator import BACKENDS, evaluate
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    return request.param
-
-
-def run(src, backend):
-    """Evaluate with the given back end (tiered closures+bytecode, or whole-program bytecode)."""
-    s = ptclisp.Session()
-    return evaluate(s.env, src, s.limits, backend=backend)
+from helpers import run
 
 CASES = [
     ("(+ 1 2)", "3"),

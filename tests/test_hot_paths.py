@@ -10,26 +10,10 @@ import pytest
 import ptclisp
 from ptclisp import Limits, meter
 from ptclisp.errors import PtcError
-from ptclisp.evaluator import BACKENDS, evaluate
+from helpers import expect, run
 from ptclisp.lib import strings
 
 R30 = "(range 30)"
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    return request.param
-
-
-def run(src, backend, limits=None):
-    s = ptclisp.Session(limits=limits) if limits else ptclisp.Session()
-    return evaluate(s.env, src, s.limits, backend=backend)
-
-
-def expect(src, expected, backend):
-    r = run(src, backend)
-    assert r.status == "ok", r.error
-    assert ptclisp.equal(r.value, ptclisp.read_string(expected)), ptclisp.pr_str(r.value)
 
 
 VALUES = [

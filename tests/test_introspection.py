@@ -2,6 +2,7 @@
 import pytest
 
 import ptclisp
+from helpers import eval_ok as run, eval_py as py
 from ptclisp import Session
 
 LIB = '''
@@ -30,16 +31,6 @@ LIB = '''
 @pytest.fixture(scope="module")
 def session():
     return Session(context={"secret_key": 1}, tools={"hidden_tool": lambda a: 1}, preludes=[LIB])
-
-
-def run(s, src):
-    r = s.eval(src)
-    assert r.ok, r.error
-    return r
-
-
-def py(s, src):
-    return ptclisp.to_python(run(s, src).value)
 
 
 # ------------------------------------------------------------------ dir

@@ -8,24 +8,9 @@ to run. Both back ends are exercised.
 import pytest
 
 import ptclisp
-from ptclisp.evaluator import BACKENDS, evaluate
-from ptclisp.values import OWNED_GROWTH, Map
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request):
-    return request.param
-
-
-def run(src, backend, session=None):
-    s = session or ptclisp.Session()
-    r = evaluate(s.env, src, s.limits, backend=backend)
-    assert r.status == "ok", r.error
-    return r.value
-
-
-def same(value, text):
-    return ptclisp.equal(value, ptclisp.read_string(text))
+from helpers import run_value as run, same
+from ptclisp.evaluator import evaluate
+from ptclisp.values import OWNED_GROWTH, Map, Vector
 
 
 def test_the_interpreter_supports_in_place_growth():
@@ -298,3 +283,38 @@ def test_a_named_function_reports_arity_with_its_name(backend):
     s = ptclisp.Session()
     r = evaluate(s.env, "(defn foo [x] x) (foo 1 2)", s.limits, backend=backend)
     assert r.error.kind == "arity_mismatch" and "foo" in r.error.message
+
+
+# ------------------------------------------------------------------ a vector being read is never extended in place
+
+@pytest.mark.parametrize("src,expected", [
+    # reduce walks v's items while its fn extends v itself (found by tests/test_differential.py:
+    # the steal appended to the list being walked, so the fold never ended)
+    ("(let [v (conj [] 1 2)] (reduce (fn [a x] (conj a x)) v v))", "[1 2 1 2]"),
+    ("(let [v (conj [] 1 2)] [(reduce (fn [a x] (conj a x)) v v) v])", "[[1 2 1 2] [1 2]]"),
+    ("(let [v (conj [] 1 2)] (reduce (fn [a x] (into a [x x])) v v))", "[1 2 1 1 2 2]"),
+    # for walks v while its body extends v: two items, two results
+    ("(let [v (conj [] 1 2)] (vec (for [x v] (count (conj v x)))))", "[3 3]"),
+    ("(let [v (conj [] 1 2)] (mapv (fn [x] (count (conj v x))) v))", "[3 3]"),
+    # a kept earlier version still reads as itself, however many versions followed it
+    ("(loop [i 0 acc [] seen []] (if (< i 30) (recur (inc i) (conj acc i) (conj seen acc))"
+     " [(count acc) (mapv count seen) (nth seen 3) (nth seen 29)]))",
+     "[30 [" + " ".join(str(i) for i in range(30)) + "] [0 1 2] [" + " ".join(str(i) for i in range(29)) + "]]"),
+])
+def test_a_vector_being_read_is_not_extended_in_place(src, expected, backend):
+    assert same(run(src, backend, ptclisp.Session(limits=ptclisp.Limits(timeout_ms=2000))), expected)
+
+
+def test_growing_a_vector_in_a_loop_still_takes_over_its_list(monkeypatch):
+    # a conj that copies reads the old items (`lst`); only the first one (of the literal []) may:
+    # growth stays linear
+    reads = []
+    real = Vector.lst
+
+    def counted(self):
+        reads.append(len(self))
+        return real(self)
+    monkeypatch.setattr(Vector, "lst", counted)
+    r = ptclisp.run("(loop [i 0 v []] (if (< i 500) (recur (inc i) (conj v i)) (count v)))")
+    assert r.value == 500
+    assert reads == [0]

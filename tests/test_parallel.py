@@ -7,19 +7,10 @@ import time
 import pytest
 
 import ptclisp
-from ptclisp import Limits
+from helpers import run_py as value
+from ptclisp import Limits, run
 from ptclisp.parallel import disown
 from ptclisp.values import Vector
-
-
-def run(src, **kw):
-    return ptclisp.run(src, **kw)
-
-
-def value(src, **kw):
-    r = run(src, **kw)
-    assert r.status == "ok", r.error
-    return ptclisp.to_python(r.value)
 
 
 @pytest.mark.parametrize("src, expected", [

@@ -5,6 +5,7 @@ import pathlib
 import pytest
 
 import ptclisp
+from helpers import ok
 from ptclisp import Limits, Session, Tool
 from ptclisp import prelude as P
 from ptclisp.contract import ContractSyntaxError, parse_signature, parse_type
@@ -42,11 +43,6 @@ def lookup(args):
 def crm_session(**kw):
     tools = kw.pop("tools", {"lookup": Tool("lookup", lookup, effect="read")})
     return Session(tools=tools, preludes=[CRM], **kw)
-
-
-def ok(r, text):
-    assert r.status == "ok", r.error
-    assert ptclisp.equal(r.value, ptclisp.read_string(text)), ptclisp.pr_str(r.value)
 
 
 # ------------------------------------------------------------------ §13.3 calling exports

@@ -2,16 +2,8 @@
 import pytest
 
 import ptclisp
+from helpers import ok
 from ptclisp import Limits, Session
-
-
-def val(text):
-    return ptclisp.read_string(text)
-
-
-def ok(r, expected_text):
-    assert r.status == "ok", r.error
-    assert ptclisp.equal(r.value, val(expected_text)), ptclisp.pr_str(r.value)
 
 
 # ------------------------------------------------------------------ §4.1 user namespace

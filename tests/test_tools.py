@@ -2,6 +2,7 @@
 import pytest
 
 import ptclisp
+from helpers import py
 from ptclisp import Limits, PtcError, Tool
 
 
@@ -11,11 +12,6 @@ def echo(args):
 
 def run(src, tools=None, **kw):
     return ptclisp.run(src, tools=tools if tools is not None else {"t": echo, "call": echo}, **kw)
-
-
-def py(r):
-    assert r.status == "ok", r.error
-    return ptclisp.to_python(r.value)
 
 
 # ------------------------------------------------------------------ §5.1 call shapes and argument conventions

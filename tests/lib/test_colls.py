@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import call_builtin as _run
 import ptclisp.lib.colls  # noqa: F401  (registers the family)
 from ptclisp.errors import PtcError
 from ptclisp.lib.registry import BUILTINS, QUALIFIED
@@ -359,10 +360,6 @@ CASES = [
                  if type(x) is Map and x.lookup(Keyword("value")) else x,
                  "{:value 1 :nested {:value 2}}"], "{:value 2 :nested {:value 3}}"),
 ]
-
-def _run(name, args):
-    return B[name](*[V(a) for a in args])
-
 
 @pytest.mark.parametrize("name,args,expected", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
 def test_case(name, args, expected):

@@ -12,6 +12,7 @@ import math
 
 import pytest
 
+from helpers import check_builtin
 import ptclisp.lib.describe  # noqa: F401  (registers the family)
 import ptclisp.lib.numbers as N
 import ptclisp.lib.predicates  # noqa: F401
@@ -25,20 +26,8 @@ from ptclisp.values import Keyword, Map, Vector
 B = {n: b.fn for n, b in BUILTINS.items()}
 
 
-def run(name, args):
-    return B[name](*[read_string(a) for a in args])
-
-
 def check(name, args, expected):
-    if expected.startswith("!!"):
-        with pytest.raises(PtcError) as ei:
-            run(name, args)
-        assert ei.value.kind == expected[2:], ei.value
-    else:
-        got = run(name, args)
-        assert pr_str(got) == pr_str(read_string(expected)), (name, args, got)
-        if type(got) is bool:
-            assert got is read_string(expected)
+    check_builtin(name, args, expected, identical_bools=True)
 
 
 ARITH = [

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import call_builtin as _call
 import ptclisp.lib.seqs  # noqa: F401  (registers the family)
 from ptclisp.errors import PtcError
 from ptclisp.lib import seqs_build
@@ -435,10 +436,6 @@ CASES = [
     ("range", ["0", "true"], "!!type_error"),
     ("range", ["0", "##NaN"], "[]"),
 ]
-
-
-def _call(name, args):
-    return B[name](*[V(a) for a in args])
 
 
 @pytest.mark.parametrize("name,args,expected", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])

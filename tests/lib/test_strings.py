@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from helpers import check_builtin as check
 import ptclisp.lib.fmt  # noqa: F401  (registers the family)
 import ptclisp.lib.jsonlib  # noqa: F401
 import ptclisp.lib.regexes as R
@@ -19,7 +20,6 @@ from ptclisp.errors import PtcError
 from ptclisp.lib.registry import BUILTINS, QUALIFIED
 from ptclisp.meter import Limits, Meter, install
 from ptclisp.printer import pr_str
-from ptclisp.reader import read_string
 from ptclisp.values import Keyword, Map, Set, Vector
 
 
@@ -27,20 +27,6 @@ def fn(name):
     if name.startswith("json/"):
         return QUALIFIED[("json", name[5:])].fn
     return BUILTINS[name].fn
-
-
-def run(name, args):
-    return fn(name)(*[read_string(a) for a in args])
-
-
-def check(name, args, expected):
-    if expected.startswith("!!"):
-        with pytest.raises(PtcError) as ei:
-            run(name, args)
-        assert ei.value.kind == expected[2:], ei.value
-    else:
-        got = run(name, args)
-        assert pr_str(got) == pr_str(read_string(expected)), (name, args, got)
 
 
 STR = [
