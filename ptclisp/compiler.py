@@ -138,9 +138,14 @@ class _IntForm:
 _LITERAL_SLOT = "_lit"      # assigned, never read: no PTC local (`l<n>_...`) or temporary (`_t<n>`) collides
 
 
+_FOLDING = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.Subscript)
+
+
 def _folds_to_literal(e) -> bool:
     """Whether CPython sees `e` as a literal once its AST optimizer has run: a constant, or an
     operator, tuple or subscript over such operands."""
+    if not isinstance(e, _FOLDING):
+        return False    # names, calls, ...: the common case, one test
     if isinstance(e, ast.Constant):
         return True
     if isinstance(e, ast.BinOp):
