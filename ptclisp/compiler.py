@@ -134,8 +134,51 @@ class _IntForm:
         self.transient_bounds = transient_bounds  # bounds a reducing consumer may drop
 
 
+# CPython's compile() warns (SyntaxWarning, an error under `python -W error`) about an `is` test
+# with a literal operand and about calling a literal ("perhaps you missed a comma?"), and it first
+# folds operators over constants into one (`(3 + 4) is None` warns like `7 is None`). A program's
+# literals reach generated operands directly (`(nil? "s")`) or through forms that emit a constant
+# (`(do 5)`, `(+ 3 4)`), so `_is` folds a test of two constants and `_call` and `_is` pass any
+# other literal through `_literal_slot` first: a walrus CPython does not look into.
+
+_LITERAL_SLOT = "_lit"      # assigned, never read: no PTC local (`l<n>_...`) or temporary (`_t<n>`) collides
+
+
+_FOLDING = (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Tuple, ast.Subscript)
+
+
+def _folds_to_literal(e) -> bool:
+    """Whether CPython sees `e` as a literal once its AST optimizer has run: a constant, or an
+    operator, tuple or subscript over such operands."""
+    if not isinstance(e, _FOLDING):
+        return False    # names, calls, ...: the common case, one test
+    if isinstance(e, ast.Constant):
+        return True
+    if isinstance(e, ast.BinOp):
+        return _folds_to_literal(e.left) and _folds_to_literal(e.right)
+    if isinstance(e, ast.UnaryOp):
+        return _folds_to_literal(e.operand)
+    if isinstance(e, ast.Tuple):
+        return all(_folds_to_literal(x) for x in e.elts)
+    if isinstance(e, ast.Subscript):
+        return _folds_to_literal(e.value) and _folds_to_literal(e.slice)
+    return False
+
+
+# displays CPython also refuses to see called, whatever their items
+_DISPLAYS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.JoinedStr)
+
+
+def _literal_slot(e):
+    """`e` evaluated the same way, in a form CPython does not take for a literal."""
+    return A.NamedExpr(target=_name(_LITERAL_SLOT, True), value=e)
+
+
 def _call(fn, args, span=None):
-    node = A.Call(func=fn if isinstance(fn, ast.expr) else _name(fn), args=args, keywords=[])
+    fn = fn if isinstance(fn, ast.expr) else _name(fn)
+    if isinstance(fn, _DISPLAYS) or _folds_to_literal(fn):
+        fn = _literal_slot(fn)   # calling it fails at run time, as the program asks
+    node = A.Call(func=fn, args=args, keywords=[])
     return _at(node, span)
 
 
@@ -155,7 +198,17 @@ def _attr(obj: str, attr: str):
 
 
 def _is(a, b, negate=False):
-    return A.Compare(left=a, ops=[ast.IsNot() if negate else ast.Is()], comparators=[b])
+    """`a is b` (`a is not b` when negate); with two constants, the answer itself."""
+    if isinstance(a, ast.Constant) and isinstance(b, ast.Constant):
+        return A.Constant((a.value is b.value) != negate)
+    return A.Compare(left=_is_operand(a), ops=[ast.IsNot() if negate else ast.Is()], comparators=[_is_operand(b)])
+
+
+def _is_operand(e):
+    """`e` as an operand of `is`: None, True, False and ... are the literals CPython accepts there."""
+    if isinstance(e, ast.Constant) and (e.value is None or e.value is True or e.value is False or e.value is ...):
+        return e
+    return _literal_slot(e) if _folds_to_literal(e) else e
 
 
 _NONE = A.Constant(None)
@@ -638,6 +691,8 @@ class Compiler:
             return A.UnaryOp(op=ast.Not(), operand=_call("_eq2", args, node.span))
         x = args[0]
         if op == "not":
+            if isinstance(x, ast.Constant):
+                return A.Constant(x.value is None or x.value is False)
             t = self.tmp()
             w = A.NamedExpr(target=_name(t, True), value=x)
             return A.BoolOp(op=ast.Or(), values=[_is(w, A.Constant(None)), _is(_name(t), A.Constant(False))])

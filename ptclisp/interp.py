@@ -227,6 +227,11 @@ class Builder:
 
     def b_prim(self, node, layout):
         op = node.op
+        if op in ("not", "isnil", "issome") and type(node.args[0]) is N.Const:
+            # folded, as the compiler folds them (it must: `"s" is None` is a SyntaxWarning there)
+            v = node.args[0].value
+            answer = (v is None or v is False) if op == "not" else (v is None) == (op == "isnil")
+            return lambda f: answer
         args = [self.build(a, layout) for a in node.args]
         if op == "not":
             a, = args

@@ -372,12 +372,18 @@ class _ForkServer:
         self._lock = threading.Lock()
         self._ctrl = None
         self._proc = None
+        self._atexit = False
 
     def _ensure(self):
         import socket
         import subprocess
         if self._proc is not None and self._proc.poll() is None:
             return
+        self._drop()   # a server that went away: its socket is closed, its process reaped
+        if not self._atexit:
+            import atexit
+            atexit.register(self.close)
+            self._atexit = True
         host, srv = socket.socketpair()
         code = ("import sys; sys.path.insert(0, sys.argv[2]); "
                 "from ptclisp.isolation import _server_main; _server_main(int(sys.argv[1]))")
@@ -386,6 +392,29 @@ class _ForkServer:
                                       pass_fds=[srv.fileno()], stdin=subprocess.DEVNULL, close_fds=True)
         srv.close()
         self._ctrl = host
+
+    def close(self):
+        """Stop the server (it returns when its control socket closes) and reap it; runs at exit,
+        so the host's interpreter ends with no socket or child process of ours left open. A run
+        still talking to the server (a daemon thread at exit) keeps it: nothing waits for that run."""
+        if self._lock.acquire(timeout=1.0):
+            try:
+                self._drop()
+            finally:
+                self._lock.release()
+
+    def _drop(self):
+        import subprocess
+        ctrl, proc = self._ctrl, self._proc
+        self._ctrl = self._proc = None
+        if ctrl is not None:
+            ctrl.close()
+        if proc is not None:
+            try:
+                proc.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
     def fork(self):
         """Start a child; returns (pid, Connection to it)."""
@@ -405,6 +434,8 @@ class _ForkServer:
         """Reap child `pid` (it must have exited or been killed); its wait status."""
         try:
             with self._lock:
+                if self._ctrl is None:
+                    return None   # closed (the host is exiting)
                 self._ctrl.sendall(b"S" + pid.to_bytes(8, "big", signed=True))
                 return int.from_bytes(_recv_exact(self._ctrl, 8), "big", signed=True)
         except OSError:

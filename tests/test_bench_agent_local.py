@@ -1,7 +1,6 @@
-"""Optional: a few data-qa tasks against the real local model of shared/tools/local-llm.sh.
+"""Optional: a few data-qa tasks against a real local model server.
 
-Skipped unless the model server answers (start it with
-`sh ../shared/tools/local-llm.sh serve DIR [PORT]`, or point PTCLISP_LOCAL_LLM_URL at it). The
+Skipped unless PTCLISP_LOCAL_LLM_URL names an OpenAI-compatible server that answers. The
 tiny model rarely solves a task; the test checks that the whole harness runs against a real
 model over HTTP and scores what comes back, not that the model is right.
 """

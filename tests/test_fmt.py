@@ -1,5 +1,4 @@
 """`ptclisp fmt`: the canonical layout, comments kept, round-trip and idempotence."""
-import json
 import pathlib
 import random
 
@@ -82,22 +81,44 @@ def test_unreadable_text_is_refused():
     assert info.value.error.kind == "parse_error"
 
 
-CORPUS = pathlib.Path(__file__).resolve().parents[2] / "shared" / "conformance" / "spec_examples.jsonl"
+DATA = pathlib.Path(__file__).resolve().parent / "data"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason="conformance corpus not beside the repository")
-def test_conformance_programs_round_trip():
-    checked = 0
-    for line in CORPUS.read_text(encoding="utf-8").splitlines():
-        src = json.loads(line)["expr"]
-        try:
-            once = format_source(src)
-        except FormatError:
-            continue  # the corpus also holds programs that must not read
-        assert format_source(once) == once, src
-        assert repr(read(once)) == repr(read(src)), src
-        checked += 1
-    assert checked > 500
+def sample_programs() -> list[str]:
+    """The programs of tests/data/fmt_programs.clj (separated by lines holding only ";;;;")."""
+    text = (DATA / "fmt_programs.clj").read_text(encoding="utf-8")
+    return [p for p in text.split("\n;;;;\n")[1:] if p.strip()]
+
+
+def test_the_sample_is_there():
+    assert len(sample_programs()) > 50
+
+
+@pytest.mark.parametrize("src", sample_programs() + [p.read_text(encoding="utf-8")
+                                                     for p in sorted(EXAMPLES.rglob("*.clj"))])
+def test_programs_round_trip(src):
+    once = format_source(src)
+    assert format_source(once) == once
+    assert repr(read(once)) == repr(read(src))
+
+
+@pytest.mark.parametrize("src,line,col", [
+    ("(def ^:private hidden 1)", 1, 6),
+    ("(a\n  b]", 2, 4),
+    ('(str "unclosed', 1, 6),
+    ("{:a}", 1, 1),
+    ("(foo))", 1, 6),
+    ("[:a/b]", 1, 2),
+    ("(+ 1N 2)", 1, 4),
+    ("@x", 1, 1),
+    ("`(a ~b)", 1, 1),
+])
+def test_unreadable_programs_are_refused_with_their_position(src, line, col):
+    with pytest.raises(FormatError) as info:
+        format_source(src)
+    err = info.value.error
+    assert (err.kind, err.span.line, err.span.col) == ("parse_error", line, col)
 
 
 PROGRAM = """(defn summarize [orders]

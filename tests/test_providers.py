@@ -679,7 +679,7 @@ def test_check_response_projection():
 
 
 # ---------------------------------------------------------------------------------------------
-# Optional: the real local model of /work/shared/tools/local-llm.sh
+# Optional: a real local model server at PTCLISP_LOCAL_LLM_URL (the local_llm fixture)
 # ---------------------------------------------------------------------------------------------
 
 def test_local_llm_end_to_end(tmp_path, local_llm):

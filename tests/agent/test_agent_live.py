@@ -1,8 +1,8 @@
 """Optional live smoke tests: the agent loop against a real model server.
 
-* PTCLISP_LOCAL_LLM_URL (default http://127.0.0.1:8765/v1): the tiny local model of
-  /work/shared/tools/local-llm.sh.  Its programs are mostly wrong, so the test checks the
-  protocol (real HTTP, real tool calls, typed outcome), not the answer.
+* PTCLISP_LOCAL_LLM_URL: the base URL of a small local OpenAI-compatible model server (the
+  `local_llm` fixture of tests/conftest.py).  Its programs are mostly wrong, so the test checks
+  the protocol (real HTTP, real tool calls, typed outcome), not the answer.
 * PTCLISP_LIVE_OPENAI_MODEL with OPENAI_API_KEY, PTCLISP_LIVE_ANTHROPIC_MODEL with
   ANTHROPIC_API_KEY: a real hosted model must solve a one-step task.
 Each test is skipped when its server or credentials are absent.
@@ -11,26 +11,16 @@ from __future__ import annotations
 
 import os
 
-import httpx
 import pytest
 
 from ptclisp.agent import AgentHost, Mission
 from ptclisp.providers import AnthropicMessages, ModelRouter, OpenAIChat
 
-LOCAL_LLM = os.environ.get("PTCLISP_LOCAL_LLM_URL", "http://127.0.0.1:8765/v1")
 TASK = "Return the sum of the numbers in data/xs."
 
 
-def _local_llm_up() -> bool:
-    try:
-        return httpx.get(LOCAL_LLM + "/models", timeout=1.0).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
-@pytest.mark.skipif(not _local_llm_up(), reason="local model server (shared/tools/local-llm.sh serve) not running")
-def test_local_model_drives_the_loop():
-    provider = OpenAIChat("smollm2", base_url=LOCAL_LLM, api_key="local", max_tokens=96,
+def test_local_model_drives_the_loop(local_llm):
+    provider = OpenAIChat("smollm2", base_url=local_llm, api_key="local", max_tokens=96,
                           tool_choice="run_ptc_lisp", timeout_s=300)
     host = AgentHost(ModelRouter({"local": provider}), {"default": Mission(data={"xs": [1, 2, 3]})})
     out = host.eval(f'(agent.core/run-outcome "{TASK}" {{"max_turns" 2}})')
