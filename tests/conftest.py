@@ -4,9 +4,9 @@ import os
 import httpx
 import pytest
 
-LOCAL_LLM_ENV = "PTCLISP_LOCAL_LLM_URL"
-
 from ptclisp.evaluator import BACKENDS
+
+LOCAL_LLM_ENV = "PTCLISP_LOCAL_LLM_URL"
 
 
 @pytest.fixture(params=BACKENDS)
