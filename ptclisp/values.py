@@ -255,7 +255,15 @@ class Vector:
         return self.lst()[i]
 
     def __call__(self, *args):
-        raise PtcError("not_callable", "a vector is not callable; use (get v i) or (nth v i)")
+        """`(v i)`: the item at integer index i, as Clojure (GAP-S13); out of range gives nil,
+        like `nth` (DIV-26). Any other argument is a `type_error` naming the idiom meant."""
+        if len(args) == 1:
+            i = args[0]
+            if type(i) is int:
+                items = self.lst()
+                return items[i] if 0 <= i < len(items) else None
+            raise PtcError("type_error", _vector_call_hint(self, i))
+        raise PtcError("arity_error", f"a vector called with {len(args)} arguments (expects 1: an index)")
 
     # building
     def conj(self, x) -> "Vector":
@@ -306,6 +314,18 @@ class Vector:
     def __repr__(self):
         from .printer import pr_str
         return pr_str(self)
+
+
+def _vector_call_hint(v: Vector, arg) -> str:
+    """Why `(v arg)` failed for a non-integer arg, and what was probably meant."""
+    from .printer import preview
+    msg = f"a vector called as a function takes an integer index, got {type_name(arg)}"
+    items = v.lst()
+    if len(items) == 1 and type(items[0]) is Keyword:
+        return f"{msg}; to read a field use {preview(items[0])} instead of [{preview(items[0])}]"
+    if len(items) == 1:
+        return f"{msg}; to read a field use #(get % {preview(items[0])})"
+    return f"{msg}; to follow a path use #(get-in % path)"
 
 
 _MISSING = object()

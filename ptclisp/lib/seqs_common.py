@@ -12,8 +12,7 @@ from operator import ne
 
 from ..errors import PtcError
 from ..meter import SLOT, current, seq_cost
-from ..printer import preview
-from ..values import Keyword, SortKey, Vector, type_name, utf16_key
+from ..values import Keyword, SortKey, type_name, utf16_key
 from .registry import as_fn
 
 NO = object()
@@ -26,18 +25,7 @@ _STR_TYPE = {str}
 
 
 def fn_arg(f, who: str):
-    """A callable argument of a higher-order builtin.
-
-    A vector gets a hint: a one-element vector is probably a key written in
-    brackets, a longer one a path that needs a function.
-    """
-    if type(f) is Vector:
-        items = f.lst()
-        if len(items) == 1:
-            hint = f"use {preview(items[0])} instead of [{preview(items[0])}]"
-        else:
-            hint = "a path needs a function, e.g. #(get-in % path)"
-        raise PtcError("type_error", f"{who}: expected a function or keyword, got a vector; {hint}")
+    """A callable argument of a higher-order builtin (see `as_fn`)."""
     return as_fn(f, who)
 
 

@@ -124,7 +124,7 @@ PREDICATES = [
     ("keyword?", [":a"], "true"), ("keyword?", ['"a"'], "false"), ("symbol?", ["'a"], "false"),
     ("vector?", ["[1]"], "true"), ("vector?", ["#{1}"], "false"), ("map?", ["{:a 1}"], "true"), ("map?", ["[[:a 1]]"], "false"),
     ("fn?", [":a"], "false"), ("fn?", ["{}"], "false"), ("fn?", ["1"], "false"),
-    ("ifn?", [":a"], "true"), ("ifn?", ["{}"], "true"), ("ifn?", ["#{}"], "true"), ("ifn?", ["[1]"], "false"),
+    ("ifn?", [":a"], "true"), ("ifn?", ["{}"], "true"), ("ifn?", ["#{}"], "true"), ("ifn?", ["[1]"], "true"), ("ifn?", ["\"a\""], "false"),
     ("ifn?", ['"a"'], "false"),
     ("false?", ["false"], "true"), ("false?", ["nil"], "false"), ("true?", ["true"], "true"), ("true?", ["1"], "false"),
     ("coll?", ["[1 2 3]"], "true"), ("coll?", ["{:a 1}"], "true"), ("coll?", ["#{1 2}"], "true"),
