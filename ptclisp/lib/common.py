@@ -83,8 +83,10 @@ def need_num(x, who: str):
 
 
 def need_str(x, who: str) -> str:
-    if type(x) is not str:
-        raise PtcError("type_error", f"{who}: expected a string, got {type_name(x)}")
+    t = type(x)
+    if t is not str:
+        hint = "; (str x) gives its text" if t in (int, float, bool, Keyword) else ""
+        raise PtcError("type_error", f"{who}: expected a string, got {type_name(x)}{hint}")
     return x
 
 

@@ -124,6 +124,18 @@ def display(x) -> str:
         raise _too_long_int() from None
 
 
+def text_arg(x, who: str) -> str:
+    """The text argument of a clojure.string helper that Clojure reads through `.toString`
+    (GAP-S139): a string as it is; a number, boolean or keyword as its `str` form (a keyword
+    keeps its colon). nil and collections stay a `type_error`."""
+    t = type(x)
+    if t is str:
+        return x
+    if t is int or t is float or t is bool or t is Keyword:
+        return display(x)
+    raise PtcError("type_error", f"{who}: expected a string, got {type_name(x)}")
+
+
 def readable(x) -> str:
     """`pr-str` of one value, charged like `display`."""
     t = type(x)
@@ -408,7 +420,7 @@ def is_blank(s):
          examples=('(upper-case "hello") ;=> "HELLO"',))
 def upper_case(s):
     if type(s) is not str:
-        need_str(s, "upper-case")
+        s = text_arg(s, "upper-case")
     if len(s) > 256:
         charge(str_cost(len(s)))
     return s.upper()
@@ -419,7 +431,7 @@ def upper_case(s):
          examples=('(lower-case "HeLLo") ;=> "hello"',))
 def lower_case(s):
     if type(s) is not str:
-        need_str(s, "lower-case")
+        s = text_arg(s, "lower-case")
     if len(s) > 256:
         charge(str_cost(len(s)))
     return s.lower()
@@ -432,21 +444,21 @@ def lower_case(s):
          doc="True when s begins with prefix (always true for \"\").",
          examples=('(starts-with? "hello" "he") ;=> true',))
 def starts_with(s, prefix):
-    return need_str(s, "starts-with?").startswith(need_str(prefix, "starts-with?"))
+    return text_arg(s, "starts-with?").startswith(need_str(prefix, "starts-with?"))
 
 
 @builtin("ends-with?", "(ends-with? s suffix)", groups=("string",), category="strings",
          doc="True when s ends with suffix (always true for \"\").",
          examples=('(ends-with? "hello" "lo") ;=> true',))
 def ends_with(s, suffix):
-    return need_str(s, "ends-with?").endswith(need_str(suffix, "ends-with?"))
+    return text_arg(s, "ends-with?").endswith(need_str(suffix, "ends-with?"))
 
 
 @builtin("includes?", "(includes? s sub)", groups=("string",), category="strings",
          doc="True when sub occurs somewhere in s (always true for \"\").",
          examples=('(includes? "hello" "ll") ;=> true',))
 def includes(s, sub):
-    return need_str(sub, "includes?") in need_str(s, "includes?")
+    return need_str(sub, "includes?") in text_arg(s, "includes?")
 
 
 @builtin("index-of", "(index-of s value)", "(index-of s value from)", groups=("string",), category="strings",
@@ -454,7 +466,7 @@ def includes(s, sub):
              "nil when absent.",
          examples=('(index-of "hello" "l") ;=> 2', '(index-of "hello" "l" 3) ;=> 3', '(index-of "hello" "x") ;=> nil'))
 def index_of(s, value, frm=_NO):
-    s = need_str(s, "index-of")
+    s = text_arg(s, "index-of")
     v = need_str(value, "index-of")
     start = 0 if frm is _NO else max(0, index_arg(frm, "index-of"))
     if start == 0:
@@ -474,7 +486,7 @@ def index_of(s, value, frm=_NO):
          examples=('(last-index-of "hello" "l") ;=> 3', '(last-index-of "aaa" "aa") ;=> 1',
                    '(last-index-of "hello" "") ;=> 5'))
 def last_index_of(s, value, frm=_NO):
-    s = need_str(s, "last-index-of")
+    s = text_arg(s, "last-index-of")
     v = need_str(value, "last-index-of")
     if frm is _NO:
         i = s.rfind(v)
@@ -601,7 +613,7 @@ def _replace_coll(smap, coll):
 def replace(a, b, c=_NO):
     if c is _NO:
         return _replace_coll(a, b)
-    s = need_str(a, "replace")
+    s = text_arg(a, "replace")
     t = type(b)
     if t is str:
         if type(c) is not str:

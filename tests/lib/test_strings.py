@@ -79,7 +79,14 @@ TRIM_CASE = [
     ("blank?", ["nil"], "true"), ("blank?", ['""'], "true"), ("blank?", ['" \\t\\n"'], "true"), ("blank?", ['"a"'], "false"),
     ("blank?", ["1"], "!!type_error"),
     ("upper-case", ['"world"'], '"WORLD"'), ("upcase", ['"hello"'], '"HELLO"'), ("upper-case", ['"straße"'], '"STRASSE"'),
-    ("lower-case", ['"WORLD"'], '"world"'), ("downcase", ['"HELLO"'], '"hello"'), ("lower-case", [":A"], "!!type_error"),
+    ("lower-case", ['"WORLD"'], '"world"'), ("downcase", ['"HELLO"'], '"hello"'), ("lower-case", [":A"], '":a"'),
+    # GAP-S139: helpers Clojure reads through .toString take a number, boolean or keyword as its str text
+    ("upper-case", ["12"], '"12"'), ("upper-case", ["nil"], "!!type_error"), ("upper-case", ["[1]"], "!!type_error"),
+    ("includes?", ["123", '"2"'], "true"), ("includes?", ["123", "2"], "!!type_error"),
+    ("starts-with?", ["true", '"tr"'], "true"), ("ends-with?", [":ab", '"b"'], "true"),
+    ("index-of", ["12321", '"2"'], "1"), ("last-index-of", ["12321", '"2"'], "3"),
+    ("replace", ["1.5", '"."', '","'], '"1,5"'), ("replace", ["12", '#"\\d"', '"x"'], '"xx"'),
+    ("trim", ["12"], "!!type_error"), ("split", ["1.5", '#"\\."'], "!!type_error"), ("blank?", ["1"], "!!type_error"),
 ]
 
 SEARCH = [
