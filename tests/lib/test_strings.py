@@ -129,7 +129,11 @@ PARSE = [
     ("parse-int", ['"42"'], "42"),
     ("parse-double", ['"3.14"'], "3.14"), ("parse-double", ['"-0.5"'], "-0.5"), ("parse-double", ['"1.23e-4"'], "1.23e-4"),
     ("parse-double", ['"42"'], "42.0"), ("parse-double", ['"invalid"'], "nil"), ("parse-double", ['"3.14 "'], "nil"),
-    ("parse-double", ["nil"], "nil"), ("parse-double", ["3.14"], "nil"), ("parse-double", ['".5"'], "nil"),
+    ("parse-double", ["nil"], "nil"), ("parse-double", ["3.14"], "nil"), ("parse-double", ['".5"'], "0.5"),
+    # GAP-S61: Java's spellings ("1.", hex, f/d suffix); surrounding spaces stay nil (corpus spec-8.9-14)
+    ("parse-double", ['"1."'], "1.0"), ("parse-double", ['"0x1.8p1"'], "3.0"), ("parse-double", ['"1.5f"'], "1.5"),
+    ("parse-double", ['" 3.14"'], "nil"), ("parse-double", ['"."'], "nil"), ("parse-double", ['"1_000"'], "nil"),
+    ("parse-double", ['"0x1p"'], "nil"), ("parse-double", ['"-0x1p99999"'], "##-Inf"),
     ("parse-double", ['"Infinity"'], "##Inf"), ("parse-double", ['"-Infinity"'], "##-Inf"), ("parse-double", ['"NaN"'], "##NaN"),
     ("parse-double", ['"1e400"'], "##Inf"),
     ("parse-boolean", ['"true"'], "true"), ("parse-boolean", ['"false"'], "false"), ("parse-boolean", ['"TRUE"'], "nil"),
