@@ -100,6 +100,11 @@ CASES = [
     ("keyword", ["1"], "!!type_error"),
     ("keyword", ["##Inf"], "!!type_error"),
     ("keyword", ["true"], "!!type_error"),
+    # GAP-S34: the 2-arity with a nil namespace; a namespace is refused (no namespaced keywords, DIV-13)
+    ("keyword", ["nil", '"foo"'], ":foo"),
+    ("keyword", ['"ns"', '"foo"'], "!!runtime_error"),
+    ("keyword", ["nil", ":foo"], "!!type_error"),
+    ("keyword", ["1", '"foo"'], "!!type_error"),
     # ---- aggregation
     ("count", ["[1 2 3]"], "3"),
     ("count", ['"😀a"'], "2"),
