@@ -772,15 +772,15 @@ def utf16_key(s: str):
 
 
 def compare(a, b) -> int:
-    """Natural order (language.md §3.6): -1, 0 or 1; `type_error` when unordered."""
+    """Natural order (language.md §3.6): -1, 0 or 1; `type_error` for kinds that have no order
+    between them. NaN compares 0 with every number (Clojure's compare)."""
     if a is None:
         return 0 if b is None else -1
     if b is None:
         return 1
     ta, tb = type(a), type(b)
     if (ta is int or ta is float) and (tb is int or tb is float):
-        if a != a or b != b:
-            raise PtcError("type_error", "compare: NaN is not ordered")
+        # NaN is neither less nor greater than anything, so it compares 0 (as Clojure's compare, DIV-33)
         return -1 if a < b else (1 if a > b else 0)
     if ta is str and tb is str:
         if a == b:

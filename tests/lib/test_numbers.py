@@ -96,7 +96,8 @@ COMPARE = [
     (">=", ["1", "true"], "!!type_error"),
     ("compare", ["nil", "1"], "-1"), ("compare", ['"b"', '"a"'], "1"), ("compare", ["[1 2]", "[1]"], "1"),
     ("compare", ["\\a", '"a"'], "0"), ("compare", ["1", "1.0"], "0"), ("compare", [":a", ":b"], "-1"),
-    ("compare", ["1", '"a"'], "!!type_error"), ("compare", ["##NaN", "1"], "!!type_error"),
+    ("compare", ["1", '"a"'], "!!type_error"), ("compare", ["##NaN", "1"], "0"),  # DIV-33: as Clojure
+    ("compare", ["1", "##NaN"], "0"), ("compare", ["##NaN", "##NaN"], "0"), ("compare", ["[1 ##NaN]", "[1 2]"], "0"),
     ("compare", ["{}", "{}"], "!!type_error"),
 ]
 

@@ -201,7 +201,9 @@ CASES = [
     ("sort", ['["😀" "\uffff" "a"]'], '["a" "😀" "\uffff"]'),
     ("sort", ['[1 "a"]'], "!!type_error"),
     ("sort", ["[{:a 1} {:a 2}]"], "!!type_error"),
-    ("sort", ["[1 ##NaN]"], "!!type_error"),
+    # DIV-33: NaN compares equal to every number; the order is the one Java's sort makes of that
+    ("sort", ["[3 ##NaN 1]"], "[3 ##NaN 1]"), ("sort", ["[##NaN 3 1]"], "[##NaN 1 3]"),
+    ("sort", ["[3 ##NaN 1 2 0]"], "[3 ##NaN 0 1 2]"), ("sort", ["[[2 ##NaN] [1 1] [2 0]]"], "[[1 1] [2 ##NaN] [2 0]]"),
     ("sort", ["#{3 1}"], "!!type_error"),
     ("sort", [gt, "{:a 1}"], "!!type_error"),
     ("sort", [":up", "[1]"], "!!type_error"),
@@ -572,6 +574,7 @@ E2E = [
     ("(some :name [{} {\"name\" \"A\"}])", '"A"'),
     ("(filter [:a] [{:a 1}])", "!!type_error"),
     ("(map {:a 1} [:a])", "[1]"),
+    ("(sort compare [3 ##NaN 1])", "[3 ##NaN 1]"), ("(sort-by :a [{:a 3} {:a ##NaN} {:a 1}])", "[{:a 3} {:a ##NaN} {:a 1}]"),
     ("(map (fn [a b c] (+ a b c)) [1 2] [10 20] [100 200])", "[111 222]"),
     ("(map inc [1] [2] [3] [4])", "!!arity_error"),
     ("(mapcat (fn [x] (range 0 x)) [2 3 1])", "[0 1 0 1 2 0]"),
