@@ -154,7 +154,13 @@ FORMAT = [
     ('"%s %<s"', '"x"', '"x x"'), ('"{0.__class__} {}"', '"{0.__class__} {}"'), ('"%s"', "{:b 2 :a 1}", '"{:a 1 :b 2}"'),
     ('"%.3s|%-5s|"', '"abcdef"', '"ab"', '"abc|ab   |"'), ('"%q"', "1", "!!runtime_error"), ('"%"', "!!runtime_error"),
     ('"%5%"', '"    %"'), ('"%d"', "nil", '"null"'), ('"%-d"', "1", "!!runtime_error"), ('"%2000000s"', '"x"', "!!runtime_error"),
-    ('"%tY"', "1", "!!runtime_error"), ('"%n"', '"\\n"'), ('"%S"', '"abc"', '"ABC"'), ('"%5s"', '"😀"', '"    😀"'),
+    # GAP-S96: %h is Java's hashCode in hex; %t/%T date/time conversions (UTC, as DIV-51 reads dates)
+    ('"%h|%H|%h|%h"', '"hi"', '"hi"', "nil", "1.0", '"d01|D01|null|3ff00000"'), ('"%h"', ":a", '"816f5f1e"'),
+    ('"%h %h %h"', "true", "[1 2]", "-1", '"4cf 3e2 0"'), ('"%#h"', "1", "!!runtime_error"),
+    ('"%tY"', "1", '"1970"'), ('"%tF %<tT %<tZ"', "1700000000123", '"2023-11-14 22:13:20 UTC"'),
+    ('"%tc"', "0", '"Thu Jan 01 00:00:00 UTC 1970"'), ('"%tr %<TB %<tj"', "1700000000123", '"10:13:20 PM NOVEMBER 318"'),
+    ('"%-6tY|"', "0", '"1970  |"'), ('"%.2tY"', "0", "!!runtime_error"), ('"%tq"', "0", "!!runtime_error"),
+    ('"%tY"', '"x"', "!!runtime_error"), ('"%n"', '"\\n"'), ('"%S"', '"abc"', '"ABC"'), ('"%5s"', '"😀"', '"    😀"'),
 ]
 
 REGEX = [
