@@ -271,7 +271,15 @@ class Vector:
         return self.lst()[i]
 
     def __call__(self, *args):
-        raise PtcError("not_callable", "a vector is not callable; use (get v i) or (nth v i)")
+        """`(v i)`: the item at integer index i, as Clojure (GAP-S13); out of range gives nil,
+        like `nth` (DIV-26). Any other argument is a `type_error` naming the idiom meant."""
+        if len(args) == 1:
+            i = args[0]
+            if type(i) is int:
+                items = self.lst()
+                return items[i] if 0 <= i < len(items) else None
+            raise PtcError("type_error", _vector_call_hint(self, i))
+        raise PtcError("arity_error", f"a vector called with {len(args)} arguments (expects 1: an index)")
 
     # building
     def conj(self, x) -> "Vector":
@@ -324,6 +332,18 @@ class Vector:
     def __repr__(self):
         from .printer import pr_str
         return pr_str(self)
+
+
+def _vector_call_hint(v: Vector, arg) -> str:
+    """Why `(v arg)` failed for a non-integer arg, and what was probably meant."""
+    from .printer import preview
+    msg = f"a vector called as a function takes an integer index, got {type_name(arg)}"
+    items = v.lst()
+    if len(items) == 1 and type(items[0]) is Keyword:
+        return f"{msg}; to read a field use {preview(items[0])} instead of [{preview(items[0])}]"
+    if len(items) == 1:
+        return f"{msg}; to read a field use #(get % {preview(items[0])})"
+    return f"{msg}; to follow a path use #(get-in % path)"
 
 
 _MISSING = object()
@@ -787,15 +807,15 @@ def utf16_key(s: str):
 
 
 def compare(a, b) -> int:
-    """Natural order (language.md §3.6): -1, 0 or 1; `type_error` when unordered."""
+    """Natural order (language.md §3.6): -1, 0 or 1; `type_error` for kinds that have no order
+    between them. NaN compares 0 with every number (Clojure's compare)."""
     if a is None:
         return 0 if b is None else -1
     if b is None:
         return 1
     ta, tb = type(a), type(b)
     if (ta is int or ta is float) and (tb is int or tb is float):
-        if a != a or b != b:
-            raise PtcError("type_error", "compare: NaN is not ordered")
+        # NaN is neither less nor greater than anything, so it compares 0 (as Clojure's compare, DIV-33)
         return -1 if a < b else (1 if a > b else 0)
     if ta is str and tb is str:
         if a == b:

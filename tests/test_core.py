@@ -29,6 +29,7 @@ CASES = [
     ("(for [x [1 2 3] y [1 2 3] :while (< y x)] [x y])", "[[2 1] [3 1] [3 2]]"),
     ("(defn add3 [a b c] (+ a b c)) (add3 1 2 3)", "6"),
     ("((fn [& xs] (count xs)) 1 2 3)", "3"),
+    ("([1 2] 0)", "1"),
 ]
 
 
@@ -55,7 +56,7 @@ ERRORS = [
     ("(if 1 2 3 4)", "invalid_arity"),
     ("(", "parse_error"),
     ("(nil 1)", "not_callable"),
-    ("([1 2] 0)", "not_callable"),
+    ("([1 2] :a)", "type_error"),
     ("%", "invalid_placeholder"),
     ("#(#(%))", "invalid_form"),
     ("(def)", "invalid_arity"),

@@ -88,6 +88,8 @@ VALUES = [
     ("(join \"-\" [])", "\"\""),
     ("(upper-case \"abc\")", "\"ABC\""),
     ("(lower-case \"ABC\")", "\"abc\""),
+    ("(upper-case :a)", "\":A\""),  # GAP-S139: a keyword is read as its str text
+    ("(lower-case 12)", "\"12\""),
 ]
 
 
@@ -103,7 +105,8 @@ ERRORS = [
     ("(split 1 \" \")", "type_error", None),
     ("(split \"a b\" \"ab\")", "type_error", None),
     ("(split \"a b\" \" \" true)", "type_error", None),
-    ("(upper-case :a)", "type_error", None),
+    ("(upper-case nil)", "type_error", None),
+    ("(upper-case [1])", "type_error", None),
     ("(join \"-\" 5)", "type_error", None),
     ("(map count [\"a\" 5])", "type_error", None),
     ("(defn g [v i] (nth v i)) (g {:a 1} 0)", "type_error", None),

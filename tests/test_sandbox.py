@@ -200,7 +200,6 @@ EXHAUSTION = [
     ('(apply str (rep 1000000 "abcdefghij"))', None, {"memory_exceeded"}),
     ("(reduce * (range 1 100000))", None, {"memory_exceeded"}),
     ("(loop [x 2 i 0] (if (< i 40) (recur (* x x) (inc i)) x))", None, {"memory_exceeded"}),
-    ("(bit-shift-left 1 100000000)", None, {"memory_exceeded"}),
     ("(loop [s \"x\" i 0] (if (< i 100) (recur (str s s) (inc i)) (count s)))", None, {"memory_exceeded"}),
     ("(mapv (fn [x] (vec (range 10000))) (range 10000))", None, {"memory_exceeded"}),
     ("(zipmap (range 1000000) (range 1000000))", None, {"memory_exceeded"}),

@@ -289,8 +289,6 @@ class Analyzer:
                     raise err("arity_error", f"keyword :{v.name} called with {len(rest)} arguments (expects 1 or 2)", form)
                 return N.RtCall("kw_get", [N.Const(v, span=head.span)] + self.args(rest, scope), span=form.span)
             raise err("not_callable", f"{type_name(v)} {head!r} is not a function", form)
-        elif th is VecForm:
-            raise err("not_callable", "a vector is not callable; use (get v i) or (nth v i)", form)
         fn = self.analyze(head, scope, NOT_TAIL)
         return N.Call(fn, self.args(rest, scope), span=form.span)
 

@@ -47,11 +47,18 @@ def seq_(coll):
 _KW_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_?!\-]*", re.ASCII)
 
 
-@builtin("keyword", "(keyword name)", groups=("core",), category="conversion",
+_NO_NS = object()
+
+
+@builtin("keyword", "(keyword name)", "(keyword ns name)", groups=("core",), category="conversion",
          doc="The keyword with the given name; a keyword is returned unchanged and nil gives nil. Names must "
-             "start with a letter and use only letters, digits and _ ? ! -; anything else is an error.",
-         examples=("(keyword \"foo\") ;=> :foo", "(keyword nil) ;=> nil"))
-def keyword_(name):
+             "start with a letter and use only letters, digits and _ ? ! -; anything else is an error. "
+             "With two arguments the namespace must be nil: (keyword nil \"a\") is :a; namespaced "
+             "keywords do not exist here.",
+         examples=("(keyword \"foo\") ;=> :foo", "(keyword nil) ;=> nil", "(keyword nil \"foo\") ;=> :foo"))
+def keyword_(name, name2=_NO_NS):
+    if name2 is not _NO_NS:
+        return _keyword2(name, name2)
     t = type(name)
     if t is Keyword or name is None:
         return name
@@ -61,6 +68,19 @@ def keyword_(name):
         shown = name if len(name) <= 40 else name[:40] + "..."
         raise PtcError("runtime_error", f"keyword: invalid keyword name {shown!r}")
     return Keyword(name)
+
+
+def _keyword2(ns, name):
+    """Clojure's (keyword ns name) (GAP-S34): both strings, ns may be nil. A namespace is refused:
+    there are no namespaced keywords (DIV-13)."""
+    if type(name) is not str:
+        raise PtcError("type_error", f"keyword: the name must be a string, got {type_name(name)}")
+    if ns is None:
+        return keyword_(name)
+    if type(ns) is not str:
+        raise PtcError("type_error", f"keyword: the namespace must be a string or nil, got {type_name(ns)}")
+    raise PtcError("runtime_error", "keyword: namespaced keywords (:ns/name) are not supported; "
+                                    "use (keyword name), or a string key such as (str ns \"/\" name)")
 
 
 # ------------------------------------------------------------------ aggregation (§1.14)

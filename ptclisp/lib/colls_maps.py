@@ -362,21 +362,22 @@ def _need_map(m, who: str) -> Map:
 
 
 @builtin("keys", "(keys m)", groups=("core",), category="maps",
-         doc="The keys of a map as a vector, in key order. nil gives nil.",
-         examples=("(keys {:b 2 :a 1}) ;=> [:a :b]",))
+         doc="The keys of a map as a vector, in key order. nil and an empty map give nil (as Clojure's "
+             "empty seq), so (if (keys m) ...) tests for an empty map.",
+         examples=("(keys {:b 2 :a 1}) ;=> [:a :b]", "(keys {}) ;=> nil"))
 def keys_(m):
-    if m is None:
+    if m is None or not _need_map(m, "keys"):
         return None
-    return out_vec([k for k, _ in sorted_items(_need_map(m, "keys"))])
+    return out_vec([k for k, _ in sorted_items(m)])
 
 
 @builtin("vals", "(vals m)", groups=("core",), category="maps",
-         doc="The values of a map as a vector, ordered by their keys. nil gives nil.",
-         examples=("(vals {:b 2 :a 1}) ;=> [1 2]",))
+         doc="The values of a map as a vector, ordered by their keys. nil and an empty map give nil.",
+         examples=("(vals {:b 2 :a 1}) ;=> [1 2]", "(vals {}) ;=> nil"))
 def vals_(m):
-    if m is None:
+    if m is None or not _need_map(m, "vals"):
         return None
-    return out_vec([v for _, v in sorted_items(_need_map(m, "vals"))])
+    return out_vec([v for _, v in sorted_items(m)])
 
 
 @builtin("entries", "(entries m)", category="maps",

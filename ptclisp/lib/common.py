@@ -83,8 +83,10 @@ def need_num(x, who: str):
 
 
 def need_str(x, who: str) -> str:
-    if type(x) is not str:
-        raise PtcError("type_error", f"{who}: expected a string, got {type_name(x)}")
+    t = type(x)
+    if t is not str:
+        hint = "; (str x) gives its text" if t in (int, float, bool, Keyword) else ""
+        raise PtcError("type_error", f"{who}: expected a string, got {type_name(x)}{hint}")
     return x
 
 
@@ -160,6 +162,9 @@ def key_values(kf, items) -> list:
     """The keys `(kf x)` of all items, for a key extractor made by `keyfn`."""
     if type(kf) is Keyword:
         return kw_values(kf, items)
+    field = getattr(kf, "ptc_field", None)
+    if field is not None and int not in set(map(type, items)):
+        return kw_values(field, items)
     kf = hot(kf, len(items))
     return [kf(x) for x in items]
 
@@ -168,8 +173,11 @@ def keyfn(k, who: str):
     """Turn a key argument into a one-argument Python key extractor.
 
     Accepts a keyword or string (flexible map lookup; nil for non-maps), a
-    vector (a get-in style path), a set (membership), or any function value.
-    Maps, nil and other data raise `type_error`.
+    vector, a set (membership), a map (key lookup) or any function value; nil
+    and other data raise `type_error`. A vector is a get-in style path (a PTC
+    extension) into maps and vectors, and an index lookup `(v i)` for an
+    integer item, as Clojure calls it; a path never finds anything in an
+    integer, so the two readings do not overlap.
     """
     t = type(k)
     if t is Keyword:
@@ -183,10 +191,13 @@ def keyfn(k, who: str):
         if len(path) == 1:
             step = path[0]
             if type(step) is Keyword:
-                return step
+                def by_field(x, _k=step, _v=k):
+                    return _k(x) if type(x) is not int else _v(x)
+                by_field.ptc_field = step
+                return by_field
 
-        def by_path(x, _p=path):
-            return path_lookup(x, _p)
+        def by_path(x, _p=path, _v=k):
+            return path_lookup(x, _p) if type(x) is not int else _v(x)
         return by_path
     from .registry import as_fn
     return as_fn(k, who)

@@ -5,7 +5,8 @@ scanner (Java Formatter syntax `%[index$][flags][width][.precision]conv`);
 Python's str.format / f-string mini-language is never applied to program
 text, so `{0.__class__}` is just literal text.
 
-Supported: conversions s S d o x X f e E g G b B c C n %; flags - 0 + space
+Supported: conversions s S d o x X f e E g G b B c C h H n % and the date/time
+conversions %t/%T (in UTC); flags - 0 + space
 , ( #; explicit argument indexes `n$` and `<` (reuse the previous argument).
 Numbers are rounded HALF_UP on their shortest decimal form, as Java does
 (`(format "%.2f" 2.675)` gives "2.68"). `%s` renders like `str` (nil gives
@@ -24,6 +25,7 @@ from ..errors import PtcError
 from ..meter import str_cost
 from ..values import type_name
 from .common import charge, count_str, graphemes
+from .javahash import java_hash
 from .registry import builtin
 from .strings import display, int_text
 
@@ -34,7 +36,7 @@ _SPEC = _re.compile(r"%([0-9]+\$)?([-#+ 0,(<]*)([0-9]+)?(\.[0-9]+)?([tT])?([a-zA
 _LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
 
 _ALLOWED = {
-    "s": "-#", "b": "-", "c": "-", "d": "-+ 0,(", "o": "-#0", "x": "-#0",
+    "s": "-#", "b": "-", "c": "-", "h": "-", "d": "-+ 0,(", "o": "-#0", "x": "-#0",
     "e": "-#+ 0(", "f": "-#+ 0,(", "g": "-+ 0,(", "%": "-", "n": "",
 }
 
@@ -261,10 +263,129 @@ def _char(arg, spec: str) -> str:
     raise _err(f"{spec} needs a character, got {_describe(arg)}")
 
 
+# ------------------------------------------------------------------ dates and times (%t, %T)
+# As Java's Formatter: the argument is a java.util.Date, an integer (milliseconds since the
+# epoch), a java.time.LocalDate (date fields only) or an Instant (s, Q, L, N only). Java uses
+# the JVM's default time zone for the first two; here it is UTC, as `(java.util.Date. text)`
+# reads a text without zone (DIV-51). English names, as the ROOT/US locale.
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+           "October", "November", "December")
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_TIME_CONVS = frozenset("HIklMSLNpzZsQBbhAaCYyjmdeRTrDFc")
+_DATE_ONLY = frozenset("BbhAaCYyjmdeDF")
+_INSTANT_ONLY = frozenset("sQLN")
+_GREGORIAN_START = -12_219_292_800_000  # 1582-10-15T00:00Z in milliseconds: Java uses the Julian calendar before
+
+
+def _check_time_spec(flags: str, conv: str, width, prec, spec: str):
+    if conv not in _TIME_CONVS:
+        raise _err(f"unknown date/time conversion {spec}")
+    if prec is not None:
+        raise _err(f"precision is not allowed with {spec}")
+    for f in flags:
+        if f != "-":
+            raise _err(f"flag {f!r} is not allowed with {spec}")
+    if "-" in flags and width is None:
+        raise _err(f"{spec}: the '-' flag needs a width")
+
+
+def _datetime(arg, conv: str, spec: str) -> str:
+    from .java_time import Instant, JavaDate, LocalDate, civil_from_days
+    t = type(arg)
+    if t is int or t is JavaDate:
+        millis = arg if t is int else arg.millis
+        if t is int and not _LONG_MIN <= millis <= _LONG_MAX:
+            raise _err(f"{spec} needs a 64-bit millisecond count, got a larger integer")
+        if millis < _GREGORIAN_START:
+            raise _err(f"{spec}: dates before 1582-10-15 are not supported")
+        day, ms = divmod(millis, 86_400_000)
+        nanos, sec = (ms % 1000) * 1_000_000, millis // 1000
+    elif t is LocalDate:
+        if conv not in _DATE_ONLY:
+            raise _err(f"{spec}: a java.time.LocalDate has no time of day")
+        day, ms, nanos, sec = arg.epoch_day, None, None, None
+    elif t is Instant:
+        if conv not in _INSTANT_ONLY:
+            raise _err(f"{spec}: a java.time.Instant has no calendar fields; use a java.util.Date or millis")
+        day, ms, nanos, sec = None, None, arg.nano, arg.seconds
+    else:
+        raise _err(f"{spec} needs a date (java.util.Date, LocalDate, Instant or epoch millis), got {_describe(arg)}")
+    if day is not None:
+        y, mo, d = civil_from_days(day)
+        wd = (day + 3) % 7  # 1970-01-01 was a Thursday
+    if ms is not None:
+        hh, rem = divmod(ms, 3_600_000)
+        mi, rem = divmod(rem, 60_000)
+        ss = rem // 1000
+    c = conv
+    if c == "Y":
+        return f"{y:04d}" if y >= 0 else f"-{-y:04d}"
+    if c == "y":
+        return f"{y % 100:02d}"
+    if c == "C":
+        return f"{y // 100:02d}"
+    if c == "m":
+        return f"{mo:02d}"
+    if c == "d":
+        return f"{d:02d}"
+    if c == "e":
+        return str(d)
+    if c == "j":
+        from .java_time import days_from_civil
+        return f"{day - days_from_civil(y, 1, 1) + 1:03d}"
+    if c == "B":
+        return _MONTHS[mo - 1]
+    if c in "bh":
+        return _MONTHS[mo - 1][:3]
+    if c == "A":
+        return _DAYS[wd]
+    if c == "a":
+        return _DAYS[wd][:3]
+    if c == "D":
+        return f"{mo:02d}/{d:02d}/{y % 100:02d}"
+    if c == "F":
+        return f"{y:04d}-{mo:02d}-{d:02d}"
+    if c == "s":
+        return str(sec)
+    if c == "Q":
+        return str(sec * 1000 + nanos // 1_000_000)
+    if c == "L":
+        return f"{nanos // 1_000_000:03d}"
+    if c == "N":
+        return f"{nanos:09d}"
+    if c == "H":
+        return f"{hh:02d}"
+    if c == "k":
+        return str(hh)
+    if c == "I":
+        return f"{(hh % 12) or 12:02d}"
+    if c == "l":
+        return str((hh % 12) or 12)
+    if c == "M":
+        return f"{mi:02d}"
+    if c == "S":
+        return f"{ss:02d}"
+    if c == "p":
+        return "am" if hh < 12 else "pm"
+    if c == "z":
+        return "+0000"
+    if c == "Z":
+        return "UTC"
+    if c == "R":
+        return f"{hh:02d}:{mi:02d}"
+    if c == "T":
+        return f"{hh:02d}:{mi:02d}:{ss:02d}"
+    if c == "r":
+        return f"{(hh % 12) or 12:02d}:{mi:02d}:{ss:02d} {'AM' if hh < 12 else 'PM'}"
+    # c == "c"
+    return f"{_DAYS[wd][:3]} {_MONTHS[mo - 1][:3]} {d:02d} {hh:02d}:{mi:02d}:{ss:02d} UTC {y:04d}"
+
+
 # ------------------------------------------------------------------ driver
 
 
-_VALID = frozenset("sSbBcCdoxXeEfgGn%")
+_VALID = frozenset("sSbBcCdoxXeEfgGhHn%")
 
 
 def _check_flags(flags: str, conv: str, width, spec: str):
@@ -307,8 +428,6 @@ def render_format(fmt: str, args) -> str:
         idx, flags, width_s, prec_s, tt, conv = m.groups()
         spec = m.group(0)
         i = m.end()
-        if tt:
-            raise _err(f"date/time conversions are not supported ({spec}{fmt[i:i + 1]})")
         width = int(width_s) if width_s else None
         prec = int(prec_s[1:]) if prec_s else None
         if width is not None and not (1 <= width <= MAX_WIDTH):
@@ -317,7 +436,10 @@ def render_format(fmt: str, args) -> str:
             raise _err(f"precision must be at most {MAX_WIDTH} ({spec})")
         relative = "<" in flags
         flags = flags.replace("<", "")
-        _check_flags(flags, conv, width, spec)
+        if tt:
+            _check_time_spec(flags, conv, width, prec, spec)
+        else:
+            _check_flags(flags, conv, width, spec)
         if conv == "%":
             if prec is not None:
                 raise _err(f"precision is not allowed with {spec}")
@@ -345,7 +467,10 @@ def render_format(fmt: str, args) -> str:
         last = k
         arg = args[k]
         low = conv.lower()
-        if low == "s":
+        if tt:
+            s = "null" if arg is None else _datetime(arg, conv, spec)
+            out.append(_justify(s.upper() if tt == "T" else s, flags, width))
+        elif low == "s":
             if "#" in flags:
                 raise _err(f"flag '#' is not allowed with {spec}")
             s = _truncate(display(arg), prec)
@@ -356,6 +481,16 @@ def render_format(fmt: str, args) -> str:
             s = "false" if arg is None or arg is False else "true"
             s = _truncate(s, prec)
             out.append(_justify(s.upper() if conv == "B" else s, flags, width))
+        elif low == "h":
+            if arg is None:
+                s = "null"
+            else:
+                h = java_hash(arg)
+                if h is None:
+                    raise _err(f"{spec}: a {_describe(arg)} has no reproducible hash code")
+                s = format(h & 0xFFFFFFFF, "x")
+            s = _truncate(s, prec)
+            out.append(_justify(s.upper() if conv == "H" else s, flags, width))
         elif low == "c":
             if prec is not None:
                 raise _err(f"precision is not allowed with {spec}")
@@ -382,7 +517,7 @@ def render_format(fmt: str, args) -> str:
 @builtin("format", "(format fmt & args)", groups=("core", "string"), category="strings",
          doc="Fills a Java-style format string: %s (display text, nil gives \"\"), %d, %o, %x/%X (integers; "
              "whole floats allowed), %f, %e, %g (numbers, default 6 digits, half-up rounding), %b, %c, %n, "
-             "%%. Flags - 0 + space , ( # and a width (up to 1,000,000) and .precision are accepted; "
+             "%h (Java hash code in hex), %%. Flags - 0 + space , ( # and a width (up to 1,000,000) and .precision are accepted; "
              "%2$s picks an argument by position. Extra arguments are ignored; too few is an error.",
          examples=('(format "%s has %d items" "cart" 3) ;=> "cart has 3 items"', '(format "%.2f" 3.14159) ;=> "3.14"',
                    '(format "[%5s][%-4s][%03d]" "a" "b" 7) ;=> "[    a][b   ][007]"'))

@@ -9,7 +9,7 @@ Each has a two-argument fast path; the compiler calls the plain functions
 `add2 sub2 mul2 lt2 gt2 le2 ge2 eq2` directly for two-argument calls (they are
 not registered and have exactly the semantics of the variadic builtins).
 
-Big integers: a product or left shift is sized from `bit_length()` *before*
+Big integers: a product is sized from `bit_length()` *before*
 it is computed; results over 64 bits are charged to the meter and results
 over `MAX_INT_BITS` are refused with `memory_exceeded`, so a squaring loop
 stops at once instead of spending minutes inside one multiplication.

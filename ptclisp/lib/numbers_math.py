@@ -4,9 +4,9 @@ double conversion, sqrt, pow and the bitwise operations. `quot` sits with
 
 Rounding functions return integers; NaN and the infinities pass through
 them unchanged. `pow` follows the JVM's Math.pow special cases and never
-raises. Bit operations work on unbounded integers (no 64-bit wrapping); a
-left shift or bit-set whose result would be enormous is sized first and
-fails with memory_exceeded.
+raises. Bit operations are the JVM's 64-bit ones (GAP-S52, GAP-S142): their
+arguments must fit in a signed 64-bit integer, a bit index or shift count is
+taken modulo 64, and results wrap around to 64 bits.
 Imports errors, values, lib.numbers, lib.registry.
 """
 from __future__ import annotations
@@ -15,19 +15,11 @@ import math
 
 from ..errors import PtcError
 from ..values import type_name
-from .numbers import INF, NAN, _is_num, _not_num, _tof, int_result_bits
+from .numbers import INF, NAN, _is_num, _not_num, _tof
 from .registry import builtin
 
 _isinf = math.isinf
 _trunc = math.trunc
-
-
-def _need_index(n, who: str) -> int:
-    if type(n) is not int:
-        raise PtcError("type_error", f"{who}: expected an integer bit index, got {type_name(n)}")
-    if n < 0:
-        raise PtcError("type_error", f"{who}: bit index must be non-negative, got {n}")
-    return n
 
 
 # ------------------------------------------------------------------ §6 math functions
@@ -207,15 +199,42 @@ def pow_(x, y):
 
 
 # ------------------------------------------------------------------ bitwise (§6; 8.4.1)
+# Clojure's bit operations take longs only (a BigInt or a double is an IllegalArgumentException)
+# and compute as Java does: shift counts and bit indexes are masked to their low 6 bits, and a
+# result wraps around to 64 bits (so (bit-shift-left 1 63) is the most negative long).
+
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+_MASK = (1 << 64) - 1
+
 
 def _ints(who, args):
     for a in args:
         if type(a) is not int:
             raise PtcError("type_error", f"{who}: expected integers, got {'float' if type(a) is float else type_name(a)}")
+        if not _LONG_MIN <= a <= _LONG_MAX:
+            raise PtcError("type_error", f"{who}: bit operations work on 64-bit integers; "
+                                         f"{a if a.bit_length() < 200 else 'an integer'} is out of range")
+
+
+def _index(n, who: str) -> int:
+    """A shift count or bit index: a 64-bit integer, of which Java uses the low 6 bits."""
+    if type(n) is not int:
+        raise PtcError("type_error", f"{who}: expected an integer bit index, got "
+                                     f"{'float' if type(n) is float else type_name(n)}")
+    _ints(who, (n,))
+    return n & 63
+
+
+def _wrap(r: int) -> int:
+    """r as a signed 64-bit integer (two's complement wrap-around)."""
+    if _LONG_MIN <= r <= _LONG_MAX:
+        return r
+    r &= _MASK
+    return r - (1 << 64) if r > _LONG_MAX else r
 
 
 @builtin("bit-and", "(bit-and x y & more)", groups=("core",), category="math",
-         doc="Bitwise AND of two or more integers (two's complement, any size).",
+         doc="Bitwise AND of two or more 64-bit integers.",
          examples=("(bit-and 12 10) ;=> 8",))
 def bit_and(x, y, *more):
     _ints("bit-and", (x, y) + more)
@@ -226,7 +245,7 @@ def bit_and(x, y, *more):
 
 
 @builtin("bit-or", "(bit-or x y & more)", groups=("core",), category="math",
-         doc="Bitwise OR of two or more integers.",
+         doc="Bitwise OR of two or more 64-bit integers.",
          examples=("(bit-or 12 10) ;=> 14",))
 def bit_or(x, y, *more):
     _ints("bit-or", (x, y) + more)
@@ -237,7 +256,7 @@ def bit_or(x, y, *more):
 
 
 @builtin("bit-xor", "(bit-xor x y & more)", groups=("core",), category="math",
-         doc="Bitwise exclusive OR of two or more integers.",
+         doc="Bitwise exclusive OR of two or more 64-bit integers.",
          examples=("(bit-xor 12 10) ;=> 6",))
 def bit_xor(x, y, *more):
     _ints("bit-xor", (x, y) + more)
@@ -259,7 +278,7 @@ def bit_and_not(x, y, *more):
 
 
 @builtin("bit-not", "(bit-not x)", groups=("core",), category="math",
-         doc="The bitwise complement of an integer (two's complement: -x - 1).",
+         doc="The bitwise complement of a 64-bit integer (two's complement: -x - 1).",
          examples=("(bit-not 0) ;=> -1", "(bit-not 7) ;=> -8"))
 def bit_not(x):
     _ints("bit-not", (x,))
@@ -267,69 +286,58 @@ def bit_not(x):
 
 
 @builtin("bit-shift-left", "(bit-shift-left x n)", groups=("core",), category="math",
-         doc="x shifted left by n bits (n >= 0). Integers are unbounded, so the result grows "
-             "instead of wrapping; an enormous result fails with memory_exceeded.",
-         examples=("(bit-shift-left 1 4) ;=> 16", "(bit-shift-left 1 64) ;=> 18446744073709551616"))
+         doc="x shifted left by n bits, as a 64-bit integer: n is taken modulo 64 and the result wraps around.",
+         examples=("(bit-shift-left 1 4) ;=> 16", "(bit-shift-left 1 63) ;=> -9223372036854775808",
+                   "(bit-shift-left 1 64) ;=> 1"))
 def bit_shift_left(x, n):
     _ints("bit-shift-left", (x,))
-    _need_index(n, "bit-shift-left")
-    if x == 0:
-        return 0
-    int_result_bits(x.bit_length() + n, "bit-shift-left")
-    return x << n
+    return _wrap(x << _index(n, "bit-shift-left"))
 
 
 @builtin("bit-shift-right", "(bit-shift-right x n)", groups=("core",), category="math",
-         doc="x shifted right by n bits (n >= 0), keeping the sign (arithmetic shift).",
+         doc="x shifted right by n bits (n modulo 64), keeping the sign (arithmetic shift).",
          examples=("(bit-shift-right 256 4) ;=> 16", "(bit-shift-right -16 2) ;=> -4"))
 def bit_shift_right(x, n):
     _ints("bit-shift-right", (x,))
-    _need_index(n, "bit-shift-right")
-    return x >> n
+    return x >> _index(n, "bit-shift-right")
 
 
-def _bit_is_set(x: int, n: int) -> bool:
-    return (x >> n) & 1 == 1
+@builtin("unsigned-bit-shift-right", "(unsigned-bit-shift-right x n)", groups=("core",), category="math",
+         doc="x shifted right by n bits (n modulo 64), filling with zeros: x is read as an unsigned 64-bit "
+             "number (Java's >>>).",
+         examples=("(unsigned-bit-shift-right 256 4) ;=> 16", "(unsigned-bit-shift-right -1 60) ;=> 15"))
+def unsigned_bit_shift_right(x, n):
+    _ints("unsigned-bit-shift-right", (x,))
+    return _wrap((x & _MASK) >> _index(n, "unsigned-bit-shift-right"))
 
 
 @builtin("bit-set", "(bit-set x n)", groups=("core",), category="math",
-         doc="x with bit n (n >= 0) set.",
+         doc="x with bit n (n modulo 64) set.",
          examples=("(bit-set 0 3) ;=> 8",))
 def bit_set(x, n):
     _ints("bit-set", (x,))
-    _need_index(n, "bit-set")
-    if _bit_is_set(x, n):
-        return x
-    int_result_bits(max(x.bit_length(), n + 1), "bit-set")
-    return x | (1 << n)
+    return _wrap(x | (1 << _index(n, "bit-set")))
 
 
 @builtin("bit-clear", "(bit-clear x n)", groups=("core",), category="math",
-         doc="x with bit n (n >= 0) cleared.",
+         doc="x with bit n (n modulo 64) cleared.",
          examples=("(bit-clear 15 1) ;=> 13",))
 def bit_clear(x, n):
     _ints("bit-clear", (x,))
-    _need_index(n, "bit-clear")
-    if not _bit_is_set(x, n):
-        return x
-    int_result_bits(max(x.bit_length(), n + 1), "bit-clear")
-    return x & ~(1 << n)
+    return _wrap(x & ~(1 << _index(n, "bit-clear")))
 
 
 @builtin("bit-flip", "(bit-flip x n)", groups=("core",), category="math",
-         doc="x with bit n (n >= 0) inverted.",
+         doc="x with bit n (n modulo 64) inverted.",
          examples=("(bit-flip 0 2) ;=> 4", "(bit-flip 4 2) ;=> 0"))
 def bit_flip(x, n):
     _ints("bit-flip", (x,))
-    _need_index(n, "bit-flip")
-    int_result_bits(max(x.bit_length(), n + 1), "bit-flip")
-    return x ^ (1 << n)
+    return _wrap(x ^ (1 << _index(n, "bit-flip")))
 
 
 @builtin("bit-test", "(bit-test x n)", groups=("core",), category="math",
-         doc="True when bit n (n >= 0) of x is set.",
+         doc="True when bit n (n modulo 64) of x is set.",
          examples=("(bit-test 5 0) ;=> true", "(bit-test 5 1) ;=> false"))
 def bit_test(x, n):
     _ints("bit-test", (x,))
-    _need_index(n, "bit-test")
-    return _bit_is_set(x, n)
+    return (x >> _index(n, "bit-test")) & 1 == 1

@@ -161,12 +161,12 @@ def is_fn_(x):
     return is_fn(x)
 
 
-@_pred("ifn?", "True for anything that can be called: functions, keywords, maps and sets "
-               "(vectors are not callable).",
-       "(ifn? :a) ;=> true", "(ifn? [1]) ;=> false")
+@_pred("ifn?", "True for anything that can be called: functions, keywords, maps, sets and vectors "
+               "(a vector is called with an index).",
+       "(ifn? :a) ;=> true", "(ifn? [1]) ;=> true", "(ifn? \"a\") ;=> false")
 def is_ifn(x):
     t = type(x)
-    return t is Keyword or t is Map or t is Set or is_fn(x)
+    return t is Keyword or t is Map or t is Set or t is Vector or is_fn(x)
 
 
 # ------------------------------------------------------------------ collection shapes

@@ -128,16 +128,14 @@ def members_of(ns: str) -> list[str]:
 def as_fn(f, who: str):
     """Validate a callable argument of a higher-order builtin and return it.
 
-    Functions, keywords and sets are callable here; maps and vectors are not
-    (functions.md §0.1).
+    Anything Clojure can call is accepted (GAP-S71): functions, keywords, sets,
+    maps (key lookup) and vectors (index lookup); the collections are returned
+    as they are, so an ordinary function pays only these type tests, once per
+    builtin call.
     """
     t = type(f)
-    if t is Keyword or t is Set:
+    if t is Keyword or t is Set or t is Map or t is Vector:
         return f
-    if t is Map:
-        raise PtcError("type_error", f"{who}: a map cannot be used as a function here; wrap it: #(m %)")
-    if t is Vector:
-        raise PtcError("type_error", f"{who}: a vector cannot be used as a function here (use a keyword like :a, or a fn)")
     if f is None or t in (int, float, str, bool) or not callable(f):
         raise PtcError("type_error", f"{who}: expected a function, got {type_name(f)}")
     # a closure whose code has been compiled already: call its compiled twin directly

@@ -12,9 +12,9 @@ from operator import ne
 
 from ..errors import PtcError
 from ..meter import SLOT, current, seq_cost
-from ..printer import preview
-from ..values import Keyword, SortKey, Vector, type_name, utf16_key
+from ..values import Keyword, SortKey, Vector, compare, type_name, utf16_key
 from .registry import as_fn
+from .timsort import java_sort
 
 NO = object()
 """Marker for an optional positional argument that was not passed."""
@@ -26,18 +26,7 @@ _STR_TYPE = {str}
 
 
 def fn_arg(f, who: str):
-    """A callable argument of a higher-order builtin.
-
-    A vector gets a hint: a one-element vector is probably a key written in
-    brackets, a longer one a path that needs a function.
-    """
-    if type(f) is Vector:
-        items = f.lst()
-        if len(items) == 1:
-            hint = f"use {preview(items[0])} instead of [{preview(items[0])}]"
-        else:
-            hint = "a path needs a function, e.g. #(get-in % path)"
-        raise PtcError("type_error", f"{who}: expected a function or keyword, got a vector; {hint}")
+    """A callable argument of a higher-order builtin (see `as_fn`)."""
     return as_fn(f, who)
 
 
@@ -72,7 +61,7 @@ def natural_keys(keys: list) -> tuple[list, bool]:
     Python's own ordering agrees with natural order, so the keys are used as
     they are (plain=True; nil becomes a tuple that sorts first). Otherwise
     they are wrapped in `SortKey`, whose comparison raises `type_error` for
-    unordered kinds and NaN.
+    unordered kinds (NaN compares equal to every number; see `natural_order`).
     """
     kinds = set(map(type, keys))
     if kinds <= _NUMBER_TYPES and not any(map(ne, keys, keys)):  # numbers without NaN
@@ -146,32 +135,73 @@ def comparator(cmp, who: str):
     return cmp_to_key(cmp3)
 
 
+def _has_nan(keys) -> bool:
+    for k in keys:
+        t = type(k)
+        if t is float:
+            if k != k:
+                return True
+        elif t is Vector and _has_nan(k.lst()):
+            return True
+    return False
+
+
+def natural_order(keys: list, desc: bool = False, sk_plain=None) -> list[int]:
+    """Positions 0..n-1 stably ordered by `keys` in natural order (descending when `desc`);
+    `sk_plain` is `natural_keys(keys)` when the caller has it already.
+
+    NaN compares equal to every number, which is not an order: there the result is the one
+    Java's sort gives for Clojure's `compare` (DIV-33), computed by the same algorithm."""
+    n = len(keys)
+    sk, plain = sk_plain or natural_keys(keys)
+    if plain or not _has_nan(keys):
+        return sorted(range(n), key=sk.__getitem__, reverse=desc)
+    if desc:
+        def cmp(i, j):
+            return compare(keys[j], keys[i])
+    else:
+        def cmp(i, j):
+            return compare(keys[i], keys[j])
+    order = list(range(n))
+    try:
+        java_sort(order, cmp)
+    except PtcError as e:
+        if e.kind != "runtime_error":
+            raise
+        raise PtcError("runtime_error", "sort: NaN compares equal to every number, which made this sort "
+                                        "inconsistent (Java's sort gives up here too); drop NaN first, "
+                                        "e.g. (remove NaN? xs)") from None
+    return order
+
+
+def _natural(cmp) -> bool:
+    """Whether `cmp` asks for natural order: absent, nil, :asc, :desc or the compare builtin itself."""
+    return cmp is NO or cmp is None or cmp is ASC or cmp is DESC or getattr(cmp, "ptc_builtin", None) == "compare"
+
+
 def order_indexes(keys: list, cmp, who: str) -> list[int]:
     """Positions 0..n-1 stably ordered by `keys` under `cmp`.
 
     `cmp` is NO / nil (natural ascending), :asc, :desc or a comparator
     function. Anything else is a `type_error`.
     """
-    n = len(keys)
-    if cmp is NO or cmp is None or cmp is ASC or cmp is DESC:
-        sk, _ = natural_keys(keys)
-        return sorted(range(n), key=sk.__getitem__, reverse=cmp is DESC)
+    if _natural(cmp):
+        return natural_order(keys, cmp is DESC)
     if type(cmp) is Keyword:
         raise PtcError("type_error", f"{who}: expected :asc, :desc or a comparator function, got :{cmp.name}")
     wrap = comparator(cmp, who)
     wk = [wrap(k) for k in keys]
-    return sorted(range(n), key=wk.__getitem__)
+    return sorted(range(len(keys)), key=wk.__getitem__)
 
 
 def sort_values(items: list, cmp, who: str) -> list:
     """`items` stably sorted (natural order, :asc/:desc or a comparator)."""
-    if cmp is NO or cmp is None or cmp is ASC or cmp is DESC:
-        sk, plain = natural_keys(items)
+    if _natural(cmp):
         desc = cmp is DESC
-        if plain and sk is items:
+        sk_plain = natural_keys(items)
+        if sk_plain[1] and sk_plain[0] is items:
             return sorted(items, reverse=desc)
-        order = sorted(range(len(items)), key=sk.__getitem__, reverse=desc)
-        return [items[i] for i in order]
+        return [items[i] for i in natural_order(items, desc, sk_plain)]
     if type(cmp) is Keyword:
         raise PtcError("type_error", f"{who}: expected :asc, :desc or a comparator function, got :{cmp.name}")
     return sorted(items, key=comparator(cmp, who))

@@ -106,24 +106,58 @@ def disj(s, *xs):
     return s
 
 
-def _need_set(s, who: str) -> dict:
-    """The members dict of a set argument; nil counts as the empty set."""
+# ------------------------------------------------------------------ clojure.set operations
+# Sets take the direct path below. Any other argument follows clojure.set's own definitions
+# over conj, disj, contains? and count (GAP-S30): union conjs the smaller argument onto the
+# larger (so two vectors give a vector), intersection and difference remove members from
+# their first argument with disj (a set, or nil that stays nil). contains? is this
+# language's (DIV-27: membership for a vector), so a vector argument is read as its items.
+
+def _count(x, who: str) -> int:
+    t = type(x)
+    if t is Set or t is Vector or t is Map:
+        return len(x)
+    if x is None:
+        return 0
+    if t is str:
+        return count_str(x)
+    raise PtcError("type_error", f"{who}: expected a set or a collection, got {type_name(x)}")
+
+
+def _all_sets(xs) -> bool:
+    return all(type(x) is Set for x in xs)
+
+
+def _disj(s, x, who: str):
     if type(s) is Set:
-        return s.d()
+        return s.disj(x)
     if s is None:
-        return {}
-    raise PtcError("type_error", f"{who}: expected a set, got {type_name(s)}")
+        return None
+    raise PtcError("type_error", f"{who}: members can only be removed from a set, got {type_name(s)}; "
+                                 f"make it a set first: (set coll)")
 
 
-@builtin("union", "(union & sets)", groups=("set",), category="sets",
-         doc="The set of members found in any of the sets. (union) is #{}.",
-         examples=("(clojure.set/union #{1 2} #{2 3}) ;=> #{1 2 3}",))
-def union(*sets):
-    ds = [_need_set(s, "union") for s in sets]
-    if not ds:
-        return _fresh_set({})
+def _conj_all(target, items: list, who: str):
+    if not items:
+        return target
+    t = type(target)
+    if t is not Set and t is not Vector and t is not Map:
+        raise PtcError("type_error", f"{who}: cannot add members to a {type_name(target)}; "
+                                     f"make it a set first: (set coll)")
+    from .seqs_build import conj
+    return conj(target, *items)
+
+
+def _union2(a, b):
+    if _count(a, "union") < _count(b, "union"):
+        a, b = b, a
+    return _conj_all(a, seq_items(b, "union"), "union")
+
+
+def _set_union(sets) -> Set:
+    ds = [s.d() for s in sets]
     big = max(range(len(ds)), key=lambda i: len(ds[i]))
-    if all(len(d) == 0 or i == big for i, d in enumerate(ds)) and type(sets[big]) is Set:
+    if all(len(d) == 0 or i == big for i, d in enumerate(ds)):
         return sets[big]
     out = dict(ds[big])
     for i, d in enumerate(ds):
@@ -133,23 +167,95 @@ def union(*sets):
     return _fresh_set(out)
 
 
+def _bubble(xs: list, key) -> list:
+    """clojure.set's bubble-max-key: the item with the greatest key (the last one on a tie) first,
+    then the others in order (the chosen object removed wherever it occurs)."""
+    best = xs[0]
+    bk = key(best)
+    for x in xs[1:]:
+        k = key(x)
+        if k >= bk:
+            best, bk = x, k
+    return [best] + [x for x in xs if x is not best]
+
+
+@builtin("union", "(union & sets)", groups=("set",), category="sets",
+         doc="The set of members found in any of the sets. (union) is #{}. Other collections follow "
+             "clojure.set: the smaller argument's items are conj'ed onto the larger one.",
+         examples=("(clojure.set/union #{1 2} #{2 3}) ;=> #{1 2 3}", "(clojure.set/union #{1} [2 3]) ;=> [2 3 1]"))
+def union(*sets):
+    if not sets:
+        return _fresh_set({})
+    if _all_sets(sets):
+        return _set_union(sets)
+    if len(sets) == 1:
+        return sets[0]
+    if len(sets) == 2:
+        return _union2(*sets)
+    first, *rest = _bubble(list(sets), lambda x: _count(x, "union"))
+    for x in rest:
+        first = _conj_all(first, seq_items(x, "union"), "union")
+    return first
+
+
+def _intersection2(a, b):
+    if _count(b, "intersection") < _count(a, "intersection"):
+        a, b = b, a
+    if type(a) is Set and type(b) is Set:
+        small, big = a.d(), b.d()
+        out = {k: v for k, v in small.items() if k in big}
+        if len(out) == len(small):
+            return a
+        charge(map_cost(len(out)))
+        return _fresh_set(out)
+    result = a
+    for x in seq_items(a, "intersection"):
+        if not contains_p(b, x):
+            result = _disj(result, x, "intersection")
+    return result
+
+
 @builtin("intersection", "(intersection s & sets)", groups=("set",), category="sets",
-         doc="The set of members found in every one of the sets.",
-         examples=("(clojure.set/intersection #{1 2 3} #{2 3 4}) ;=> #{2 3}",))
+         doc="The set of members found in every one of the sets. Other collections follow clojure.set: "
+             "the smallest argument loses the items missing from the others (it must then be a set).",
+         examples=("(clojure.set/intersection #{1 2 3} #{2 3 4}) ;=> #{2 3}",
+                   "(clojure.set/intersection #{1 2 3} [2 3 4]) ;=> #{2 3}"))
 def intersection(s, *sets):
-    ds = [_need_set(x, "intersection") for x in (s, *sets)]
-    ds.sort(key=len)
-    out = {k: v for k, v in ds[0].items() if all(k in d for d in ds[1:])}
-    charge(map_cost(len(out)))
-    return _fresh_set(out)
+    if not sets:
+        return s
+    if len(sets) == 1:
+        return _intersection2(s, sets[0])
+    first, *rest = _bubble([s, *sets], lambda x: -_count(x, "intersection"))
+    for x in rest:
+        first = _intersection2(first, x)
+    return first
+
+
+def _difference2(a, b):
+    if type(a) is Set and type(b) is Set:
+        da, db = a.d(), b.d()
+        out = {k: v for k, v in da.items() if k not in db}
+        if len(out) == len(da):
+            return a
+        charge(map_cost(len(out)))
+        return _fresh_set(out)
+    if _count(a, "difference") < _count(b, "difference"):
+        result = a
+        for x in seq_items(a, "difference"):
+            if contains_p(b, x):
+                result = _disj(result, x, "difference")
+        return result
+    for x in seq_items(b, "difference"):
+        a = _disj(a, x, "difference")
+    return a
 
 
 @builtin("difference", "(difference s & sets)", groups=("set",), category="sets",
-         doc="The members of the first set that are in none of the others.",
-         examples=("(clojure.set/difference #{1 2 3} #{2}) ;=> #{1 3}",))
+         doc="The members of the first set that are in none of the others. The others may be any "
+             "collection (a vector's items, a map's entries); the first must be a set (or nil) to lose members.",
+         examples=("(clojure.set/difference #{1 2 3} #{2}) ;=> #{1 3}",
+                   "(clojure.set/difference #{1 2 3} [2 5]) ;=> #{1 3}"))
 def difference(s, *sets):
-    d0 = _need_set(s, "difference")
-    rest = [_need_set(x, "difference") for x in sets]
-    out = {k: v for k, v in d0.items() if not any(k in d for d in rest)}
-    charge(map_cost(len(out)))
-    return _fresh_set(out)
+    for x in sets:
+        s = _difference2(s, x)
+    return s

@@ -85,7 +85,8 @@ COMPARE = [
     (">=", ["1", "true"], "!!type_error"),
     ("compare", ["nil", "1"], "-1"), ("compare", ['"b"', '"a"'], "1"), ("compare", ["[1 2]", "[1]"], "1"),
     ("compare", ["\\a", '"a"'], "0"), ("compare", ["1", "1.0"], "0"), ("compare", [":a", ":b"], "-1"),
-    ("compare", ["1", '"a"'], "!!type_error"), ("compare", ["##NaN", "1"], "!!type_error"),
+    ("compare", ["1", '"a"'], "!!type_error"), ("compare", ["##NaN", "1"], "0"),  # DIV-33: as Clojure
+    ("compare", ["1", "##NaN"], "0"), ("compare", ["##NaN", "##NaN"], "0"), ("compare", ["[1 ##NaN]", "[1 2]"], "0"),
     ("compare", ["{}", "{}"], "!!type_error"),
 ]
 
@@ -113,7 +114,7 @@ PREDICATES = [
     ("keyword?", [":a"], "true"), ("keyword?", ['"a"'], "false"), ("symbol?", ["'a"], "false"),
     ("vector?", ["[1]"], "true"), ("vector?", ["#{1}"], "false"), ("map?", ["{:a 1}"], "true"), ("map?", ["[[:a 1]]"], "false"),
     ("fn?", [":a"], "false"), ("fn?", ["{}"], "false"), ("fn?", ["1"], "false"),
-    ("ifn?", [":a"], "true"), ("ifn?", ["{}"], "true"), ("ifn?", ["#{}"], "true"), ("ifn?", ["[1]"], "false"),
+    ("ifn?", [":a"], "true"), ("ifn?", ["{}"], "true"), ("ifn?", ["#{}"], "true"), ("ifn?", ["[1]"], "true"), ("ifn?", ["\"a\""], "false"),
     ("ifn?", ['"a"'], "false"),
     ("false?", ["false"], "true"), ("false?", ["nil"], "false"), ("true?", ["true"], "true"), ("true?", ["1"], "false"),
     ("coll?", ["[1 2 3]"], "true"), ("coll?", ["{:a 1}"], "true"), ("coll?", ["#{1 2}"], "true"),
@@ -171,14 +172,25 @@ MATH = [
     ("bit-xor", ["12", "10"], "6"), ("bit-and-not", ["15", "9"], "6"), ("bit-and-not", ["15", "1", "2"], "12"),
     ("bit-not", ["0"], "-1"), ("bit-not", ["7"], "-8"), ("bit-and", ["1.0", "1"], "!!type_error"),
     ("bit-or", ["true", "1"], "!!type_error"),
-    ("bit-shift-left", ["1", "4"], "16"), ("bit-shift-left", ["1", "64"], "18446744073709551616"),
-    ("bit-shift-left", ["0", "100000000000"], "0"), ("bit-shift-left", ["1", "-1"], "!!type_error"),
-    ("bit-shift-left", ["1", "100000000000"], "!!memory_exceeded"),
+    # GAP-S52/S142: Java's 64-bit operations: counts and indexes modulo 64, results wrap around,
+    # arguments outside the signed 64-bit range are refused
+    ("bit-shift-left", ["1", "4"], "16"), ("bit-shift-left", ["1", "64"], "1"),
+    ("bit-shift-left", ["1", "63"], "-9223372036854775808"), ("bit-shift-left", ["3", "63"], "-9223372036854775808"),
+    ("bit-shift-left", ["0", "100000000000"], "0"), ("bit-shift-left", ["1", "-1"], "-9223372036854775808"),
+    ("bit-shift-left", ["1", "100000000000"], "1"), ("bit-shift-left", ["-1", "65"], "-2"),
+    ("bit-shift-left", ["1", "9223372036854775808"], "!!type_error"),
     ("bit-shift-right", ["256", "4"], "16"), ("bit-shift-right", ["-16", "2"], "-4"),
-    ("bit-shift-right", ["5", "1000000000000"], "0"), ("bit-shift-right", ["5", "1.0"], "!!type_error"),
+    ("bit-shift-right", ["5", "1000000000000"], "5"), ("bit-shift-right", ["5", "1.0"], "!!type_error"),
+    ("bit-shift-right", ["256", "68"], "16"), ("bit-shift-right", ["-1", "64"], "-1"),
+    ("unsigned-bit-shift-right", ["-1", "1"], "9223372036854775807"),
+    ("unsigned-bit-shift-right", ["-16", "60"], "15"), ("unsigned-bit-shift-right", ["-1", "0"], "-1"),
     ("bit-set", ["0", "3"], "8"), ("bit-set", ["8", "3"], "8"), ("bit-set", ["-1", "100000000000"], "-1"),
-    ("bit-clear", ["15", "1"], "13"), ("bit-clear", ["5", "100000000000"], "5"),
-    ("bit-flip", ["0", "2"], "4"), ("bit-flip", ["4", "2"], "0"), ("bit-flip", ["1", "-2"], "!!type_error"),
+    ("bit-set", ["0", "63"], "-9223372036854775808"), ("bit-set", ["0", "64"], "1"),
+    ("bit-clear", ["15", "1"], "13"), ("bit-clear", ["5", "100000000000"], "4"),
+    ("bit-clear", ["-1", "63"], "9223372036854775807"),
+    ("bit-flip", ["0", "2"], "4"), ("bit-flip", ["4", "2"], "0"), ("bit-flip", ["1", "-2"], "4611686018427387905"),
+    ("bit-and", ["9223372036854775808", "1"], "!!type_error"), ("bit-and", ["-9223372036854775808", "-1"], "-9223372036854775808"),
+    ("bit-not", ["9223372036854775807"], "-9223372036854775808"), ("bit-test", ["1", "64"], "true"),
     ("bit-test", ["5", "0"], "true"), ("bit-test", ["5", "1"], "false"), ("bit-test", ["-1", "1000"], "true"),
 ]
 
@@ -272,16 +284,6 @@ def test_big_products_are_charged():
         before = m.allocated
         N.mul2(12345, 67890)
         assert m.allocated == before
-    finally:
-        install(prev)
-
-
-def test_shift_charged_against_budget():
-    m, prev = _metered(budget=1000)
-    try:
-        with pytest.raises(PtcError) as ei:
-            B["bit-shift-left"](1, 100_000)
-        assert ei.value.kind == "memory_exceeded"
     finally:
         install(prev)
 

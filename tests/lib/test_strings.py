@@ -65,7 +65,14 @@ TRIM_CASE = [
     ("blank?", ["nil"], "true"), ("blank?", ['""'], "true"), ("blank?", ['" \\t\\n"'], "true"), ("blank?", ['"a"'], "false"),
     ("blank?", ["1"], "!!type_error"),
     ("upper-case", ['"world"'], '"WORLD"'), ("upcase", ['"hello"'], '"HELLO"'), ("upper-case", ['"straße"'], '"STRASSE"'),
-    ("lower-case", ['"WORLD"'], '"world"'), ("downcase", ['"HELLO"'], '"hello"'), ("lower-case", [":A"], "!!type_error"),
+    ("lower-case", ['"WORLD"'], '"world"'), ("downcase", ['"HELLO"'], '"hello"'), ("lower-case", [":A"], '":a"'),
+    # GAP-S139: helpers Clojure reads through .toString take a number, boolean or keyword as its str text
+    ("upper-case", ["12"], '"12"'), ("upper-case", ["nil"], "!!type_error"), ("upper-case", ["[1]"], "!!type_error"),
+    ("includes?", ["123", '"2"'], "true"), ("includes?", ["123", "2"], "!!type_error"),
+    ("starts-with?", ["true", '"tr"'], "true"), ("ends-with?", [":ab", '"b"'], "true"),
+    ("index-of", ["12321", '"2"'], "1"), ("last-index-of", ["12321", '"2"'], "3"),
+    ("replace", ["1.5", '"."', '","'], '"1,5"'), ("replace", ["12", '#"\\d"', '"x"'], '"xx"'),
+    ("trim", ["12"], "!!type_error"), ("split", ["1.5", '#"\\."'], "!!type_error"), ("blank?", ["1"], "!!type_error"),
 ]
 
 SEARCH = [
@@ -108,7 +115,11 @@ PARSE = [
     ("parse-int", ['"42"'], "42"),
     ("parse-double", ['"3.14"'], "3.14"), ("parse-double", ['"-0.5"'], "-0.5"), ("parse-double", ['"1.23e-4"'], "1.23e-4"),
     ("parse-double", ['"42"'], "42.0"), ("parse-double", ['"invalid"'], "nil"), ("parse-double", ['"3.14 "'], "nil"),
-    ("parse-double", ["nil"], "nil"), ("parse-double", ["3.14"], "nil"), ("parse-double", ['".5"'], "nil"),
+    ("parse-double", ["nil"], "nil"), ("parse-double", ["3.14"], "nil"), ("parse-double", ['".5"'], "0.5"),
+    # GAP-S61: Java's spellings ("1.", hex, f/d suffix); surrounding spaces stay nil (corpus spec-8.9-14)
+    ("parse-double", ['"1."'], "1.0"), ("parse-double", ['"0x1.8p1"'], "3.0"), ("parse-double", ['"1.5f"'], "1.5"),
+    ("parse-double", ['" 3.14"'], "nil"), ("parse-double", ['"."'], "nil"), ("parse-double", ['"1_000"'], "nil"),
+    ("parse-double", ['"0x1p"'], "nil"), ("parse-double", ['"-0x1p99999"'], "##-Inf"),
     ("parse-double", ['"Infinity"'], "##Inf"), ("parse-double", ['"-Infinity"'], "##-Inf"), ("parse-double", ['"NaN"'], "##NaN"),
     ("parse-double", ['"1e400"'], "##Inf"),
     ("parse-boolean", ['"true"'], "true"), ("parse-boolean", ['"false"'], "false"), ("parse-boolean", ['"TRUE"'], "nil"),
@@ -129,7 +140,13 @@ FORMAT = [
     ('"%s %<s"', '"x"', '"x x"'), ('"{0.__class__} {}"', '"{0.__class__} {}"'), ('"%s"', "{:b 2 :a 1}", '"{:a 1 :b 2}"'),
     ('"%.3s|%-5s|"', '"abcdef"', '"ab"', '"abc|ab   |"'), ('"%q"', "1", "!!runtime_error"), ('"%"', "!!runtime_error"),
     ('"%5%"', '"    %"'), ('"%d"', "nil", '"null"'), ('"%-d"', "1", "!!runtime_error"), ('"%2000000s"', '"x"', "!!runtime_error"),
-    ('"%tY"', "1", "!!runtime_error"), ('"%n"', '"\\n"'), ('"%S"', '"abc"', '"ABC"'), ('"%5s"', '"😀"', '"    😀"'),
+    # GAP-S96: %h is Java's hashCode in hex; %t/%T date/time conversions (UTC, as DIV-51 reads dates)
+    ('"%h|%H|%h|%h"', '"hi"', '"hi"', "nil", "1.0", '"d01|D01|null|3ff00000"'), ('"%h"', ":a", '"816f5f1e"'),
+    ('"%h %h %h"', "true", "[1 2]", "-1", '"4cf 3e2 0"'), ('"%#h"', "1", "!!runtime_error"),
+    ('"%tY"', "1", '"1970"'), ('"%tF %<tT %<tZ"', "1700000000123", '"2023-11-14 22:13:20 UTC"'),
+    ('"%tc"', "0", '"Thu Jan 01 00:00:00 UTC 1970"'), ('"%tr %<TB %<tj"', "1700000000123", '"10:13:20 PM NOVEMBER 318"'),
+    ('"%-6tY|"', "0", '"1970  |"'), ('"%.2tY"', "0", "!!runtime_error"), ('"%tq"', "0", "!!runtime_error"),
+    ('"%tY"', '"x"', "!!runtime_error"), ('"%n"', '"\\n"'), ('"%S"', '"abc"', '"ABC"'), ('"%5s"', '"😀"', '"    😀"'),
 ]
 
 REGEX = [
