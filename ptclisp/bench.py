@@ -11,7 +11,8 @@ the repository's `benchmarks/` package adds columns for other Lisps on Python
 (hy, basilisp) through `extra_columns`, and asks for columns whose runtime would
 slow the others to be measured in a child process (`isolated`). Tests never
 assert timings.
-Imports the public API only.
+Imports the public API only (api, convert, meter); `main(argv)` is the
+`ptclisp bench lang` command, called by ptclisp/cli.py.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The `ptclisp` command: repl, run, eval, check, fmt.
+"""The `ptclisp` command: repl, run, eval, check, fmt, bench, agent.
 
     ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr]
     ptclisp run   FILE.clj [same flags] [--json]
@@ -7,101 +7,32 @@
     ptclisp eval  EXPR     [same flags] [--json]
     ptclisp check FILE.clj... [--prelude FILE]... [--tools module:attr]
     ptclisp fmt   FILE.clj... [--check] [--diff]
+    ptclisp bench lang|agent ...   (ptclisp/bench.py, ptclisp/bench_agent/cli.py)
+    ptclisp agent TASK ...         (ptclisp/agent/cli.py)
 
 Exit codes. run/eval: 0 value or `return`, 1 `fail`, 2 error. check: 1 when
 it found problems. fmt --check: 1 when a file would change. Any command: 2
 for bad usage or unreadable input, 130 when interrupted. A user mistake
 never shows a Python traceback (set PTCLISP_DEBUG=1 to see one for a bug).
+
+The top of the layers: imports api, jsonout, meter, printer and
+cli_common (helpers shared with the other command modules); lazily the
+REPL, the source tools (`ptclisp.tooling`: check, fmt), the prelude loader,
+tools, and the command modules `ptclisp.agent.cli`, `ptclisp.bench_agent.cli`
+and `ptclisp.bench`. Nothing in the package imports this module.
 """
 from __future__ import annotations
 
 import argparse
-import contextlib
 import difflib
-import importlib
-import json
 import os
 import sys
 
 from . import api
+from .cli_common import UsageError, lenient_output, load_data, load_tools, read_text
 from .jsonout import JsonValueError, to_json, write_json
 from .meter import Limits
 from .printer import preview
-
-
-class UsageError(Exception):
-    """Bad arguments or unusable input files: one line on stderr, exit 2."""
-
-
-# ---------------------------------------------------------------------- inputs
-
-def _read_text(path: str, what: str = "") -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read {what}{path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"cannot read {what}{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-
-
-def load_data(path: str | None):
-    """The --data file: a JSON object whose keys become data/<name>."""
-    if not path:
-        return None
-    text = _read_text(path, "--data ")
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"--data {path} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"--data {path} must hold a JSON object (its keys become data/<name>), "
-                         f"not a JSON {type(data).__name__}")
-    return data
-
-
-def load_tools(specs: list[str] | None):
-    """Import each `module:attr` (a dict name -> callable or Tool, or a list of Tool) and merge them."""
-    if not specs:
-        return None
-    from .tools import Tool
-    merged: dict = {}
-    for spec in specs:
-        mod_name, sep, attr = spec.partition(":")
-        if not sep or not mod_name or not attr:
-            raise UsageError(f"--tools {spec}: expected module:attr, e.g. my_tools:TOOLS")
-        if os.getcwd() not in sys.path and "" not in sys.path:
-            sys.path.insert(0, os.getcwd())
-        try:
-            obj = importlib.import_module(mod_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and (mod_name == exc.name or mod_name.startswith(exc.name + ".")):
-                raise UsageError(f"--tools {spec}: no module named {mod_name!r} "
-                                 f"(run from the directory that holds it, or set PYTHONPATH)") from None
-            raise UsageError(f"--tools {spec}: importing {mod_name} failed: {exc}") from None
-        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the user's module raised while importing
-            raise UsageError(f"--tools {spec}: importing {mod_name} failed: {type(exc).__name__}: {exc}") from None
-        for part in attr.split("."):
-            if not hasattr(obj, part):
-                raise UsageError(f"--tools {spec}: {mod_name} has no attribute {attr!r}")
-            obj = getattr(obj, part)
-        if isinstance(obj, dict):
-            for name, fn in obj.items():
-                if not isinstance(name, str) or not (isinstance(fn, Tool) or callable(fn)):
-                    raise UsageError(f"--tools {spec}: entry {name!r} must map a name to a callable or ptclisp.Tool")
-                merged[name] = fn
-        elif isinstance(obj, (list, tuple)):
-            for t in obj:
-                if not isinstance(t, Tool):
-                    raise UsageError(f"--tools {spec}: a list of tools must hold ptclisp.Tool objects, "
-                                     f"found {type(t).__name__}")
-                merged[t.name] = t
-        else:
-            raise UsageError(f"--tools {spec}: expected a dict of tools or a list of ptclisp.Tool, "
-                             f"found {type(obj).__name__}")
-    return merged
 
 
 def _repl_config(args):
@@ -155,7 +86,7 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
 
 
 def cmd_run(args) -> int:
-    source = _read_text(args.file)
+    source = read_text(args.file)
     if args.model or args.replay or args.record:  # an agent workflow: run it in the agent host's session
         from .agent.cli import run_workflow_file
         return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
@@ -185,16 +116,16 @@ def cmd_repl(args) -> int:
 
 def cmd_check(args) -> int:
     from .prelude import PreludeError
-    from .repl.check import check_sources, compile_preludes
+    from .tooling.check import check_sources, compile_preludes
     from .tools import ToolSet
     try:  # compiled, never run: check evaluates nothing
-        attached = compile_preludes([(p, _read_text(p, "--prelude ")) for p in args.prelude or ()])
+        attached = compile_preludes([(p, read_text(p, "--prelude ")) for p in args.prelude or ()])
     except PreludeError as exc:
         where = f" at {exc.span}" if exc.span else ""
         raise UsageError(f"--prelude: Error ({exc.kind}): {exc.message}{where}") from None
     tools = load_tools(args.tools)
     names = ["<stdin>" if path == "-" else path for path in args.files]
-    found = check_sources([(name, _read_text(path)) for name, path in zip(names, args.files)], attached,
+    found = check_sources([(name, read_text(path)) for name, path in zip(names, args.files)], attached,
                           tools=ToolSet(tools).names() if tools else None)
     total = 0
     for name, problems in zip(names, found):
@@ -210,10 +141,10 @@ def cmd_check(args) -> int:
 # ---------------------------------------------------------------------- fmt
 
 def cmd_fmt(args) -> int:
-    from .repl.formatter import FormatError, format_source
+    from .tooling.formatter import FormatError, format_source
     changed = 0
     for path in args.files:
-        text = _read_text(path)
+        text = read_text(path)
         name = "<stdin>" if path == "-" else path
         try:
             out = format_source(text)
@@ -247,40 +178,50 @@ def cmd_fmt(args) -> int:
 # ---------------------------------------------------------------------- parser
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `ptclisp` parser: one subcommand per `_add_*` function below."""
     p = argparse.ArgumentParser(
         prog="ptclisp", description="PTC-Lisp: run, evaluate, explore, check and format programs.",
         epilog="Run 'ptclisp COMMAND --help' for a command's options. With no command on a terminal, "
                "ptclisp starts the REPL.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent):
+        add(sub)
+    return p
 
-    def session_flags(sp, json_flag=True):
-        sp.add_argument("--prelude", metavar="FILE", action="append",
-                        help="attach a prelude file and its exports (repeatable)")
-        sp.add_argument("--data", metavar="FILE.json", help="a JSON object whose keys become data/<name>")
-        sp.add_argument("--tools", metavar="module:attr", action="append",
-                        help="grant Python tools: a dict name -> callable/ptclisp.Tool, or a list of "
-                             "ptclisp.Tool (repeatable; the current directory is importable)")
-        sp.add_argument("--timeout-ms", type=int, default=5000, metavar="MS",
-                        help="wall-clock limit per evaluation (default 5000)")
-        if json_flag:
-            sp.add_argument("--json", action="store_true",
-                            help="print one JSON record: status, value or error, prints, duration")
 
+def _session_flags(sp, json_flag=True) -> None:
+    """The flags of every command that evaluates: --prelude, --data, --tools, --timeout-ms (and --json)."""
+    sp.add_argument("--prelude", metavar="FILE", action="append",
+                    help="attach a prelude file and its exports (repeatable)")
+    sp.add_argument("--data", metavar="FILE.json", help="a JSON object whose keys become data/<name>")
+    sp.add_argument("--tools", metavar="module:attr", action="append",
+                    help="grant Python tools: a dict name -> callable/ptclisp.Tool, or a list of "
+                         "ptclisp.Tool (repeatable; the current directory is importable)")
+    sp.add_argument("--timeout-ms", type=int, default=5000, metavar="MS",
+                    help="wall-clock limit per evaluation (default 5000)")
+    if json_flag:
+        sp.add_argument("--json", action="store_true",
+                        help="print one JSON record: status, value or error, prints, duration")
+
+
+def _add_repl(sub) -> None:
     r = sub.add_parser("repl", help="interactive session (reads forms from stdin when it is not a terminal)",
                        description="Start an interactive PTC-Lisp session. Enter evaluates once the brackets "
                                    "balance; :help lists the commands. When stdin is not a terminal the forms "
                                    "are read from it and their results printed (exit 2 if any failed).")
-    session_flags(r, json_flag=False)
+    _session_flags(r, json_flag=False)
     r.add_argument("--preview-chars", type=int, default=2048, metavar="N",
                    help="show at most N characters of each value (64-65536, default 2048); a larger budget "
                         "also shows more items of each collection (N/128, at least 16)")
     r.set_defaults(func=cmd_repl)
 
+
+def _add_run(sub) -> None:
     r = sub.add_parser("run", help="run a program file",
                        description="Run a PTC-Lisp program file and print its value. "
                                    "Exit 0 on a value or return, 1 on fail, 2 on an error.")
     r.add_argument("file", metavar="FILE.clj", help="program file ('-' reads stdin)")
-    session_flags(r)
+    _session_flags(r)
     agent_flags = r.add_argument_group(
         "agent workflows", "With --model, --replay or --record the file runs as an agent workflow (it may call "
         "agent.core/run-value ...): --data is data/<name> for both the file and the model's mission, --tools go "
@@ -294,13 +235,17 @@ def build_parser() -> argparse.ArgumentParser:
     agent_flags.add_argument("--trace", metavar="FILE", help="JSON Lines log of the run, credentials redacted")
     r.set_defaults(func=cmd_run)
 
+
+def _add_eval(sub) -> None:
     e = sub.add_parser("eval", help="evaluate one expression",
                        description="Evaluate PTC-Lisp source given on the command line and print its value. "
                                    "Exit 0 on a value or return, 1 on fail, 2 on an error.")
     e.add_argument("expr", metavar="EXPR", help="the program text, e.g. '(+ 1 2)'")
-    session_flags(e)
+    _session_flags(e)
     e.set_defaults(func=cmd_eval)
 
+
+def _add_check(sub) -> None:
     c = sub.add_parser("check", help="report static errors without running",
                        description="Read and analyze each top-level form without running anything; print "
                                    "every problem as file:line:col: kind: message. Exit 1 if there are any. "
@@ -313,6 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check tool/ names against these tools (without it any tool name passes)")
     c.set_defaults(func=cmd_check, data=None, timeout_ms=5000)
 
+
+def _add_fmt(sub) -> None:
     f = sub.add_parser("fmt", help="format source in the canonical layout",
                        description="Rewrite files in the canonical layout: structural indentation and spacing. "
                                    "Line breaks you chose, comments and single blank lines are kept; the "
@@ -322,6 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--diff", action="store_true", help="print a unified diff instead of writing files")
     f.set_defaults(func=cmd_fmt)
 
+
+def _add_bench(sub) -> None:
     b = sub.add_parser("bench", help="benchmarks: interpreter workloads (lang) or LLM task suites (agent)",
                        description="ptclisp bench lang [...]: time interpreter workloads against plain Python. "
                                    "ptclisp bench agent [...]: run LLM task suites and score them. "
@@ -330,53 +279,25 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("rest", nargs=argparse.REMAINDER, help="options of that family")
     b.set_defaults(func=cmd_bench)
 
+
+def _add_agent(sub) -> None:
     a = sub.add_parser("agent", help="answer a task with an LLM agent writing PTC-Lisp", add_help=False,
                        description="Run the agent loop on a task (see 'ptclisp agent --help').")
     a.add_argument("rest", nargs=argparse.REMAINDER)
     a.set_defaults(func=cmd_agent)
-    return p
 
 
 def cmd_bench(args) -> int:
     if args.suite == "agent":
-        from .bench_agent import cli_main
+        from .bench_agent.cli import cli_main
         return cli_main(args.rest)
     from .bench import main as bench_main
     return bench_main(args.rest)
 
 
 def cmd_agent(args) -> int:
-    from .agent import cli_main
+    from .agent.cli import cli_main
     return cli_main(args.rest)
-
-
-@contextlib.contextmanager
-def lenient_output():
-    """Let the command's stdout and stderr write any text.
-
-    A character the stream's encoding cannot hold (`PYTHONIOENCODING=ascii`,
-    a C locale, a lone surrogate) is written as a backslash escape instead of
-    failing. Only the command-line entry points use this; the previous error
-    handlers are restored on exit, so a program that calls `main()` keeps its
-    streams as they were, and importing ptclisp changes no stream.
-    """
-    changed = []
-    for stream in (sys.stdout, sys.stderr):
-        errors = getattr(stream, "errors", None)
-        if errors in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
-            try:
-                stream.reconfigure(errors="backslashreplace")
-            except (ValueError, OSError):
-                continue
-            changed.append((stream, errors))
-    try:
-        yield
-    finally:
-        for stream, errors in changed:
-            try:
-                stream.reconfigure(errors=errors)
-            except (ValueError, OSError):
-                pass
 
 
 def main(argv=None) -> int:

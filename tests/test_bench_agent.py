@@ -20,8 +20,9 @@ from collections import Counter
 import pytest
 
 import ptclisp
-from ptclisp.bench_agent import cli_main, load_suite, run_task
-from ptclisp.bench_agent import runner as runner_mod
+from ptclisp.bench_agent import load_suite, run_task
+from ptclisp.bench_agent import runs as runs_mod
+from ptclisp.bench_agent.cli import cli_main
 from ptclisp.bench_agent import stats
 from ptclisp.bench_agent.metrics import summarize
 from ptclisp.bench_agent.models import SABOTAGE_MARKER, ReferenceModel, parse_model, spoil
@@ -377,8 +378,8 @@ def test_every_run_left_outcome_trace_and_timing(e2e):
 def test_rerun_resumes_finished_runs(e2e, monkeypatch):
     out, results = e2e
     calls = []
-    real = runner_mod.run_task
-    monkeypatch.setattr(runner_mod, "run_task", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = runs_mod.run_task
+    monkeypatch.setattr(runs_mod, "run_task", lambda *a, **k: calls.append(a) or real(*a, **k))
     assert cli_main(["--model", "ref=scripted:reference", "--variant", "base=none", "--variant", "bad=builtin:wrong",
                      "--out", str(out), "--quiet"]) == 0
     assert calls == []

@@ -19,10 +19,11 @@ import sys
 
 import pytest
 
-from ptclisp.bench_agent import cli_main, load_suite
+from ptclisp.bench_agent import load_suite
+from ptclisp.bench_agent.cli import cli_main
 from ptclisp.bench_agent.models import parse_model
 from ptclisp.bench_agent.ray_executor import Bundle, run_in_worker
-from ptclisp.bench_agent.runner import plan
+from ptclisp.bench_agent.runs import plan
 from ptclisp.bench_agent.validate import check
 from ptclisp.bench_agent.variants import parse_variant
 

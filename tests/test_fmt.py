@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from ptclisp.cli import main
 from ptclisp.reader import read
-from ptclisp.repl.formatter import FormatError, format_source, indent_after
-from ptclisp.repl.tokens import lex
+from ptclisp.tooling.formatter import FormatError, format_source, indent_after
+from ptclisp.tooling.tokens import lex
 
 # (input, expected output)
 LAYOUT = [

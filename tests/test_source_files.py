@@ -8,7 +8,7 @@ from ptclisp import Session
 from ptclisp.cli import main
 from ptclisp.reader import read
 from ptclisp.repl.core import Repl, ReplConfig
-from ptclisp.repl.formatter import format_source
+from ptclisp.tooling.formatter import format_source
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BOM = "\ufeff"

@@ -12,8 +12,10 @@ context, result-contract validation and the typed aborts.
                      missions={"default": Mission(data={"xs": [1, 2, 3]})})
     out = host.run_entry("agent.main/run", {"task": "Sum data/xs", "agent": {"max_turns": 4}})
     out.ok, out.value, out.error
+
+The `ptclisp agent` command lives in `ptclisp.agent.cli` (and `python -m
+ptclisp.agent`); this package does not import it.
 """
-from .cli import cli_main
 from .errors import HostAbort, RunError
 from .host import AgentHost, AgentOutcome, WorkflowSession
 from .library import SHIPPED, components, shipped_source
@@ -24,5 +26,4 @@ from .result_contract import ResultContract
 __all__ = [
     "AgentHost", "AgentOutcome", "WorkflowSession", "Mission", "Capability", "MissionSession", "Evaluation",
     "AgentLimits", "ResultContract", "RunError", "HostAbort", "SHIPPED", "components", "shipped_source",
-    "cli_main",
 ]

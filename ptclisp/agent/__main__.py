@@ -1,7 +1,7 @@
 """`python -m ptclisp.agent ...` = `ptclisp agent ...`."""
 import sys
 
-from ..cli import lenient_output
+from ..cli_common import lenient_output
 from .cli import cli_main
 
 with lenient_output():

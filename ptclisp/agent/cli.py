@@ -17,8 +17,10 @@ the default alias.  Exit codes: 0 the run returned a value; 1 the subject or
 a provider failed (turn limit, provider failure, result contract not met,
 a `fail` of the workflow, ...); 2 a host error (bad flags, unreadable or
 invalid files, invalid agent config, an error in workflow code).
-Imports the agent host, the providers, jsonout (every JSON it writes, docs/json.md) and, for
---data / --tools, ptclisp.cli.
+Imports the agent host and the providers (lazily), jsonout (every JSON it
+writes, docs/json.md) and ptclisp.cli_common (`UsageError`, file reading,
+the --tools loader).  Only command-line modules import this one: the
+top-level `ptclisp/cli.py` and this package's `__main__`.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ import re
 import sys
 import threading
 
+from ..cli_common import UsageError, load_tools, read_text
 from ..jsonout import JsonValueError, dumps, write_json
 
 EXIT_OK, EXIT_FAILED, EXIT_HOST = 0, 1, 2
@@ -37,10 +40,6 @@ _SUBJECT_REASONS = frozenset({"runtime_limit_exceeded", "model_output_truncated"
                               "llm_provider_failed", "capability_quota", "explicit_failure"})
 #: Environment variables whose values never reach a trace.
 _SECRET_ENV = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.I)
-
-
-class _Usage(Exception):
-    """A host error found before the run: one line on stderr, exit 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,13 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
 # ------------------------------------------------------------------ inputs
 
 def _read(path: str, what: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as e:
-        raise _Usage(f"cannot read {what} {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise _Usage(f"cannot read {what} {path}: not UTF-8 text") from None
+    return read_text(path, what + " ")
 
 
 def load_json(arg: str | None, what: str, *, want_object: bool = True):
@@ -117,9 +110,9 @@ def load_json(arg: str | None, what: str, *, want_object: bool = True):
     try:
         value = json.loads(text)
     except ValueError as e:
-        raise _Usage(f"{what} {'(inline)' if inline else arg} is not valid JSON: {e}") from None
+        raise UsageError(f"{what} {'(inline)' if inline else arg} is not valid JSON: {e}") from None
     if want_object and not isinstance(value, dict):
-        raise _Usage(f"{what} must hold a JSON object, not a JSON {type(value).__name__}")
+        raise UsageError(f"{what} must hold a JSON object, not a JSON {type(value).__name__}")
     return value
 
 
@@ -128,23 +121,19 @@ def _pairs(items, what, convert=str) -> dict:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise _Usage(f"{what} expects KEY=VALUE, got {item!r}")
+            raise UsageError(f"{what} expects KEY=VALUE, got {item!r}")
         try:
             out[key] = convert(value)
         except ValueError:
-            raise _Usage(f"{what}: bad value in {item!r}") from None
+            raise UsageError(f"{what}: bad value in {item!r}") from None
     return out
 
 
 def mission_capabilities(tool_specs) -> list:
     """`--tools module:attr` objects as mission capabilities (the loader of `ptclisp run --tools`)."""
-    from ..cli import UsageError, load_tools
     from ..tools import Tool
     from .mission import Capability, as_capability
-    try:
-        tools = load_tools(list(tool_specs)) or {}
-    except UsageError as e:
-        raise _Usage(str(e)) from None
+    tools = load_tools(list(tool_specs)) or {}
     caps = []
     for name, fn in tools.items():
         if isinstance(fn, Tool):
@@ -166,9 +155,9 @@ def load_script(path: str) -> list:
     try:
         items = json.loads(_read(path, "scripted model file"))
     except ValueError as e:
-        raise _Usage(f"scripted model file {path} is not valid JSON: {e}") from None
+        raise UsageError(f"scripted model file {path} is not valid JSON: {e}") from None
     if not isinstance(items, list) or not items:
-        raise _Usage(f"scripted model file {path} must hold a non-empty JSON list of answers")
+        raise UsageError(f"scripted model file {path} must hold a non-empty JSON list of answers")
     out = []
     for i, item in enumerate(items, start=1):
         if isinstance(item, dict) and "program" in item:
@@ -181,7 +170,7 @@ def load_script(path: str) -> list:
         elif isinstance(item, dict):
             out.append(item)
         else:
-            raise _Usage(f"scripted model file {path}: answer {i} must be a program string or an object")
+            raise UsageError(f"scripted model file {path}: answer {i} must be a program string or an object")
     return out
 
 
@@ -208,7 +197,7 @@ class Trace:
         try:
             self._file = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
         except OSError as e:
-            raise _Usage(f"cannot write --trace {path}: {e.strerror or e}") from None
+            raise UsageError(f"cannot write --trace {path}: {e.strerror or e}") from None
 
     def write(self, record: dict) -> None:
         """Append one record; PTC values in it are written by the rules of docs/json.md.
@@ -263,11 +252,11 @@ class _SharedRecording:
         self._current = None
         directory = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
-            raise _Usage(f"--record {path}: cannot write in {directory}")
+            raise UsageError(f"--record {path}: cannot write in {directory}")
         try:
             self._recorder = RecordingProvider(self, path)
         except ReplayLoadError as e:
-            raise _Usage(f"--record {path}: {e}") from None
+            raise UsageError(f"--record {path}: {e}") from None
 
     def complete(self, request):            # the recorder's inner provider: the alias being called
         return self._current.complete(request)
@@ -305,12 +294,12 @@ def build_router(model_specs, *, replay: str | None = None, record: str | None =
     specs = [parse_alias_spec(text) for text in model_specs]
     if not specs:
         if replay is None:
-            raise _Usage("give at least one --model ALIAS=PROVIDER:MODEL (or --replay FILE)")
+            raise UsageError("give at least one --model ALIAS=PROVIDER:MODEL (or --replay FILE)")
         specs = [("main", ModelSpec("replay", replay))]
     aliases = [a for a, _ in specs]
     for a in aliases:
         if aliases.count(a) > 1:
-            raise _Usage(f"--model alias {a!r} is given twice")
+            raise UsageError(f"--model alias {a!r} is given twice")
     try:
         shared = ReplayProvider(replay) if replay is not None else None
         recording = _SharedRecording(record) if record is not None else None
@@ -327,7 +316,7 @@ def build_router(model_specs, *, replay: str | None = None, record: str | None =
                     provider = recording.wrap(provider)
             providers[alias] = _Traced(alias, provider, trace) if trace is not None else provider
     except ReplayLoadError as e:
-        raise _Usage(str(e)) from None
+        raise UsageError(str(e)) from None
     return ModelRouter(providers, default=default or aliases[0], max_calls=max_calls or None)
 
 
@@ -377,7 +366,7 @@ def cli_main(argv=None) -> int:
     try:
         trace = Trace(args.trace) if args.trace else None
         host, entry_input = _setup(args, trace)
-    except (_Usage, ValueError, TypeError) as e:  # ModelSpecError, PreludeError, contract schema: ValueErrors
+    except (UsageError, ValueError, TypeError) as e:  # ModelSpecError, PreludeError, contract schema: ValueErrors
         if trace is not None:
             trace.close()
         return _usage(str(e))
@@ -492,7 +481,7 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
         mission = Mission(data=data or {}, capabilities=mission_capabilities(tool_specs))
         host = AgentHost(router, {"default": mission}, workflow=[_read(p, "--prelude") for p in preludes],
                          on_event=trace.write if trace is not None else None)
-    except (_Usage, ValueError, TypeError) as e:
+    except (UsageError, ValueError, TypeError) as e:
         if trace is not None:
             trace.close()
         return _usage(str(e), prog)

@@ -6,12 +6,16 @@ Modules: suite (manifests and tasks), validate (answer validators),
 models (model specs, the scripted reference model, record/replay),
 variants (mission preludes and agent settings under test), runner_adapter
 (the single seam to the agent library: `run_task`), jsontools (the plain
-function-calling baseline), runner (the matrix, resumable, parallel),
-stats (Wilson, exact McNemar, bootstrap), metrics (results.json),
-report (terminal table and HTML), cli (`cli_main`).
+function-calling baseline), runs (one run: its spec, running, scoring and
+storing it), runner (the matrix: resumable, on threads), ray_executor (the
+matrix's runs as Ray tasks), stats (Wilson, exact McNemar, bootstrap),
+metrics (results.json), report (terminal table and HTML).
+
+The command (`cli_main`) lives in `ptclisp.bench_agent.cli` (and `python -m
+ptclisp.bench_agent`); this package re-exports only the library: `run_task`
+and `load_suite`.
 """
-from .cli import cli_main
 from .runner_adapter import run_task
 from .suite import load_suite
 
-__all__ = ["cli_main", "run_task", "load_suite"]
+__all__ = ["run_task", "load_suite"]

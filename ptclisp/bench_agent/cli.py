@@ -3,7 +3,10 @@
 `cli_main(argv)` takes the arguments after `bench agent` and returns an exit
 code: 0 when the benchmark ran (whatever the pass rate, unless
 `--min-pass-rate` is given and some configuration falls below it), 2 for
-bad usage.  Imports everything else in the package.
+bad usage.  Imports the package's library modules (suite, models,
+variants, runs, runner, ray_executor, metrics, report) and providers.spec;
+only command-line modules import it: the top-level `ptclisp/cli.py` and
+this package's `__main__`.
 """
 from __future__ import annotations
 
@@ -17,8 +20,9 @@ from .metrics import summarize
 from .models import parse_model
 from .ray_executor import RayUnavailable, import_ray
 from .report import html_report, terminal_table
-from .runner import Progress, dump, execute, plan, write_atomic
+from .runner import Progress, execute
 from .runner_adapter import MODES
+from .runs import dump, plan, write_atomic
 from .suite import SuiteError, builtin_suites, load_suite
 from .variants import BASELINE, VariantError, builtin_variants, parse_variant
 

@@ -20,7 +20,8 @@ bench adds two scripted models of its own:
 `provider_for(entry, task, suite, mode, record_to=None, replay_from=None)`
 builds the provider for one run: the live one, wrapped in a
 `RecordingProvider` when recording, or a `ReplayProvider` over an earlier
-recording.  Imports ptclisp.providers, ptclisp.api, ptclisp.convert.
+recording.  Imports ptclisp.providers; lazily ptclisp.api, meter and jsonout
+(the reference answers) and convert and printer (scripted programs).
 """
 from __future__ import annotations
 

@@ -5,9 +5,9 @@ cluster needs ptclisp installed, and provider API keys in its environment
 when live models are used.
 
 Each pending run becomes one Ray task (one CPU) that calls
-`runner.perform`, the same per-run function the thread pool calls, and
+`runs.perform`, the same per-run function the thread pool calls, and
 sends back the outcome, the trace and the wall time.  The driver alone
-writes under `--out` (`runner.store`), so resume, progress and reports work
+writes under `--out` (`runs.store`), so resume, progress and reports work
 exactly as with threads.  Nothing a worker reads has to be on a shared
 disk: the driver sends the task data, the variants' prelude files and, with
 `--replay`, each run's recording; a worker uses its own copy of a file only
@@ -26,7 +26,8 @@ a local instance it started and merely disconnects from a cluster.
 A run whose Ray task is lost (a worker or node dies, the task is cancelled)
 is reported as `harness_error` with the Ray exception's name as reason, but
 no outcome.json is written for it, so a rerun of the command retries it.
-Imports runner, runlog, suite; ray lazily.
+Imports runs, runlog, suite; ray lazily.  runner.py calls `run_on_ray`; nothing
+here imports runner.py.
 """
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ import tempfile
 
 import attrs
 
-from . import runner
+from . import runs
+from .runlog import RunLog
 from .suite import Suite
 
 EXTRA_HINT = "--executor ray needs Ray: pip install 'ptclisp[ray]'"
@@ -128,7 +130,7 @@ def run_in_worker(spec, bundle: Bundle, *, record: bool, replay: tuple | None, l
             replay_from = (str(scratch / "no-recording" / "replay.jsonl") if text is None
                            else _local_path(path, text, scratch, "replay"))
         record_to = str(scratch / "record" / "replay.jsonl") if record else None
-        outcome, trace, wall = runner.perform(local_spec, bundle.suite(), record_to=record_to,
+        outcome, trace, wall = runs.perform(local_spec, bundle.suite(), record_to=record_to,
                                               replay_from=replay_from, limits=limits,
                                               provider_options=provider_options)
         recording = None
@@ -154,10 +156,9 @@ def _connect(ray, address: str | None) -> bool:
 
 def _lost(spec, error: Exception) -> dict:
     """The record of a run whose Ray task did not come back (not stored: a rerun retries it)."""
-    from .runlog import RunLog
     outcome = RunLog("harness").outcome(kind="harness_error", reason=type(error).__name__, message=str(error))
     outcome.pop("trace", None)
-    return {"run": spec.identity(), **outcome, "score": runner.score(spec.task, outcome), "wall_s": None}
+    return {"run": spec.identity(), **outcome, "score": runs.score(spec.task, outcome), "wall_s": None}
 
 
 def run_on_ray(specs: list, suite, out: pathlib.Path, *, record: bool = False,
@@ -207,7 +208,7 @@ def _finish(ray, ref, spec, out: pathlib.Path, record: bool) -> dict:
     if record:
         target = out / spec.rel_dir / "replay.jsonl"
         if result["recording"] is not None:
-            runner.write_atomic(target, result["recording"])
+            runs.write_atomic(target, result["recording"])
         elif target.exists():
             target.unlink()                  # a rerun records afresh
-    return runner.store(spec, out, result["outcome"], result["trace"], result["wall"])
+    return runs.store(spec, out, result["outcome"], result["trace"], result["wall"])

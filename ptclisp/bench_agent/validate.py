@@ -14,7 +14,8 @@ returned: keywords became strings).
 | `sequence`  | `expected` (list), optional `abs`    | a list with the same members in the same order         |
 | `lisp`      | `predicate` (PTC-Lisp), `expected`?  | the program, run with `data/answer` (and `data/expected`) bound, yields a truthy value |
 
-Booleans never count as numbers.  Imports ptclisp.api for `lisp` only.
+Booleans never count as numbers.  Imports, for `lisp` only and lazily,
+ptclisp.reader (checking the predicate) and ptclisp.api and meter (running it).
 """
 from __future__ import annotations
 

@@ -1,16 +1,15 @@
-"""The `ptclisp` tooling around the language: REPL, formatter, static checker.
+"""The REPL: `ptclisp repl`, interactive on a terminal or fed from a pipe.
 
     core.py        Repl: session, meta-commands, evaluation, rendering as (style, text) lines
     terminal.py    the interactive front end (prompt-toolkit)
     piped.py       the front end for piped input
     completion.py  names a session can resolve: completion and one-line descriptions
     highlight.py   the pygments lexer and the colour style
-    tokens.py      comment-preserving token stream (the reader's own grammar)
-    formatter.py   `ptclisp fmt` layout and REPL auto-indent
-    check.py       `ptclisp check`: static analysis of every top-level form
 
-Imports the language (reader, analyzer, api, printer, registry); the
-language never imports this package.
+Owns `start(config)` (terminal or piped, by stdin). Imports the language
+(api, reader, analyzer, printer, meter, the builtin registry) and the source
+tools of `ptclisp.tooling` (token stream, auto-indent); only the command
+line (`ptclisp/cli.py`) imports this package.
 """
 from __future__ import annotations
 

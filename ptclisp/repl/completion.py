@@ -14,7 +14,7 @@ from prompt_toolkit.completion import Completer, Completion
 from ..analyzer import SPECIALS
 from ..lib.registry import BUILTINS, QUALIFIED, QUALIFIERS
 from .core import META_HELP, Repl
-from .tokens import CLOSERS, OPENERS, PREFIXES, lex_prefix
+from ..tooling.tokens import CLOSERS, OPENERS, PREFIXES, lex_prefix
 
 # the symbol (or keyword / meta-command) being typed just before the cursor
 _WORD = re.compile(r"[A-Za-z0-9+\-*/<>=?!_%.&':]*$")

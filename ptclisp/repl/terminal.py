@@ -23,7 +23,7 @@ from prompt_toolkit.styles import Style
 
 from .completion import Names, PtcCompleter, enclosing_head
 from .core import Repl, discovery_hint, is_complete
-from .formatter import indent_after
+from ..tooling.formatter import indent_after
 from .highlight import STYLE_RULES, PtcLispLexer
 
 PROMPT = "ptc> "

@@ -16,7 +16,8 @@ import threading
 
 import pytest
 
-from ptclisp.agent import AgentHost, cli_main
+from ptclisp.agent import AgentHost
+from ptclisp.agent.cli import cli_main
 from ptclisp.cli import main
 from ptclisp.providers import RecordingProvider, ScriptedProvider
 

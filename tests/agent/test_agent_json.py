@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from ptclisp.agent import cli_main
+from ptclisp.agent.cli import cli_main
 from ptclisp.bench_agent import run_task
 from ptclisp.cli import main
 from ptclisp.jsonout import JsonValueError

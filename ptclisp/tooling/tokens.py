@@ -1,9 +1,10 @@
 """A comment-preserving token stream over PTC-Lisp source.
 
-The reader drops comments and whitespace; the formatter and the REPL's
-auto-indent need them. This module lexes with the reader's own grammar
-(`grammar/ptclisp.lark`, lark's basic lexer with nothing ignored), so a
-token here is exactly a token the reader sees, plus COMMENT and WS.
+The reader drops comments and whitespace; the formatter (and through it the
+REPL's auto-indent) and the REPL's completion need them. This module lexes
+with the reader's own grammar (`grammar/ptclisp.lark`, lark's basic lexer
+with nothing ignored), so a token here is exactly a token the reader sees,
+plus COMMENT and WS.
 
 Owns `Tok`, `lex(text)` (whole, valid text) and `lex_prefix(text)` (text
 being typed: stops quietly at the first character it cannot lex).

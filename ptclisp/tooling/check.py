@@ -12,6 +12,7 @@ definition that does not analyze. Programs checked in the same run see the
 public exports of those preludes, as well as of the `--prelude` files.
 
 Nothing is evaluated: preludes are compiled but their definitions are not run.
+Imports the reader, the analyzer, errors and (lazily) the prelude compiler.
 """
 from __future__ import annotations
 
