@@ -73,8 +73,9 @@ def detach(x, *, label_functions: bool = False):
     """An independent copy of a PTC value: vectors, maps and sets are rebuilt (shared parts stay
     shared), everything else is kept. With `label_functions`, functions become their display
     labels (`#fn[x]`), so the copy can be pickled."""
-    if type(x) in _ATOMS:
-        return x
+    t = type(x)
+    if t is not Vector and t is not Map and t is not Set:
+        return _leaf(x, t, _LABEL) if label_functions and t not in _ATOMS else x
     return _walk(x, _LABEL if label_functions else _COPY, None, None)
 
 
