@@ -253,6 +253,17 @@ def test_a_tool_mutating_its_arguments_does_not_change_the_session():
     assert py(s.eval("m")) == {"xs": [1, 2]}
 
 
+def test_changing_the_ledger_does_not_change_the_session():
+    kept = {"xs": [1, 2]}
+    s = Session(tools={"t": Tool("t", lambda a: kept, cache=True)})
+    r = s.eval("(def r (tool/t {:q [1]})) (def r2 (tool/t {:q [1]})) r2")
+    assert r.ok and [c.cached for c in r.tool_calls] == [False, True]
+    for rec in r.tool_calls:
+        rec.result["xs"].append(3)
+        rec.args["q"].append(2)
+    assert py(s.eval("[r r2]")) == [{"xs": [1, 2]}, {"xs": [1, 2]}]
+
+
 def test_a_ptc_value_returned_by_a_tool_is_copied_in():
     kept = ptclisp.read_string("{:a [1]}")
     s = Session(tools={"t": lambda a: kept})
