@@ -5,6 +5,7 @@ Every entry point returns a `Result` or a value; no input makes `run` or
 """
 from __future__ import annotations
 
+from .convert import detach, detach_all
 from .errors import PtcError
 from .evaluator import Environment, ErrorInfo, Result, evaluate, to_error_info
 from .meter import Limits
@@ -48,17 +49,32 @@ class Session:
             return Result("error", error=ErrorInfo("type_error", "a Session evaluates in this process; "
                                                                  "isolation='process' is available for ptclisp.run"))
         try:
-            return evaluate(self.env, source, limits or self.limits)
+            return _detached(evaluate(self.env, source, limits or self.limits))
         except Exception as exc:  # noqa: BLE001 - defence in depth: never raise to the host
             return Result("error", error=to_error_info(exc))
 
     @property
     def definitions(self) -> dict:
-        return dict(self.env.ns)
+        """The session's definitions, name -> a copy of the value (see `detach`)."""
+        ns = self.env.ns
+        return dict(zip(ns.keys(), detach_all(ns.values())))
 
     @property
     def history(self) -> list:
-        return list(self.env.history)
+        """Copies of `*1 *2 *3`, oldest first."""
+        return detach_all(self.env.history)
+
+
+def _detached(r: Result) -> Result:
+    """`r` with its value replaced by an independent copy: a host changing what it got back
+    cannot change the session's definitions, history or a cached program's constants."""
+    if r.value is not None:
+        try:
+            r.value = detach(r.value)
+        except PtcError as exc:  # a value nested too deeply to copy
+            return Result("error", error=to_error_info(exc), prints=r.prints, tool_calls=r.tool_calls,
+                          duration_ms=r.duration_ms, pmap_calls=r.pmap_calls)
+    return r
 
 
 def run(source: str, context=None, tools=None, limits: Limits | None = None, preludes=None,

@@ -25,7 +25,6 @@ from .interp import Builder
 from .reader import read
 from .tools import ToolSet
 from .runtime import Namespace
-from .values import Map
 
 log = logging.getLogger("ptclisp")
 
@@ -73,7 +72,7 @@ class Environment:
     def __init__(self, context=None, tools=None, strict_data=False, data_grants=None):
         self.ns = Namespace()
         self.history: list = []
-        self.context = context if isinstance(context, Map) else from_python(context or {})
+        self.context = from_python(context or {})  # a fresh copy: the host keeps no handle on it
         self.strict_data = strict_data
         self.data_grants = data_grants
         self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools)

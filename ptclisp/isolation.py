@@ -682,8 +682,8 @@ def _child_main(fd: int):
     r = api.run(source, context=context, tools=tools, limits=limits, preludes=preludes, strict_data=strict_data)
     try:
         r.value = portable(r.value)
-    except RecursionError:
-        pass  # left as it is; sending it fails below and is reported
+    except PtcError:
+        pass  # nested too deeply to copy: left as it is; sending it fails below and is reported
     try:
         payload = ("done", r)
         with send_lock:
@@ -698,21 +698,10 @@ def _child_main(fd: int):
 
 
 def portable(value):
-    """`value` with functions replaced by their display labels (`#fn[x]`), so it can leave the process."""
-    from .printer import fn_label
-    from .values import Keyword, Map, Set, Vector
-    t = type(value)
-    if value is None or t in (bool, int, float, str, Keyword):
-        return value
-    if t is Vector:
-        return Vector([portable(x) for x in value.lst()])
-    if t is Map:
-        return Map.from_pairs((portable(k), portable(v)) for k, v in value.items())
-    if t is Set:
-        return Set.of(portable(x) for x in value.members())
-    if callable(value):
-        return fn_label(value)
-    return value
+    """`value` with functions replaced by their display labels (`#fn[x]`), so it can leave the process
+    (the copy of convert.detach: iterative, shared parts stay shared)."""
+    from .convert import detach
+    return detach(value, label_functions=True)
 
 
 def retained_bytes(value) -> int:

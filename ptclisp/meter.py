@@ -21,7 +21,7 @@ import time
 import attrs
 
 from .errors import PtcError
-from .values import set_owner_token
+from .values import OwnerToken, set_owner_token
 
 
 @attrs.define(slots=True)
@@ -74,7 +74,7 @@ class Meter:
     __slots__ = (
         "limits", "deadline", "expired", "cancelled", "allocated", "budget",
         "prints", "print_chars", "tool_calls", "pmap_calls", "tool_count", "parallel_live",
-        "parallel_lock", "_wd_id", "env", "loop_limit", "stop_error", "__weakref__",
+        "parallel_lock", "_wd_id", "env", "loop_limit", "stop_error", "token", "__weakref__",
     )
     in_worker = False  # parallel.WorkerMeter: True (a worker's `def`s are discarded)
 
@@ -96,6 +96,7 @@ class Meter:
         self.env = None  # the evaluation environment (session namespace, tools, data)
         self.loop_limit = self.limits.loop_limit
         self.stop_error = None  # set when a failing parallel operation stops the whole evaluation
+        self.token = OwnerToken()  # owner of the collections built under this meter (values.py)
 
     # -- time
     def start(self):
@@ -289,5 +290,5 @@ def install(meter: Meter | None):
     prev = _local.meter
     _local.meter = meter
     # collections built under this meter may be extended in place only under it (values.py)
-    set_owner_token(meter)
+    set_owner_token(None if meter is None else meter.token)
     return prev

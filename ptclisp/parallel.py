@@ -44,7 +44,7 @@ from . import meter as M
 from .errors import FailSignal, PtcError, ReturnSignal
 from .isolation import ENFORCER, guard
 from .meter import Meter, map_cost, seq_cost, str_cost
-from .values import Keyword, Map, Set, Vector
+from .values import Keyword, Map, OwnerToken, Set, Vector
 
 # kinds a worker failure keeps as they are; anything else is wrapped in pmap_error / pcalls_error
 PASS_THROUGH = frozenset({
@@ -88,6 +88,7 @@ class WorkerMeter(Meter):
         self.print_chars = 0
         self.tool_calls = []
         self._wd_id = None
+        self.token = OwnerToken()  # a task of its own: it never extends in place what another task built
 
     expired = property(lambda self: self.root.expired, lambda self, v: setattr(self.root, "expired", v))
     cancelled = property(lambda self: self.root.cancelled, lambda self, v: setattr(self.root, "cancelled", v))

@@ -28,6 +28,7 @@ from typing import Callable
 import attrs
 
 from . import meter as M
+from .convert import HostDataError, from_python
 from .errors import FailSignal, PtcError, ReturnSignal
 from .values import JavaObject, Keyword, Map, Set, SymbolRef, Vector
 
@@ -94,7 +95,6 @@ class Tool:
         sig = self._signature
         if sig is not None and sig.params:
             from .contract import check
-            from .convert import from_python
             for pname, ptype in sig.params:
                 v = payload.get(pname, _MISS)
                 if v is _MISS:
@@ -266,42 +266,28 @@ def merge_worker_caches(root, workers) -> None:
 
 # ------------------------------------------------------------------ results
 
-class _BadResult(Exception):
-    pass
+def _ledger_value(raw, value) -> tuple[object, bool]:
+    """What the ledger keeps of a result: the raw value itself, or a text preview when it is large.
 
-
-def _check_result(raw):
-    """Reject host objects a program must never hold (functions, Java wrappers, arbitrary objects)."""
-    stack = [raw]
-    while stack:
-        x = stack.pop()
-        t = type(x)
-        if x is None or t in (bool, int, float, str, Keyword):
-            continue
-        if isinstance(x, dict):
-            stack.extend(x.keys())
-            stack.extend(x.values())
-        elif isinstance(x, (list, tuple, set, frozenset)):
-            stack.extend(x)
-        elif t in (Vector, Map, Set):
-            continue  # already PTC values
-        elif isinstance(x, (bool, int, float, str)):
-            continue
-        else:
-            raise _BadResult(type(x).__name__)
-
-
-def _ledger_value(raw) -> tuple[object, bool]:
-    """What the ledger keeps of a result: the value itself, or a text preview when it is large."""
+    Both the size check (on `value`, the converted result) and the preview stop after a bounded amount
+    of work, so a result whose parts are shared many times over cannot make the ledger expand it.
+    """
     if raw is None or type(raw) in (bool, int, float):
         return raw, False
+    from .isolation import result_bytes
+    if result_bytes(value, LEDGER_RESULT_BYTES) <= LEDGER_RESULT_BYTES:
+        return raw, False
+    keep = LEDGER_RESULT_BYTES // 4
+    parts, n = [], 0
     try:
-        text = json.dumps(raw, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError):
-        return raw, False
-    if len(text.encode("utf-8")) <= LEDGER_RESULT_BYTES:
-        return raw, False
-    return text[:LEDGER_RESULT_BYTES // 4] + "…", True
+        for chunk in json.JSONEncoder(ensure_ascii=False, default=repr).iterencode(raw):
+            parts.append(chunk)
+            n += len(chunk)
+            if n >= keep:
+                break
+    except (TypeError, ValueError, RecursionError):
+        pass
+    return "".join(parts)[:keep] + "…", True
 
 
 def _unwrap(name: str, raw):
@@ -380,7 +366,7 @@ class ToolSet:
             hit = _cache_lookup(meter, key)
             if hit is not _MISS:
                 raw, value = hit
-                res, trunc = _ledger_value(raw)
+                res, trunc = _ledger_value(raw, value)
                 meter.tool_calls.append(ToolCallRecord(name, payload, res, None, 0.0, True, time.time(), tool.effect,
                                                        trunc))
                 return value
@@ -392,21 +378,21 @@ class ToolSet:
         t0 = time.perf_counter()
         try:
             raw = _unwrap(name, tool.fn(payload))
-            _check_result(raw)
-            value = _to_ptc(raw)
+            value = _to_ptc(raw, meter)
         except (ReturnSignal, FailSignal) as exc:  # pragma: no cover - callbacks run outside PTC code
             rec.error = type(exc).__name__
             self._record(meter, rec, t0)
             raise
+        except HostDataError as exc:
+            rec.error = f"tool returned a value PTC-Lisp cannot hold ({exc.reason})"
+            self._record(meter, rec, t0)
+            raise PtcError("tool_error", f"tool/{name} returned a value PTC-Lisp cannot hold ({exc.reason}); "
+                                         "tools must return JSON-like data",
+                           details={"tool": name, "reason": exc.reason}) from None
         except PtcError as exc:
             rec.error = f"{exc.kind}: {exc.message}"[:500]
             self._record(meter, rec, t0)
             raise
-        except _BadResult as exc:
-            rec.error = f"tool returned a host object ({exc})"
-            self._record(meter, rec, t0)
-            raise PtcError("tool_error", f"tool/{name} returned a value PTC-Lisp cannot hold ({exc}); "
-                                         "tools must return JSON-like data", details={"tool": name}) from None
         except Exception as exc:  # noqa: BLE001 - a failing tool is a typed error, never a crash
             rec.error = f"{type(exc).__name__}: {exc}"[:500]
             self._record(meter, rec, t0)
@@ -415,7 +401,7 @@ class ToolSet:
         if tool.private:
             rec.result = None
         else:
-            rec.result, rec.truncated = _ledger_value(raw)
+            rec.result, rec.truncated = _ledger_value(raw, value)
         self._record(meter, rec, t0)
         if use_cache:
             tool_cache(meter)[key] = (raw, value)
@@ -440,9 +426,10 @@ class ToolSet:
 _MISS = object()
 
 
-def _to_ptc(raw):
-    from .convert import from_python
+def _to_ptc(raw, meter):
+    """A tool's result as fresh PTC data (the walk of convert.from_python: cycles, nesting deeper than
+    convert.MAX_DEPTH and objects other than JSON-like data raise HostDataError), charged to `meter`."""
     from .isolation import retained_bytes
-    value = from_python(raw)
-    M.current().alloc(retained_bytes(value))  # what a tool hands back counts against the memory budget
+    value = from_python(raw, strict=True, meter=meter)
+    meter.alloc(retained_bytes(value))  # what a tool hands back counts against the memory budget
     return value

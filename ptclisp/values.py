@@ -34,6 +34,8 @@ Imports only ptclisp.errors.
 from __future__ import annotations
 
 import threading
+import weakref
+from _weakref import _remove_dead_weakref
 from sys import getrefcount as _getrefcount
 from typing import Iterable
 
@@ -57,6 +59,14 @@ class _OwnerLocal(threading.local):
 _owner_local = _OwnerLocal()
 
 
+class OwnerToken:
+    """The identity of one evaluation (or parallel worker task) as the owner of the collections it
+    builds. Bare on purpose: a collection keeps its owner's token alive, never the evaluation's meter
+    (with its prints and tool ledger)."""
+
+    __slots__ = ()
+
+
 def owner_token():
     """The token of the running evaluation (or parallel worker task) on this thread; None outside one.
 
@@ -76,22 +86,50 @@ def set_owner_token(tok):
 
 # --------------------------------------------------------------------------- atoms
 
+class _KeywordRef(weakref.ref):
+    """The intern table's weak reference to a keyword; knows its name so the entry can be dropped."""
+
+    __slots__ = ("name",)
+
+
+def _keyword_gone(ref: _KeywordRef):
+    # drops the entry only while it still holds this dead reference (atomic, C-level): a keyword
+    # interned again under the same name in the meantime keeps its entry
+    _remove_dead_weakref(_KEYWORDS, ref.name)
+
+
+_KEYWORDS: dict[str, _KeywordRef] = {}   # name -> weak reference to the one live keyword of that name
+_KEYWORDS_LOCK = threading.Lock()
+
+
 class Keyword:
     """An interned keyword. `Keyword('a') is Keyword('a')`.
 
     Interning makes equality identity, so keywords use the default (C-level)
     identity hash and equality: dict lookups by keyword never call Python code.
+    The intern table holds keywords weakly: a keyword nobody refers to any
+    more is freed (and made again, as the one instance, when next named), so
+    programs that make many keywords (`(keyword (str ...))`) do not retain
+    them for the life of the process.
     """
 
     __slots__ = ("name", "__weakref__")
-    _table: dict[str, "Keyword"] = {}
 
     def __new__(cls, name: str):
-        kw = cls._table.get(name)
-        if kw is None:
-            kw = object.__new__(cls)
-            kw.name = name
-            kw = cls._table.setdefault(name, kw)
+        ref = _KEYWORDS.get(name)
+        if ref is not None:
+            kw = ref()
+            if kw is not None:
+                return kw
+        with _KEYWORDS_LOCK:
+            ref = _KEYWORDS.get(name)
+            kw = ref() if ref is not None else None
+            if kw is None:
+                kw = object.__new__(cls)
+                kw.name = name
+                ref = _KeywordRef(kw, _keyword_gone)
+                ref.name = name
+                _KEYWORDS[name] = ref
         return kw
 
     def __repr__(self):
@@ -281,6 +319,17 @@ class Vector:
             raise PtcError("type_error", _vector_call_hint(self, i))
         raise PtcError("arity_error", f"a vector called with {len(args)} arguments (expects 1: an index)")
 
+    # copies and pickles are values of their own, owned by nobody
+    def __reduce__(self):
+        return (Vector, (list(self.lst()),))
+
+    def __copy__(self):
+        return Vector(list(self.lst()))
+
+    def __deepcopy__(self, memo):
+        from .convert import detach
+        return detach(self)
+
     # building
     def conj(self, x) -> "Vector":
         me = _owner_local.tok
@@ -407,11 +456,14 @@ class Map(dict):
     def __reduce__(self):
         return (Map, (dict(self),))  # the stored keys, copied back by the dict constructor
 
+    # A copy is a value of its own: changing it (or, for a deep copy, anything inside it) never
+    # changes the original (docs/security.md, "Results never alias session state").
     def __copy__(self):
-        return self
+        return Map(self)
 
     def __deepcopy__(self, memo):
-        return self
+        from .convert import detach
+        return detach(self)
 
     def get_exact(self, key, default=None):
         return self.get(hk(key), default)
@@ -444,7 +496,8 @@ class Map(dict):
             v = d.get(key, _MISSING)
             if v is not _MISSING:
                 return v
-            k2 = Keyword._table.get(key)
+            ref = _KEYWORDS.get(key)
+            k2 = ref() if ref is not None else None
             if k2 is not None:
                 v = d.get(k2, _MISSING)
                 if v is not _MISSING:
@@ -454,7 +507,8 @@ class Map(dict):
                 v = d.get(alt, _MISSING)
                 if v is not _MISSING:
                     return v
-                k2 = Keyword._table.get(alt)
+                ref = _KEYWORDS.get(alt)
+                k2 = ref() if ref is not None else None
                 if k2 is not None:
                     v = d.get(k2, _MISSING)
                     if v is not _MISSING:
@@ -623,6 +677,17 @@ class Set:
 
     def members(self) -> list:
         return list(self.d().values())
+
+    # copies and pickles are values of their own, owned by nobody
+    def __reduce__(self):
+        return (Set, (dict(self.d()),))
+
+    def __copy__(self):
+        return Set(dict(self.d()))
+
+    def __deepcopy__(self, memo):
+        from .convert import detach
+        return detach(self)
 
     def contains(self, x) -> bool:
         return hk(x) in self.d()
