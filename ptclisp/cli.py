@@ -24,7 +24,7 @@ import sys
 
 from . import api
 from .convert import to_python
-from .meter import Limits
+from .meter import MAX_TIME_MS, Limits
 from .printer import preview
 
 
@@ -237,6 +237,17 @@ def cmd_fmt(args) -> int:
 
 # ---------------------------------------------------------------------- parser
 
+def _timeout_ms(text: str) -> int:
+    """--timeout-ms: a whole number of milliseconds that `Limits.timeout_ms` accepts (a usage error otherwise)."""
+    try:
+        ms = int(text)
+        Limits(timeout_ms=ms)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of milliseconds from 1 to {MAX_TIME_MS}, "
+                                         f"got {text[:40]!r}") from None
+    return ms
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="ptclisp", description="PTC-Lisp: run, evaluate, explore, check and format programs.",
@@ -251,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--tools", metavar="module:attr", action="append",
                         help="grant Python tools: a dict name -> callable/ptclisp.Tool, or a list of "
                              "ptclisp.Tool (repeatable; the current directory is importable)")
-        sp.add_argument("--timeout-ms", type=int, default=5000, metavar="MS",
+        sp.add_argument("--timeout-ms", type=_timeout_ms, default=5000, metavar="MS",
                         help="wall-clock limit per evaluation (default 5000)")
         if json_flag:
             sp.add_argument("--json", action="store_true",

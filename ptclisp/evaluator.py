@@ -8,9 +8,11 @@ generated code), and `Environment`: the globals generated code runs against
 from __future__ import annotations
 
 import logging
+import os
 import re
-import sys
+import threading
 import time
+import traceback
 
 import attrs
 
@@ -18,7 +20,7 @@ from . import meter as M
 from .analyzer import Analyzer, Env
 from .compiler import FILENAME, compile_node, register_fn_meta, runtime_table
 from .errors import FailSignal, PtcError, ReturnSignal, Span
-from .isolation import HardStop, check_result_size, guard, hard_stop_error
+from .isolation import HardStop, check_result_size, guard, hard_stop_error, recursion_budget
 from .meter import Limits, Meter
 from .convert import from_python
 from .interp import Builder
@@ -28,11 +30,6 @@ from .runtime import Namespace
 from .values import Map
 
 log = logging.getLogger("ptclisp")
-
-if sys.getrecursionlimit() < 6000:
-    sys.setrecursionlimit(6000)
-# integers are unbounded in PTC (their size is capped by the meter), so printing them must work
-sys.set_int_max_str_digits(0)
 
 
 @attrs.define(slots=True)
@@ -78,6 +75,9 @@ class Environment:
         self.data_grants = data_grants
         self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools)
         self.preludes: dict = {}
+        # held while an evaluation runs in this environment: a second one (a tool calling back
+        # into its own session, or another thread) is refused rather than sharing its undo log
+        self.busy = threading.Lock()
         # source -> built program, for re-running the same text against an unchanged environment
         self.programs = ProgramCache()
         # globals dicts of attached prelude namespaces: each gets this evaluation's meter as `_m`
@@ -200,10 +200,28 @@ def compile_source(source: str, env: Env, limits: Limits):
     return code, consts
 
 
+BUSY_MESSAGE = ("this session is already running an evaluation (a tool called eval on its own session, "
+                "or another thread is using it); evaluations of one session run one at a time")
+
+
 def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, commit_history=True,
              backend: str | None = None) -> Result:
-    """Evaluate `source` in `envr` transactionally (definitions and history change only on success)."""
-    limits = limits or Limits()
+    """Evaluate `source` in `envr` transactionally (definitions and history change only on success).
+
+    One evaluation at a time per environment: a second one started while the
+    first runs (from a tool of the first, or from another thread) returns a
+    `runtime_error` (details `reason: "session_busy"`) and changes nothing.
+    `KeyboardInterrupt` and `SystemExit` roll the evaluation back and propagate.
+    """
+    if not envr.busy.acquire(blocking=False):
+        return Result("error", error=ErrorInfo("runtime_error", BUSY_MESSAGE, details={"reason": "session_busy"}))
+    try:
+        return _evaluate(envr, source, limits or Limits(), commit_history, backend)
+    finally:
+        envr.busy.release()
+
+
+def _evaluate(envr: Environment, source: str, limits: Limits, commit_history: bool, backend: str | None) -> Result:
     meter = Meter(limits)
     meter.env = envr
     t0 = time.perf_counter()
@@ -215,28 +233,30 @@ def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, co
     ns.begin()
     status, value, error = "ok", None, None
     try:
-        try:
-            backend = backend or envr.backend
-            key = envr.programs.key(envr, source, limits, backend)
-            main = envr.programs.get(key)
-            if main is None:
-                with M.compile_budget(limits.compile_timeout_ms):
-                    node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
-                    main = build_main(node, host_refs, envr.globals, backend)
-                envr.programs.put(key, main)
-            meter.start()
-            with guard(meter):  # hard stop past the deadline, recursion budget
-                value = main()
-            meter.check()
-        finally:
-            meter.stop()
+        with recursion_budget(limits.recursion_limit):  # reading and analysis recurse too
+            try:
+                backend = backend or envr.backend
+                key = envr.programs.key(envr, source, limits, backend)
+                main = envr.programs.get(key)
+                if main is None:
+                    with M.compile_budget(limits.compile_timeout_ms):
+                        node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
+                        main = build_main(node, host_refs, envr.globals, backend)
+                    envr.programs.put(key, main)
+                meter.start()
+                with guard(meter, depth=False):  # hard stop past the deadline
+                    value = main()
+                meter.check()
+            finally:
+                meter.stop()
     except ReturnSignal as sig:
         status, value = "returned", sig.value
     except FailSignal as sig:
         status, value = "failed", sig.value
+    except (KeyboardInterrupt, SystemExit):  # the host's, not the program's: undo, then let it through
+        ns.rollback()
+        raise
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a typed error
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)) and not isinstance(exc, KeyboardInterrupt):
-            raise
         status, value, error = "error", None, to_error_info(exc)
     finally:
         M.install(prev)
@@ -268,6 +288,17 @@ def to_error_info(exc: BaseException) -> ErrorInfo:
 
 
 def to_ptc_error(exc: BaseException) -> PtcError:
+    """The typed error for an exception that ended an evaluation.
+
+    Only failures whose cause is known are given a user-facing kind: PtcError
+    itself, the hard stop, exhausted recursion or memory, and the two
+    TypeErrors Python raises *at a call the program made* (calling a value
+    that is not a function; calling a PTC function with the wrong number of
+    arguments). Anything else is an `internal_error`: logged with its
+    traceback on the "ptclisp" logger (which has a NullHandler, so nothing
+    reaches stderr unless the host configures logging) and carried in
+    `details` ("exception", "traceback") for the host.
+    """
     if isinstance(exc, PtcError):
         return exc
     if isinstance(exc, HardStop):
@@ -277,34 +308,64 @@ def to_ptc_error(exc: BaseException) -> PtcError:
                         details={"reason": "recursion_depth", "recursion_limit": M.current().limits.recursion_limit})
     if isinstance(exc, MemoryError):
         return PtcError("memory_exceeded", "out of memory")
-    if isinstance(exc, KeyboardInterrupt):
-        return PtcError("timeout", "evaluation interrupted", details={"cancelled": True})
-    if isinstance(exc, ZeroDivisionError):
-        return PtcError("arithmetic_error", "division by zero")
-    if isinstance(exc, OverflowError):
-        return PtcError("arithmetic_error", f"number out of range: {exc}")
-    if isinstance(exc, TypeError):
-        msg = str(exc)
-        if "object is not callable" in msg:
-            what = msg.split("'")[1] if "'" in msg else "value"
-            return PtcError("not_callable", f"a {_py_type_label(what)} is not a function")
-        m = _ARITY.search(msg)
-        if m and ("positional argument" in msg):
-            fname = m.group(1)
-            kind = "arity_mismatch" if fname.startswith("fn__") else "arity_error"
-            if kind == "arity_error":
-                spec = _builtin_by_pyname().get(fname)
-                if spec is not None:
-                    return PtcError(kind, f"{spec.name} called with the wrong number of arguments "
-                                          f"(expects {spec.arity_text()})")
-            label = re.sub(r"__\d+$", "", fname[4:]) if fname.startswith("fn__") else fname
-            if label == "anon":
-                label = "fn"
-            detail = re.sub(r"'l\d+_([^']*)'", r"\1", msg.split(") ", 1)[-1])
-            return PtcError(kind, f"wrong number of arguments to {label}: {detail}")
-        return PtcError("type_error", _sanitize(msg))
+    if type(exc) is TypeError:
+        err = _call_error(exc)
+        if err is not None:
+            return err
+    return internal_error(exc)
+
+
+def internal_error(exc: BaseException) -> PtcError:
+    """An `internal_error` for an unexpected exception: logged, with the traceback in its details."""
     log.error("internal error in ptclisp evaluation", exc_info=exc)
-    return PtcError("internal_error", f"internal error ({type(exc).__name__}); this is a ptclisp bug")
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return PtcError("internal_error", f"internal error ({type(exc).__name__}); this is a ptclisp bug",
+                    details={"exception": f"{type(exc).__name__}: {exc}"[:500], "traceback": text[-8000:]})
+
+
+def _call_error(exc: TypeError) -> PtcError | None:
+    """not_callable / arity errors for a TypeError raised by a call in PTC code, else None.
+
+    Python raises these before the callee runs, so the innermost traceback
+    frame is the caller: generated code (programs and preludes), the tree interpreter, a builtin
+    applying a function value it was given, or the contract check around a prelude export. For an arity error the callee
+    must also be a PTC function (a compiled `fn`, or a builtin by its Python
+    name); a Python helper called wrongly is a bug, not the program's error.
+    """
+    tb = exc.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    where = code.co_filename
+    if not (where.startswith("<ptc") or where == _INTERP or where.startswith(_LIB)  # <ptc>, <ptc-prelude x>
+            or (where == _PRELUDE and code.co_name == "contract_checked")):
+        return None
+    msg = str(exc)
+    if msg.endswith("object is not callable") and msg.startswith("'") and msg.count("'") == 2:
+        what = msg.split("'")[1]
+        return PtcError("not_callable", f"a {_py_type_label(what)} is not a function")
+    m = _ARITY.search(msg)
+    if m is None or "positional argument" not in msg:
+        return None
+    fname = m.group(1)
+    if fname.startswith("fn__") and "__ptc_" in msg.split("(", 1)[0]:  # a compiled PTC fn
+        label = re.sub(r"__\d+$", "", fname[4:])
+        if label == "anon":
+            label = "fn"
+        detail = re.sub(r"'l\d+_([^']*)'", r"\1", msg.split(") ", 1)[-1])
+        return PtcError("arity_mismatch", f"wrong number of arguments to {label}: {detail}")
+    spec = _builtin_by_pyname().get(fname)
+    if spec is not None and msg.startswith(fname + "()"):
+        return PtcError("arity_error", f"{spec.name} called with the wrong number of arguments "
+                                       f"(expects {spec.arity_text()})")
+    return None
+
+
+_INTERP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "interp.py")
+_LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib") + os.sep
+_PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude.py")
 
 
 _PYNAMES: dict | None = None
@@ -328,12 +389,6 @@ _PY_TYPES = {"NoneType": "nil", "int": "number", "float": "number", "str": "stri
 
 def _py_type_label(name: str) -> str:
     return _PY_TYPES.get(name, name.lower())
-
-
-def _sanitize(msg: str) -> str:
-    for py, ptc in (("NoneType", "nil"), ("'str'", "string"), ("'int'", "number"), ("'float'", "number")):
-        msg = msg.replace(py, ptc)
-    return msg[:300]
 
 
 def _span_from_traceback(exc: BaseException, codes=None) -> Span | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 import time
 from typing import Callable
 
@@ -29,6 +30,7 @@ from ..analyzer import Analyzer
 from ..errors import FailSignal, PtcError, ReturnSignal
 from ..evaluator import Environment, evaluate
 from ..forms import List, Sym
+from ..inputs import as_preludes, check_context, check_flag
 from ..reader import read
 from ..tools import Tool, ToolCallRecord, ToolSet, build_args
 from ..values import Keyword, Map, Set, Vector
@@ -82,6 +84,19 @@ class Mission:
     capabilities: list = attrs.Factory(list)
     preludes: list = attrs.Factory(list)
     strict_data: bool = True
+
+    def __attrs_post_init__(self):
+        # the same checks as ptclisp.run / Session (ptclisp/inputs.py): wrong input fails here, not mid-run
+        check_context(self.data, "Mission.data")
+        check_flag(self.strict_data, "Mission.strict_data")
+        self.preludes = as_preludes(self.preludes, "Mission.preludes")
+        if isinstance(self.capabilities, (Capability, Tool, str, bytes, dict)) \
+                or not hasattr(self.capabilities, "__iter__"):
+            raise TypeError(f"Mission.capabilities must be a list of Capability or Tool objects, "
+                            f"got {type(self.capabilities).__name__}")
+        self.capabilities = list(self.capabilities)
+        for c in self.capabilities:
+            as_capability(c)
 
 
 def as_capability(c) -> Capability:
@@ -326,7 +341,7 @@ class MissionSession:
         self.eval_limits = limits.mission_eval_limits()
         self.evaluations = 0
         self.source_checks = 0
-        self._busy = False
+        self._busy = threading.Lock()  # held during an evaluation: a second one (same thread or not) is "busy"
         self._context_json: str | None = None
 
     # -- state
@@ -341,17 +356,16 @@ class MissionSession:
     # -- evaluation
     def eval(self, source: str, observation_chars: int | None = None) -> Evaluation:
         """Run one program transactionally and classify the outcome."""
-        if self._busy:
+        if not self._busy.acquire(blocking=False):
             return Evaluation("busy", reason="evaluation_in_progress")
-        if len(source.encode("utf-8", "surrogatepass")) > self.limits.subordinate_source_bytes:
-            return Evaluation("result_exceeded", kind="result_exceeded", reason="subordinate_source_bytes",
-                              details={"limit_value": self.limits.subordinate_source_bytes},
-                              evaluation_id=next(_IDS))
-        self._busy = True
         try:
+            if len(source.encode("utf-8", "surrogatepass")) > self.limits.subordinate_source_bytes:
+                return Evaluation("result_exceeded", kind="result_exceeded", reason="subordinate_source_bytes",
+                                  details={"limit_value": self.limits.subordinate_source_bytes},
+                                  evaluation_id=next(_IDS))
             return self._eval(source, observation_chars)
         finally:
-            self._busy = False
+            self._busy.release()
 
     def _eval(self, source: str, observation_chars: int | None) -> Evaluation:
         ns, env = self.env.ns, self.env

@@ -21,11 +21,12 @@ import math
 import re as _re
 
 from ..errors import PtcError
+from ..intstr import int_text
 from ..meter import str_cost
 from ..values import type_name
 from .common import charge, count_str, graphemes
 from .registry import builtin
-from .strings import display, int_text
+from .strings import display
 
 MAX_WIDTH = 1_000_000
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import PtcError
+from ..errors import PtcError, brief_int
 from ..meter import current
 from ..values import compare as _compare
 from ..values import Keyword, equal, truthy, type_name
@@ -75,7 +75,7 @@ def int_result_bits(bits: int, who: str):
         if bits > MAX_INT_BITS:
             raise PtcError(
                 "memory_exceeded",
-                f"{who}: integer result would need about {bits} bits (limit {MAX_INT_BITS})",
+                f"{who}: integer result would need about {brief_int(bits)} bits (limit {MAX_INT_BITS})",
                 details={"limit_bits": MAX_INT_BITS, "requested_bits": bits},
             )
         current().alloc(bits >> 3)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import PtcError
+from ..errors import PtcError, brief_int
 from ..values import type_name
 from .numbers import INF, NAN, _is_num, _not_num, _tof, int_result_bits
 from .registry import builtin
@@ -26,7 +26,7 @@ def _need_index(n, who: str) -> int:
     if type(n) is not int:
         raise PtcError("type_error", f"{who}: expected an integer bit index, got {type_name(n)}")
     if n < 0:
-        raise PtcError("type_error", f"{who}: bit index must be non-negative, got {n}")
+        raise PtcError("type_error", f"{who}: bit index must be non-negative, got {brief_int(n)}")
     return n
 
 
