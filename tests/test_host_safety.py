@@ -416,6 +416,9 @@ def test_keyboard_interrupt_in_a_tool_propagates_and_rolls_back():
     assert s.eval("(def a 3) a").value == 3  # not left busy
     with pytest.raises(KeyboardInterrupt):
         ptclisp.run("(tool/interrupt {})", tools={"interrupt": interrupt})
+    with pytest.raises(KeyboardInterrupt):  # raised by a tool in a parallel worker: still the host's
+        s.eval("(def b 1) (pmap (fn [i] (tool/interrupt {:i i})) (range 4))")
+    assert "b" not in s.definitions
 
 
 def test_a_signal_interrupt_during_a_running_program_propagates():
@@ -486,3 +489,34 @@ def test_a_prelude_exports_wrong_arity_is_the_programs_error():
     r = ptclisp.run("(apply u/f [1 2])", preludes=[src])  # raised in the export's contract check
     assert r.error.kind == "arity_mismatch", r.error
     assert ptclisp.run("(u/g 5)", preludes=[src]).error.kind == "not_callable"  # raised in prelude code
+
+
+def test_the_repl_keeps_its_own_ctrl_c_handling(monkeypatch):
+    from ptclisp.repl import terminal
+    from ptclisp.repl.core import Repl, ReplConfig
+
+    def interrupt(_args):
+        raise KeyboardInterrupt  # as if Ctrl-C arrived while the program ran
+
+    repl = Repl(ReplConfig(tools={"interrupt": interrupt}))
+    with pytest.raises(KeyboardInterrupt):  # Repl.handle lets it through ...
+        repl.handle("(do (def a 1) (tool/interrupt {}))")
+    assert "a" not in repl.session.definitions
+
+    inputs = iter(["(do (def b 2) (tool/interrupt {}))", "(def c 3) c"])
+
+    class Prompt:
+        def prompt(self):
+            try:
+                return next(inputs)
+            except StopIteration:
+                raise EOFError from None
+
+    shown: list = []
+    term = terminal.Terminal.__new__(terminal.Terminal)
+    term.repl, term.prompt = repl, Prompt()
+    monkeypatch.setattr(term, "banner", lambda: None, raising=False)
+    monkeypatch.setattr(term, "show", shown.extend, raising=False)
+    assert term.run() == 0  # ... and the terminal turns it into a line and goes on
+    assert ("error", "Interrupted.") in shown and ("value", "3") in shown
+    assert repl.session.definitions == {"c": 3}
