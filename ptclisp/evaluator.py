@@ -278,9 +278,6 @@ def _evaluate(envr: Environment, source: str, limits: Limits, commit_history: bo
 
 # ------------------------------------------------------------------ error translation
 
-_ARITY = re.compile(r"(\w+)\(\) (takes|missing) ")
-
-
 def to_error_info(exc: BaseException) -> ErrorInfo:
     err = to_ptc_error(exc)
     span = err.span or _span_from_traceback(exc)
@@ -327,8 +324,10 @@ def _call_error(exc: TypeError) -> PtcError | None:
     """not_callable / arity errors for a TypeError raised by a call in PTC code, else None.
 
     Python raises these before the callee runs, so the innermost traceback
-    frame is the caller: generated code (programs and preludes), the tree interpreter, a builtin
-    applying a function value it was given, or the contract check around a prelude export. For an arity error the callee
+    frame is the caller. It must be code that applies the program's function
+    values: generated code (programs and preludes), the tree interpreter, the
+    runtime support of generated code, a builtin, a parallel worker, or the
+    contract check around a prelude export. For an arity error the callee
     must also be a PTC function (a compiled `fn`, or a builtin by its Python
     name); a Python helper called wrongly is a bug, not the program's error.
     """
@@ -339,49 +338,55 @@ def _call_error(exc: TypeError) -> PtcError | None:
         tb = tb.tb_next
     code = tb.tb_frame.f_code
     where = code.co_filename
-    if not (where.startswith("<ptc") or where == _INTERP or where.startswith(_LIB)  # <ptc>, <ptc-prelude x>
-            or (where == _PRELUDE and code.co_name == "contract_checked")):
+    if not (where.startswith("<ptc") or where in _CALLERS or where.startswith(_LIB)  # <ptc>, <ptc-prelude x>
+            or _CALLER_FUNCTIONS.get(where) == code.co_name):
         return None
     msg = str(exc)
     if msg.endswith("object is not callable") and msg.startswith("'") and msg.count("'") == 2:
         what = msg.split("'")[1]
         return PtcError("not_callable", f"a {_py_type_label(what)} is not a function")
-    m = _ARITY.search(msg)
-    if m is None or "positional argument" not in msg:
+    callee, sep, rest = msg.partition("() ")  # "<qualified name>() takes ..." / "... missing ..."
+    if not sep or not rest.startswith(("takes ", "missing ")) or "positional argument" not in rest:
         return None
-    fname = m.group(1)
-    if fname.startswith("fn__") and "__ptc_" in msg.split("(", 1)[0]:  # a compiled PTC fn
+    fname = callee.rsplit(".", 1)[-1]
+    if fname.startswith("fn__") and "__ptc_" in callee:  # a compiled PTC fn
         label = re.sub(r"__\d+$", "", fname[4:])
         if label == "anon":
             label = "fn"
-        detail = re.sub(r"'l\d+_([^']*)'", r"\1", msg.split(") ", 1)[-1])
+        detail = re.sub(r"'l\d+_([^']*)'", r"\1", rest)
         return PtcError("arity_mismatch", f"wrong number of arguments to {label}: {detail}")
-    spec = _builtin_by_pyname().get(fname)
-    if spec is not None and msg.startswith(fname + "()"):
-        return PtcError("arity_error", f"{spec.name} called with the wrong number of arguments "
-                                       f"(expects {spec.arity_text()})")
-    return None
+    specs = _builtins_by_code().get(callee)
+    if not specs:
+        return None
+    arities = {spec.arity_text() for spec in specs}
+    expects = f" (expects {arities.pop()})" if len(arities) == 1 else ""
+    return PtcError("arity_error", f"{' or '.join(spec.name for spec in specs)} called with the wrong number "
+                                   f"of arguments{expects}")
 
 
-_INTERP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "interp.py")
-_LIB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib") + os.sep
-_PRELUDE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prelude.py")
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_LIB = os.path.join(_HERE, "lib") + os.sep
+_CALLERS = frozenset(os.path.join(_HERE, f) for f in ("interp.py", "runtime.py"))
+# a single function of a module that otherwise does its own work: file -> function name
+_CALLER_FUNCTIONS = {os.path.join(_HERE, "parallel.py"): "_work", os.path.join(_HERE, "prelude.py"): "contract_checked"}
 
 
-_PYNAMES: dict | None = None
+_BY_CODE: dict | None = None
 
 
-def _builtin_by_pyname() -> dict:
-    """Python function name -> builtin record, to name builtins in arity errors raised by Python."""
-    global _PYNAMES
-    if _PYNAMES is None:
+def _builtins_by_code() -> dict:
+    """Qualified name of a builtin's code -> the builtins running that code (several builtins made
+    by one factory share it), to name them in the arity errors Python raises."""
+    global _BY_CODE
+    if _BY_CODE is None:
         from .lib.registry import BUILTINS
-        _PYNAMES = {}
+        table: dict = {}
         for spec in BUILTINS.values():
             code = getattr(spec.fn, "__code__", None)
-            if code is not None:
-                _PYNAMES.setdefault(code.co_name, spec)
-    return _PYNAMES
+            if code is not None and spec not in table.get(code.co_qualname, ()):
+                table.setdefault(code.co_qualname, []).append(spec)
+        _BY_CODE = table
+    return _BY_CODE
 
 
 _PY_TYPES = {"NoneType": "nil", "int": "number", "float": "number", "str": "string", "bool": "boolean"}

@@ -211,6 +211,15 @@ def test_reentry_does_not_replace_the_outer_evaluations_clock():
     assert inner[0].error.details == {"reason": "session_busy"}
 
 
+def test_a_tool_may_evaluate_in_another_session():
+    other = Session()
+    s = Session(tools={"ask": lambda args: other.eval("(def seen 1) (+ 40 2)").value},
+                limits=Limits(timeout_ms=500, loop_limit=10 ** 12))
+    assert s.eval("(def a (tool/ask {})) a").value == 42
+    assert other.definitions == {"seen": 1} and s.definitions == {"a": 42}
+    assert_cooperative_timeout(guarded(lambda: s.eval("(tool/ask {}) " + SPIN)))  # the outer clock still runs
+
+
 def test_another_thread_gets_busy_while_a_session_evaluates():
     entered, release = threading.Event(), threading.Event()
 
@@ -477,11 +486,20 @@ def test_internal_errors_reach_no_stream_of_the_host():
     ("(defn foo [a] a) (foo 1 2)", "arity_mismatch", 18),
     ("(reduce inc [1 2])", "arity_error", 1),
     ("(apply max [])", "arity_error", 1),
+    ("((juxt filterv) 1 2 3)", "arity_error", 1),  # raised in the runtime's juxt, on a factory-made builtin
+    ("(let [f map] (f))", "arity_error", 14),
 ])
 def test_calls_the_program_made_keep_their_user_errors(src, kind, col):
     r = ptclisp.run(src)
     assert r.error.kind == kind, r.error
     assert (r.error.span.line, r.error.span.col) == (1, col)
+
+
+def test_arity_errors_name_the_builtin_even_from_a_parallel_worker():
+    r = ptclisp.run("((juxt filterv) 1 2 3)")
+    assert r.error.message == "filter or filterv or remove called with the wrong number of arguments (expects 2)"
+    r = ptclisp.run("(pmap inc [1] [2])")
+    assert r.error.kind == "pmap_error" and r.error.details["reason"] == "arity_error", r.error
 
 
 def test_a_prelude_exports_wrong_arity_is_the_programs_error():
