@@ -20,7 +20,7 @@ from . import meter as M
 from .analyzer import Analyzer, Env
 from .compiler import FILENAME, compile_node, register_fn_meta, runtime_table
 from .errors import FailSignal, PtcError, ReturnSignal, Span
-from .isolation import HardStop, check_result_size, guard, hard_stop_error, recursion_budget
+from .isolation import HardStop, check_result_size, guard, hard_stop_error
 from .meter import Limits, Meter
 from .convert import from_python
 from .interp import Builder
@@ -233,7 +233,8 @@ def _evaluate(envr: Environment, source: str, limits: Limits, commit_history: bo
     ns.begin()
     status, value, error = "ok", None, None
     try:
-        with recursion_budget(limits.recursion_limit):  # reading and analysis recurse too
+        # the recursion budget (reading and analysis recurse too), and the hard stop once the clock runs
+        with guard(meter):
             try:
                 backend = backend or envr.backend
                 key = envr.programs.key(envr, source, limits, backend)
@@ -244,8 +245,7 @@ def _evaluate(envr: Environment, source: str, limits: Limits, commit_history: bo
                         main = build_main(node, host_refs, envr.globals, backend)
                     envr.programs.put(key, main)
                 meter.start()
-                with guard(meter, depth=False):  # hard stop past the deadline
-                    value = main()
+                value = main()
                 meter.check()
             finally:
                 meter.stop()

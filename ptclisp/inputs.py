@@ -13,7 +13,7 @@ failure deep inside a later evaluation. Accepted shapes:
 * strict_data: True or False.
 
 `ptclisp.run` reports these errors as an error Result (it never raises);
-the constructors raise them. Imports meter; prelude lazily.
+the constructors raise them. Imports meter and values; prelude and tools lazily.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import os
 import attrs
 
 from .meter import Limits
+from .values import Map
 
 _LIMIT_FIELDS = tuple(f.name for f in attrs.fields(Limits))
 
@@ -52,7 +53,6 @@ def check_context(context, name: str = "context"):
     if not isinstance(context, dict):
         raise TypeError(f"{name} must be a dict of name -> value (each key becomes data/<key>), "
                         f"got {_what(context)}")
-    from .values import Map
     if type(context) is not Map:  # a Map is already a language value (keys converted)
         for k in context:
             if type(k) is not str:
@@ -76,9 +76,9 @@ def check_tools(tools, name: str = "tools"):
 
 def as_preludes(preludes, name: str = "preludes") -> list:
     """`preludes` as a list: one path, source text or Component is a list of one."""
-    from .prelude import Component
     if preludes is None:
         return []
+    from .prelude import Component
     if isinstance(preludes, (str, os.PathLike, Component)):
         return [preludes]
     if isinstance(preludes, (bytes, dict)) or not hasattr(preludes, "__iter__"):

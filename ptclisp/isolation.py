@@ -260,32 +260,35 @@ class _Depth:
             if not needs or current != self._applied:
                 self._host = current  # the host's own setting (now, or changed meanwhile)
             needs.append((tid, need))
-            self._apply(max(n for _, n in needs))
+            self._apply(need if len(needs) == 1 else max(n for _, n in needs), current)
         return need
 
     def exit(self, tid: int):
         with self._lock:
             needs = self._needs
-            for i in range(len(needs) - 1, -1, -1):
-                if needs[i][0] == tid:
-                    del needs[i]
-                    break
+            if len(needs) == 1 and needs[0][0] == tid:
+                needs.clear()
+            else:
+                for i in range(len(needs) - 1, -1, -1):
+                    if needs[i][0] == tid:
+                        del needs[i]
+                        break
             current = sys.getrecursionlimit()
             if current != self._applied:
                 self._host = current
             if needs:
-                self._apply(max(n for _, n in needs))
+                self._apply(max(n for _, n in needs), current)
             else:
-                self._apply(self._host)
+                self._apply(self._host, current)
                 self._host = self._applied = None
 
-    def _apply(self, limit: int):
-        if limit != sys.getrecursionlimit():
+    def _apply(self, limit: int, current: int):
+        if limit != current:
             try:
                 sys.setrecursionlimit(limit)
             except RecursionError:  # this thread is already deeper than that: keep the current limit
-                pass
-        self._applied = sys.getrecursionlimit()
+                limit = current
+        self._applied = limit
 
 
 DEPTH = _Depth()
@@ -310,7 +313,8 @@ class recursion_budget:
 
 
 class guard:
-    """Context manager around running an evaluation's code on this thread: hard stop (+ recursion budget)."""
+    """Context manager around an evaluation on this thread: its recursion budget (unless `depth=False`,
+    as in parallel workers) and the hard stop, which acts only once the meter's clock has run out."""
 
     __slots__ = ("meter", "tid", "depth")
 
