@@ -29,6 +29,7 @@ import attrs
 
 from . import meter as M
 from .errors import FailSignal, PtcError, ReturnSignal
+from .intstr import int_text
 from .values import JavaObject, Keyword, Map, Set, SymbolRef, Vector
 
 EFFECTS = ("read", "write", "unknown")
@@ -214,12 +215,18 @@ def build_args(name: str, args: tuple) -> dict:
 
 
 def cache_key(name: str, payload: dict) -> str:
-    """Canonical identity of a call: key order irrelevant, integral floats collapsed to ints."""
+    """Canonical identity of a call: key order irrelevant, integral floats collapsed to ints.
+
+    Every map key gets a "k" prefix, so an integer too long for `json.dumps` under the
+    interpreter's digit limit can stand as {"i": its digits} without meeting any payload map.
+    """
     def canon(x):
         if type(x) is float and x.is_integer():
-            return int(x)
+            x = int(x)
+        if type(x) is int:
+            return x if -(1 << 64) < x < (1 << 64) else {"i": int_text(x)}
         if isinstance(x, dict):
-            return {k: canon(v) for k, v in x.items()}
+            return {"k" + str(k): canon(v) for k, v in x.items()}
         if isinstance(x, (list, tuple)):
             return [canon(v) for v in x]
         return x

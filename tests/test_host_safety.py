@@ -329,6 +329,23 @@ def test_big_integers_print_whatever_the_hosts_digit_limit(digits):
         sys.set_int_max_str_digits(before)
 
 
+def test_a_cached_tool_takes_a_huge_integer_argument():
+    calls = []
+    tool = ptclisp.Tool("echo", lambda args: calls.append(args) or args, cache=True)
+    r = ptclisp.run("(let [b (reduce *' (range 1 3000))] "
+                    "[(= b (:x (tool/echo {:x b}))) (= b (:x (tool/echo {:x b}))) (tool/echo {:x {\"i\" (str b)}})])",
+                    tools=[tool])
+    assert r.status == "ok", r.error
+    assert r.value[:2] == [True, True] and len(calls) == 2  # the repeated call was served from the cache
+
+
+def test_a_mission_may_return_a_huge_integer():
+    from ptclisp.agent import AgentLimits, Mission, MissionSession
+    ms = MissionSession("m", Mission(), AgentLimits(), lambda: {})
+    ev = ms.eval("(return (reduce *' (range 1 3000)))")
+    assert ev.outcome == "returned" and ev.value == math.factorial(2999)  # its size is measured, not refused
+
+
 def test_an_error_message_about_a_huge_integer_stays_short():
     r = ptclisp.run("(let [b (reduce *' (range 1 3000))] (assoc [1] b 2))")
     assert r.error.kind == "runtime_error" and "30320 bits" in r.error.message

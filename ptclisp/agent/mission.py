@@ -31,6 +31,7 @@ from ..errors import FailSignal, PtcError, ReturnSignal
 from ..evaluator import Environment, evaluate
 from ..forms import List, Sym
 from ..inputs import as_preludes, check_context, check_flag
+from ..intstr import int_text
 from ..reader import read
 from ..tools import Tool, ToolCallRecord, ToolSet, build_args
 from ..values import Keyword, Map, Set, Vector
@@ -243,10 +244,31 @@ def _validator(schema: dict):
 
 
 def _json_size(x) -> int:
+    """Bytes of the compact JSON text of `x` (1 << 62 when it has none)."""
     try:
         return len(json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-    except (TypeError, ValueError):
+    except ValueError:  # maybe an integer longer than the interpreter's digit limit allows json to write
+        pass
+    except (TypeError, RecursionError):
         return 1 << 62
+    try:
+        n = [0]
+        text = json.dumps(_long_ints_as_text(x, n), ensure_ascii=False, separators=(",", ":"))
+        return len(text.encode("utf-8")) - 2 * n[0]  # each such integer was written with two quotes
+    except (TypeError, ValueError, RecursionError):
+        return 1 << 62
+
+
+def _long_ints_as_text(x, n: list):
+    """`x` with every integer of more than 64 bits replaced by its decimal text (counted in n[0])."""
+    if type(x) is int and x.bit_length() > 64:
+        n[0] += 1
+        return int_text(x)
+    if isinstance(x, dict):
+        return {k: _long_ints_as_text(v, n) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_long_ints_as_text(v, n) for v in x]
+    return x
 
 
 def _quota(limit: str, value: int, name: str) -> Map:
