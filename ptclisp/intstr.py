@@ -42,6 +42,33 @@ def _digits(n: int) -> str:
     return _digits(hi) + _digits(lo).rjust(k, "0")
 
 
+class _BriefInt(int):
+    """An int whose repr and str give its size rather than its digits."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"<an integer of {self.bit_length()} bits>"
+
+    __str__ = __repr__
+
+
+def brief_ints(x):
+    """JSON-like `x` with each int of more than 64 bits replaced by an equal int whose repr is
+    short: for libraries that put values into messages (jsonschema), which would otherwise
+    fail on the interpreter's digit limit. Returns `x` itself when there is nothing to replace."""
+    t = type(x)
+    if t is int:
+        return _BriefInt(x) if x.bit_length() > 64 else x
+    if isinstance(x, dict):
+        out = {k: brief_ints(v) for k, v in x.items()}
+        return x if all(out[k] is v for k, v in x.items()) else out
+    if isinstance(x, (list, tuple)):
+        items = [brief_ints(v) for v in x]
+        return x if all(a is b for a, b in zip(items, x)) else items
+    return x
+
+
 def text_int(text: str) -> int:
     """`int(text)` for an optional sign and decimal digits of any length (ValueError otherwise)."""
     if len(text) <= _PIECE:

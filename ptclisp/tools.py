@@ -29,7 +29,7 @@ import attrs
 
 from . import meter as M
 from .errors import FailSignal, PtcError, ReturnSignal
-from .intstr import int_text
+from .intstr import brief_ints, int_text
 from .values import JavaObject, Keyword, Map, Set, SymbolRef, Vector
 
 EFFECTS = ("read", "write", "unknown")
@@ -111,7 +111,7 @@ class Tool:
                                    details={"tool": self.name, "path": path, "expected": expected, "got": got})
         if self._validator is None:
             return
-        errors = sorted(self._validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
+        errors = sorted(self._validator.iter_errors(brief_ints(payload)), key=lambda e: list(e.absolute_path))
         if not errors:
             return
         violations = [{"path": ".".join(str(p) for p in e.absolute_path), "message": e.message[:200]}

@@ -339,6 +339,21 @@ def test_a_cached_tool_takes_a_huge_integer_argument():
     assert r.value[:2] == [True, True] and len(calls) == 2  # the repeated call was served from the cache
 
 
+def test_schema_checks_describe_a_huge_integer_by_its_size():
+    tool = ptclisp.Tool("t", lambda args: args, input_schema={"type": "object", "properties": {"x": {"maximum": 5}}})
+    r = ptclisp.run("(tool/t {:x (reduce *' (range 1 3000))})", tools=[tool])
+    assert r.error.kind == "invalid_tool_args"
+    assert "<an integer of 30320 bits> is greater than the maximum of 5" in r.error.message
+    assert (r.error.span.line, r.error.span.col) == (1, 1)
+    from ptclisp.agent import AgentLimits, Capability, Mission, MissionSession, ResultContract
+    cap = Capability("c", lambda args: args, input_schema={"type": "object", "properties": {"x": {"type": "string"}}},
+                     effect="read")
+    ev = MissionSession("m", Mission(capabilities=[cap]), AgentLimits(), lambda: {}).eval(
+        "(tool/c {:x (reduce *' (range 1 3000))})")
+    assert ev.outcome == "continued" and ev.value.lookup(ptclisp.read_string(":reason")).name == "invalid_arguments"
+    assert ResultContract({"type": "string"}).check(math.factorial(3000))["valid?"] is False
+
+
 def test_a_mission_may_return_a_huge_integer():
     from ptclisp.agent import AgentLimits, Mission, MissionSession
     ms = MissionSession("m", Mission(), AgentLimits(), lambda: {})

@@ -31,7 +31,7 @@ from ..errors import FailSignal, PtcError, ReturnSignal
 from ..evaluator import Environment, evaluate
 from ..forms import List, Sym
 from ..inputs import as_preludes, check_context, check_flag
-from ..intstr import int_text
+from ..intstr import brief_ints, int_text
 from ..reader import read
 from ..tools import Tool, ToolCallRecord, ToolSet, build_args
 from ..values import Keyword, Map, Set, Vector
@@ -192,7 +192,7 @@ class MissionTools(ToolSet):
             return envelope_error("provider_error", "invalid_result",
                                   details="the capability returned data that is not JSON or is too large",
                                   **{"retryable?": False})
-        if cap.output_schema and not _validator(cap.output_schema).is_valid(projected):
+        if cap.output_schema and not _validator(cap.output_schema).is_valid(brief_ints(projected)):
             return envelope_error("provider_error", "invalid_result",
                                   details="the capability result does not match its declared output schema",
                                   **{"retryable?": False})
@@ -213,7 +213,7 @@ class MissionTools(ToolSet):
         if v is None:
             return []
         out = []
-        for e in sorted(v.iter_errors(payload), key=lambda e: list(e.absolute_path))[:8]:
+        for e in sorted(v.iter_errors(brief_ints(payload)), key=lambda e: list(e.absolute_path))[:8]:
             item = {"constraint": e.validator}
             path = [str(p) for p in e.absolute_path]
             if e.validator == "required" and isinstance(e.validator_value, list):
