@@ -365,6 +365,10 @@ def test_an_error_message_about_a_huge_integer_stays_short():
     r = ptclisp.run("(let [b (reduce *' (range 1 3000))] (assoc [1] b 2))")
     assert r.error.kind == "runtime_error" and "30320 bits" in r.error.message
     assert (r.error.span.line, r.error.span.col) == (1, 37)
+    for src in ("(bit-set 1 (- b))", "(partition-all (- b) [1])", '(format "%c" b)', "(.substring \"abc\" b)"):
+        r = ptclisp.run(f"(let [b (reduce *' (range 1 3000))] {src})")
+        assert r.status == "error" and r.error.kind != "internal_error", (src, r.error)
+        assert len(r.error.message) < 200
 
 
 # ------------------------------------------------------------------ 8. what a host passes in
