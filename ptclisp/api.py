@@ -38,12 +38,7 @@ class Session:
 
     def __init__(self, context=None, tools=None, limits: Limits | dict | None = None, preludes=None,
                  strict_data: bool = False, program_cache: bool = True):
-        limits, preludes = check_inputs(context, tools, limits, preludes, strict_data)
-        self._setup(context, tools, limits, preludes, strict_data, program_cache)
-
-    def _setup(self, context, tools, limits: Limits, preludes: list, strict_data: bool, program_cache: bool):
-        """Build the session from inputs `check_inputs` has accepted (and normalised)."""
-        self.limits, self.prelude_sources = limits, preludes
+        self.limits, self.prelude_sources = check_inputs(context, tools, limits, preludes, strict_data)
         try:
             self.env = Environment(context, tools, strict_data=strict_data)
         except PtcError as e:
@@ -99,8 +94,7 @@ def run(source: str, context=None, tools=None, limits: Limits | dict | None = No
     if mode != "thread":
         return Result("error", error=ErrorInfo("type_error", f"isolation must be 'thread' or 'process', got {mode!r}"))
     try:
-        s = Session.__new__(Session)  # the inputs were checked above
-        s._setup(context, tools, limits, preludes, strict_data, True)
+        s = Session(context=context, tools=tools, limits=limits, preludes=preludes, strict_data=strict_data)
     except (ValueError, TypeError) as exc:
         return Result("error", error=ErrorInfo("type_error", str(exc)))
     except PtcError as exc:

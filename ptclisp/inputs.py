@@ -78,18 +78,31 @@ def as_preludes(preludes, name: str = "preludes") -> list:
     """`preludes` as a list: one path, source text or Component is a list of one."""
     if preludes is None:
         return []
-    from .prelude import Component
-    if isinstance(preludes, (str, os.PathLike, Component)):
+    if isinstance(preludes, (str, os.PathLike)):
+        return [preludes]
+    component = _component_class()
+    if isinstance(preludes, component):
         return [preludes]
     if isinstance(preludes, (bytes, dict)) or not hasattr(preludes, "__iter__"):
         raise TypeError(f"{name} must be a path, prelude source text or ptclisp.prelude.Component, "
                         f"or a list of them; got {_what(preludes)}")
     items = list(preludes)
     for item in items:
-        if not isinstance(item, (str, os.PathLike, Component)):
+        if not isinstance(item, (str, os.PathLike, component)):
             raise TypeError(f"each of {name} must be a path, prelude source text or ptclisp.prelude.Component, "
                             f"got {_what(item)}")
     return items
+
+
+_COMPONENT = None
+
+
+def _component_class():
+    global _COMPONENT
+    if _COMPONENT is None:
+        from .prelude import Component  # imported on first use: the prelude machinery is large
+        _COMPONENT = Component
+    return _COMPONENT
 
 
 def check_flag(value, name: str) -> bool:
