@@ -3,7 +3,15 @@
     import ptclisp
     r = ptclisp.run("(->> data/xs (filter odd?) (reduce +))", context={"xs": [1, 2, 3]})
     r.status, r.value        # "ok", 4
+
+Importing changes no interpreter setting. Diagnostics go to the "ptclisp"
+logger, which has a NullHandler: nothing of ours reaches the host's streams
+unless the host configures logging.
 """
+import logging as _logging
+
+_logging.getLogger("ptclisp").addHandler(_logging.NullHandler())
+
 from .api import Session, equal, pr_str, read_string, run
 from .convert import from_python, to_python
 from .errors import PtcError

@@ -1,13 +1,16 @@
 """The public embedding API: run, Session, read_string, equal, pr_str, to_python, from_python.
 
 Every entry point returns a `Result` or a value; no input makes `run` or
-`Session.eval` raise (a Python exception escaping them is a bug).
+`Session.eval` raise (a Python exception escaping them is a bug), except the
+host's own KeyboardInterrupt or SystemExit, which roll the evaluation back
+and propagate. What a host passes in is checked by `ptclisp.inputs`.
 """
 from __future__ import annotations
 
 from .convert import detach, detach_all
 from .errors import PtcError
 from .evaluator import Environment, ErrorInfo, Result, evaluate, to_error_info
+from .inputs import as_limits, check_inputs
 from .meter import Limits
 from .printer import pr_str as _pr_str
 from .reader import read_string as _read_string
@@ -19,32 +22,42 @@ class Session:
 
     Definitions and history change only when an evaluation succeeds; `return`
     commits definitions but not history; a failure leaves both unchanged.
-    A Session is not thread-safe: use one per thread.
+    One evaluation runs at a time: `eval` called while another evaluation of
+    the same session runs (by one of its tools, or from another thread)
+    returns a `runtime_error` (details `reason: "session_busy"`) at once and
+    changes nothing. Use one Session per thread.
 
+    `context`: {name: value} (each becomes `data/<name>`).
     `tools`: {name: callable or ptclisp.Tool} (or a list of Tools).
-    `preludes`: paths, prelude source texts or `ptclisp.prelude.Component`s;
-    a prelude that does not compile or needs an ungranted tool raises
-    `ptclisp.prelude.PreludeError` (a PtcError) here, while `run` reports it
-    as an error result.
+    `limits`: a `ptclisp.Limits` or a dict of its fields.
+    `preludes`: one or a list of paths, prelude source texts or
+    `ptclisp.prelude.Component`s; a prelude that does not compile or needs an
+    ungranted tool raises `ptclisp.prelude.PreludeError` (a PtcError) here,
+    while `run` reports it as an error result.
+    Input of the wrong type or value raises TypeError or ValueError here.
     """
 
-    def __init__(self, context=None, tools=None, limits: Limits | None = None, preludes=None,
+    def __init__(self, context=None, tools=None, limits: Limits | dict | None = None, preludes=None,
                  strict_data: bool = False, program_cache: bool = True):
-        self.limits = limits or Limits()
+        self.limits, self.prelude_sources = check_inputs(context, tools, limits, preludes, strict_data)
         try:
             self.env = Environment(context, tools, strict_data=strict_data)
         except PtcError as e:
             raise ValueError(f"invalid session input: {e.message}") from None
         self.env.programs.enabled = program_cache
-        self.prelude_sources = list(preludes or [])
         if self.prelude_sources:
             from .prelude import attach_preludes
             attach_preludes(self.env, self.prelude_sources)
 
-    def eval(self, source: str, limits: Limits | None = None) -> Result:
-        """Evaluate one program in this session."""
+    def eval(self, source: str, limits: Limits | dict | None = None) -> Result:
+        """Evaluate one program in this session (`limits`, if given, replace the session's for this one)."""
         if not isinstance(source, str):
             return Result("error", error=ErrorInfo("type_error", "source must be a string"))
+        if limits is not None:
+            try:
+                limits = as_limits(limits)
+            except (TypeError, ValueError) as exc:
+                return Result("error", error=ErrorInfo("type_error", str(exc)))
         if (limits or self.limits).isolation != "thread":  # a session's closures live in this process
             return Result("error", error=ErrorInfo("type_error", "a Session evaluates in this process; "
                                                                  "isolation='process' is available for ptclisp.run"))
@@ -77,14 +90,20 @@ def _detached(r: Result) -> Result:
     return r
 
 
-def run(source: str, context=None, tools=None, limits: Limits | None = None, preludes=None,
+def run(source: str, context=None, tools=None, limits: Limits | dict | None = None, preludes=None,
         strict_data: bool = False, isolation: str | None = None) -> Result:
     """Evaluate one program with a fresh namespace (the one-shot form of Session).
 
+    Takes what Session takes; input of the wrong type or value is an error
+    Result (kind `type_error`) rather than an exception.
     `isolation="process"` (or `Limits(isolation="process")`) evaluates in a child
     process under OS memory and CPU limits; see docs/security.md.
     """
-    mode = isolation or (limits.isolation if limits is not None else "thread")
+    try:
+        limits, preludes = check_inputs(context, tools, limits, preludes, strict_data)
+    except (TypeError, ValueError) as exc:
+        return Result("error", error=ErrorInfo("type_error", str(exc)))
+    mode = isolation or limits.isolation
     if mode == "process":
         from .isolation import run_in_process
         return run_in_process(source, context, tools, limits, preludes, strict_data)

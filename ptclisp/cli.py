@@ -31,7 +31,7 @@ import sys
 from . import api
 from .cli_common import UsageError, lenient_output, load_data, load_tools, read_text
 from .jsonout import JsonValueError, to_json, write_json
-from .meter import Limits
+from .meter import MAX_TIME_MS, Limits
 from .printer import preview
 
 
@@ -177,6 +177,17 @@ def cmd_fmt(args) -> int:
 
 # ---------------------------------------------------------------------- parser
 
+def _timeout_ms(text: str) -> int:
+    """--timeout-ms: a whole number of milliseconds that `Limits.timeout_ms` accepts (a usage error otherwise)."""
+    try:
+        ms = int(text)
+        Limits(timeout_ms=ms)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of milliseconds from 1 to {MAX_TIME_MS}, "
+                                         f"got {text[:40]!r}") from None
+    return ms
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `ptclisp` parser: one subcommand per `_add_*` function below."""
     p = argparse.ArgumentParser(
@@ -197,7 +208,7 @@ def _session_flags(sp, json_flag=True) -> None:
     sp.add_argument("--tools", metavar="module:attr", action="append",
                     help="grant Python tools: a dict name -> callable/ptclisp.Tool, or a list of "
                          "ptclisp.Tool (repeatable; the current directory is importable)")
-    sp.add_argument("--timeout-ms", type=int, default=5000, metavar="MS",
+    sp.add_argument("--timeout-ms", type=_timeout_ms, default=5000, metavar="MS",
                     help="wall-clock limit per evaluation (default 5000)")
     if json_flag:
         sp.add_argument("--json", action="store_true",

@@ -87,3 +87,11 @@ def type_error(message: str, **details) -> PtcError:
 
 def arity_error(name: str, got: int) -> PtcError:
     return PtcError("arity_error", f"{name}: wrong number of arguments ({got})")
+
+
+def brief_int(n: int) -> str:
+    """An integer for an error message: in full when small, else its size (messages stay short, and
+    `str` of a huge int would hit the interpreter's digit limit)."""
+    if -(1 << 64) < n < (1 << 64):
+        return str(n)
+    return f"{'-' if n < 0 else ''}<an integer of {n.bit_length()} bits>"

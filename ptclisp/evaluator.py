@@ -8,9 +8,11 @@ generated code), and `Environment`: the globals generated code runs against
 from __future__ import annotations
 
 import logging
+import os
 import re
-import sys
+import threading
 import time
+import traceback
 
 import attrs
 
@@ -27,11 +29,6 @@ from .tools import ToolSet
 from .runtime import Namespace
 
 log = logging.getLogger("ptclisp")
-
-if sys.getrecursionlimit() < 6000:
-    sys.setrecursionlimit(6000)
-# integers are unbounded in PTC (their size is capped by the meter), so printing them must work
-sys.set_int_max_str_digits(0)
 
 
 @attrs.define(slots=True)
@@ -77,6 +74,9 @@ class Environment:
         self.data_grants = data_grants
         self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools)
         self.preludes: dict = {}
+        # held while an evaluation runs in this environment: a second one (a tool calling back
+        # into its own session, or another thread) is refused rather than sharing its undo log
+        self.busy = threading.Lock()
         # source -> built program, for re-running the same text against an unchanged environment
         self.programs = ProgramCache()
         # globals dicts of attached prelude namespaces: each gets this evaluation's meter as `_m`
@@ -199,10 +199,28 @@ def compile_source(source: str, env: Env, limits: Limits):
     return code, consts
 
 
+BUSY_MESSAGE = ("this session is already running an evaluation (a tool called eval on its own session, "
+                "or another thread is using it); evaluations of one session run one at a time")
+
+
 def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, commit_history=True,
              backend: str | None = None) -> Result:
-    """Evaluate `source` in `envr` transactionally (definitions and history change only on success)."""
-    limits = limits or Limits()
+    """Evaluate `source` in `envr` transactionally (definitions and history change only on success).
+
+    One evaluation at a time per environment: a second one started while the
+    first runs (from a tool of the first, or from another thread) returns a
+    `runtime_error` (details `reason: "session_busy"`) and changes nothing.
+    `KeyboardInterrupt` and `SystemExit` roll the evaluation back and propagate.
+    """
+    if not envr.busy.acquire(blocking=False):
+        return Result("error", error=ErrorInfo("runtime_error", BUSY_MESSAGE, details={"reason": "session_busy"}))
+    try:
+        return _evaluate(envr, source, limits or Limits(), commit_history, backend)
+    finally:
+        envr.busy.release()
+
+
+def _evaluate(envr: Environment, source: str, limits: Limits, commit_history: bool, backend: str | None) -> Result:
     meter = Meter(limits)
     meter.env = envr
     t0 = time.perf_counter()
@@ -214,28 +232,30 @@ def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, co
     ns.begin()
     status, value, error = "ok", None, None
     try:
-        try:
-            backend = backend or envr.backend
-            key = envr.programs.key(envr, source, limits, backend)
-            main = envr.programs.get(key)
-            if main is None:
-                with M.compile_budget(limits.compile_timeout_ms):
-                    node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
-                    main = build_main(node, host_refs, envr.globals, backend)
-                envr.programs.put(key, main)
-            meter.start()
-            with guard(meter):  # hard stop past the deadline, recursion budget
+        # the recursion budget (reading and analysis recurse too), and the hard stop once the clock runs
+        with guard(meter):
+            try:
+                backend = backend or envr.backend
+                key = envr.programs.key(envr, source, limits, backend)
+                main = envr.programs.get(key)
+                if main is None:
+                    with M.compile_budget(limits.compile_timeout_ms):
+                        node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
+                        main = build_main(node, host_refs, envr.globals, backend)
+                    envr.programs.put(key, main)
+                meter.start()
                 value = main()
-            meter.check()
-        finally:
-            meter.stop()
+                meter.check()
+            finally:
+                meter.stop()
     except ReturnSignal as sig:
         status, value = "returned", sig.value
     except FailSignal as sig:
         status, value = "failed", sig.value
+    except (KeyboardInterrupt, SystemExit):  # the host's, not the program's: undo, then let it through
+        ns.rollback()
+        raise
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a typed error
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)) and not isinstance(exc, KeyboardInterrupt):
-            raise
         status, value, error = "error", None, to_error_info(exc)
     finally:
         M.install(prev)
@@ -257,9 +277,6 @@ def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, co
 
 # ------------------------------------------------------------------ error translation
 
-_ARITY = re.compile(r"(\w+)\(\) (takes|missing) ")
-
-
 def to_error_info(exc: BaseException) -> ErrorInfo:
     err = to_ptc_error(exc)
     span = err.span or _span_from_traceback(exc)
@@ -267,6 +284,17 @@ def to_error_info(exc: BaseException) -> ErrorInfo:
 
 
 def to_ptc_error(exc: BaseException) -> PtcError:
+    """The typed error for an exception that ended an evaluation.
+
+    Only failures whose cause is known are given a user-facing kind: PtcError
+    itself, the hard stop, exhausted recursion or memory, and the two
+    TypeErrors Python raises *at a call the program made* (calling a value
+    that is not a function; calling a PTC function with the wrong number of
+    arguments). Anything else is an `internal_error`: logged with its
+    traceback on the "ptclisp" logger (which has a NullHandler, so nothing
+    reaches stderr unless the host configures logging) and carried in
+    `details` ("exception", "traceback") for the host.
+    """
     if isinstance(exc, PtcError):
         return exc
     if isinstance(exc, HardStop):
@@ -276,50 +304,88 @@ def to_ptc_error(exc: BaseException) -> PtcError:
                         details={"reason": "recursion_depth", "recursion_limit": M.current().limits.recursion_limit})
     if isinstance(exc, MemoryError):
         return PtcError("memory_exceeded", "out of memory")
-    if isinstance(exc, KeyboardInterrupt):
-        return PtcError("timeout", "evaluation interrupted", details={"cancelled": True})
-    if isinstance(exc, ZeroDivisionError):
-        return PtcError("arithmetic_error", "division by zero")
-    if isinstance(exc, OverflowError):
-        return PtcError("arithmetic_error", f"number out of range: {exc}")
-    if isinstance(exc, TypeError):
-        msg = str(exc)
-        if "object is not callable" in msg:
-            what = msg.split("'")[1] if "'" in msg else "value"
-            return PtcError("not_callable", f"a {_py_type_label(what)} is not a function")
-        m = _ARITY.search(msg)
-        if m and ("positional argument" in msg):
-            fname = m.group(1)
-            kind = "arity_mismatch" if fname.startswith("fn__") else "arity_error"
-            if kind == "arity_error":
-                spec = _builtin_by_pyname().get(fname)
-                if spec is not None:
-                    return PtcError(kind, f"{spec.name} called with the wrong number of arguments "
-                                          f"(expects {spec.arity_text()})")
-            label = re.sub(r"__\d+$", "", fname[4:]) if fname.startswith("fn__") else fname
-            if label == "anon":
-                label = "fn"
-            detail = re.sub(r"'l\d+_([^']*)'", r"\1", msg.split(") ", 1)[-1])
-            return PtcError(kind, f"wrong number of arguments to {label}: {detail}")
-        return PtcError("type_error", _sanitize(msg))
+    if type(exc) is TypeError:
+        err = _call_error(exc)
+        if err is not None:
+            return err
+    return internal_error(exc)
+
+
+def internal_error(exc: BaseException) -> PtcError:
+    """An `internal_error` for an unexpected exception: logged, with the traceback in its details."""
     log.error("internal error in ptclisp evaluation", exc_info=exc)
-    return PtcError("internal_error", f"internal error ({type(exc).__name__}); this is a ptclisp bug")
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return PtcError("internal_error", f"internal error ({type(exc).__name__}); this is a ptclisp bug",
+                    details={"exception": f"{type(exc).__name__}: {exc}"[:500], "traceback": text[-8000:]})
 
 
-_PYNAMES: dict | None = None
+def _call_error(exc: TypeError) -> PtcError | None:
+    """not_callable / arity errors for a TypeError raised by a call in PTC code, else None.
+
+    Python raises these before the callee runs, so the innermost traceback
+    frame is the caller. It must be code that applies the program's function
+    values: generated code (programs and preludes), the tree interpreter, the
+    runtime support of generated code, a builtin, a parallel worker, or the
+    contract check around a prelude export. For an arity error the callee
+    must also be a PTC function (a compiled `fn`, or a builtin by its Python
+    name); a Python helper called wrongly is a bug, not the program's error.
+    """
+    tb = exc.__traceback__
+    if tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    where = code.co_filename
+    if not (where.startswith("<ptc") or where in _CALLERS or where.startswith(_LIB)  # <ptc>, <ptc-prelude x>
+            or _CALLER_FUNCTIONS.get(where) == code.co_name):
+        return None
+    msg = str(exc)
+    if msg.endswith("object is not callable") and msg.startswith("'") and msg.count("'") == 2:
+        what = msg.split("'")[1]
+        return PtcError("not_callable", f"a {_py_type_label(what)} is not a function")
+    callee, sep, rest = msg.partition("() ")  # "<qualified name>() takes ..." / "... missing ..."
+    if not sep or not rest.startswith(("takes ", "missing ")) or "positional argument" not in rest:
+        return None
+    fname = callee.rsplit(".", 1)[-1]
+    if fname.startswith("fn__") and "__ptc_" in callee:  # a compiled PTC fn
+        label = re.sub(r"__\d+$", "", fname[4:])
+        if label == "anon":
+            label = "fn"
+        detail = re.sub(r"'l\d+_([^']*)'", r"\1", rest)
+        return PtcError("arity_mismatch", f"wrong number of arguments to {label}: {detail}")
+    specs = _builtins_by_code().get(callee)
+    if not specs:
+        return None
+    arities = {spec.arity_text() for spec in specs}
+    expects = f" (expects {arities.pop()})" if len(arities) == 1 else ""
+    return PtcError("arity_error", f"{' or '.join(spec.name for spec in specs)} called with the wrong number "
+                                   f"of arguments{expects}")
 
 
-def _builtin_by_pyname() -> dict:
-    """Python function name -> builtin record, to name builtins in arity errors raised by Python."""
-    global _PYNAMES
-    if _PYNAMES is None:
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_LIB = os.path.join(_HERE, "lib") + os.sep
+_CALLERS = frozenset(os.path.join(_HERE, f) for f in ("interp.py", "runtime.py"))
+# a single function of a module that otherwise does its own work: file -> function name
+_CALLER_FUNCTIONS = {os.path.join(_HERE, "parallel.py"): "_work", os.path.join(_HERE, "prelude.py"): "contract_checked"}
+
+
+_BY_CODE: dict | None = None
+
+
+def _builtins_by_code() -> dict:
+    """Qualified name of a builtin's code -> the builtins running that code (several builtins made
+    by one factory share it), to name them in the arity errors Python raises."""
+    global _BY_CODE
+    if _BY_CODE is None:
         from .lib.registry import BUILTINS
-        _PYNAMES = {}
+        table: dict = {}
         for spec in BUILTINS.values():
             code = getattr(spec.fn, "__code__", None)
-            if code is not None:
-                _PYNAMES.setdefault(code.co_name, spec)
-    return _PYNAMES
+            if code is not None and spec not in table.get(code.co_qualname, ()):
+                table.setdefault(code.co_qualname, []).append(spec)
+        _BY_CODE = table
+    return _BY_CODE
 
 
 _PY_TYPES = {"NoneType": "nil", "int": "number", "float": "number", "str": "string", "bool": "boolean"}
@@ -327,12 +393,6 @@ _PY_TYPES = {"NoneType": "nil", "int": "number", "float": "number", "str": "stri
 
 def _py_type_label(name: str) -> str:
     return _PY_TYPES.get(name, name.lower())
-
-
-def _sanitize(msg: str) -> str:
-    for py, ptc in (("NoneType", "nil"), ("'str'", "string"), ("'int'", "number"), ("'float'", "number")):
-        msg = msg.replace(py, ptc)
-    return msg[:300]
 
 
 def _span_from_traceback(exc: BaseException, codes=None, filename: str = FILENAME) -> Span | None:

@@ -19,7 +19,8 @@ Two levels (docs/security.md explains the trade-off):
   - a **recursion budget**: `Limits.recursion_limit` Python frames above the
     point where the evaluation starts. CPython's recursion limit is
     process-wide, so while evaluations overlap in several threads the
-    interpreter limit is the largest any of them needs.
+    interpreter limit is the largest any of them needs; when none runs it
+    is the host's own value again.
 
 * ``isolation="process"``: `run_in_process` evaluates in a child process
   (from a fork server that has ptclisp loaded) under OS limits: RLIMIT_AS
@@ -175,10 +176,16 @@ class _Enforcer:
                 _set_async_exc(tid, ctypes.py_object())  # clear it if it is still pending
 
     def _run(self):
-        while True:
-            wait = self._sweep()
-            self._wake.wait(wait)
-            self._wake.clear()
+        try:
+            while True:
+                try:
+                    wait = self._sweep()
+                except Exception:  # noqa: BLE001 - one bad sweep must not end the hard stop for everyone
+                    wait = self.POLL_S
+                self._wake.wait(wait)
+                self._wake.clear()
+        finally:
+            self._thread = None  # ended after all (interpreter shutdown): the next arm starts another
 
     def _sweep(self) -> float:
         with self._lock:
@@ -190,8 +197,14 @@ class _Enforcer:
             for tid, stack in list(self._armed.items()):
                 for e in list(stack):
                     m = e.meter
-                    if e.delivered or not m.expired:
+                    if e.delivered:
                         continue
+                    if not m.expired:
+                        d = m.deadline  # the watchdog (meter.py) expires it; this is the second line
+                        if d is None or now < d:
+                            continue
+                        m.expired = True
+                        e.overdue_at = now  # the program learns of it only now: its grace starts now
                     if e.overdue_at is None:
                         e.overdue_at = min(now, m.deadline) if m.deadline is not None else now
                     grace = 0.0 if m.stop_error is not None else _grace_s(m)  # already failed: no grace
@@ -216,16 +229,23 @@ ENFORCER = _Enforcer()
 
 # ------------------------------------------------------------------ recursion budget
 
-BASE_RECURSION_LIMIT = max(sys.getrecursionlimit(), 6000)
 MAX_RECURSION_LIMIT = 30_000  # frames; keeps C-level recursion far from the end of an 8 MB thread stack
 
 
 class _Depth:
-    """The process-wide interpreter recursion limit, as the largest need of the running evaluations."""
+    """The process-wide interpreter recursion limit while evaluations run, and the host's between them.
+
+    While evaluations run the limit is the largest need among them; when the
+    last one ends it goes back to what the host had set. A host that changes
+    the limit while an evaluation runs (from another thread) keeps its new
+    value: the change is noticed and becomes the value restored.
+    """
 
     def __init__(self):
         self._lock = threading.Lock()
         self._needs: list = []  # (tid, need) of every running evaluation, innermost last
+        self._host = None       # the host's limit, while evaluations run
+        self._applied = None    # the limit this object last set
 
     def enter(self, tid: int, frames: int) -> int:
         f = sys._getframe(1)
@@ -236,10 +256,11 @@ class _Depth:
         need = depth + min(max(frames, 50), MAX_RECURSION_LIMIT)
         with self._lock:
             needs = self._needs
+            current = sys.getrecursionlimit()
+            if not needs or current != self._applied:
+                self._host = current  # the host's own setting (now, or changed meanwhile)
             needs.append((tid, need))
-            limit = need if len(needs) == 1 else max(n for _, n in needs)
-            if limit != sys.getrecursionlimit():
-                _set_limit(limit)
+            self._apply(need if len(needs) == 1 else max(n for _, n in needs), current)
         return need
 
     def exit(self, tid: int):
@@ -247,29 +268,53 @@ class _Depth:
             needs = self._needs
             if len(needs) == 1 and needs[0][0] == tid:
                 needs.clear()
-                limit = BASE_RECURSION_LIMIT
             else:
                 for i in range(len(needs) - 1, -1, -1):
                     if needs[i][0] == tid:
                         del needs[i]
                         break
-                limit = max(n for _, n in needs) if needs else BASE_RECURSION_LIMIT
-            if limit != sys.getrecursionlimit():
-                _set_limit(limit)
+            current = sys.getrecursionlimit()
+            if current != self._applied:
+                self._host = current
+            if needs:
+                self._apply(max(n for _, n in needs), current)
+            else:
+                self._apply(self._host, current)
+                self._host = self._applied = None
 
-
-def _set_limit(limit: int):
-    try:
-        sys.setrecursionlimit(limit)
-    except RecursionError:  # this thread is already deeper than that: keep the current limit
-        pass
+    def _apply(self, limit: int, current: int):
+        if limit != current:
+            try:
+                sys.setrecursionlimit(limit)
+            except RecursionError:  # this thread is already deeper than that: keep the current limit
+                limit = current
+        self._applied = limit
 
 
 DEPTH = _Depth()
 
 
+class recursion_budget:
+    """Context manager: `frames` Python frames of room above this point on this thread (see `_Depth`)."""
+
+    __slots__ = ("frames", "tid")
+
+    def __init__(self, frames: int):
+        self.frames = frames
+
+    def __enter__(self):
+        self.tid = threading.get_ident()
+        DEPTH.enter(self.tid, self.frames)
+        return self
+
+    def __exit__(self, *exc):
+        DEPTH.exit(self.tid)
+        return False
+
+
 class guard:
-    """Context manager around running an evaluation's code on this thread: hard stop + recursion budget."""
+    """Context manager around an evaluation on this thread: its recursion budget (unless `depth=False`,
+    as in parallel workers) and the hard stop, which acts only once the meter's clock has run out."""
 
     __slots__ = ("meter", "tid", "depth")
 

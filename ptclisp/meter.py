@@ -24,31 +24,89 @@ from .errors import PtcError
 from .values import OwnerToken, set_owner_token
 
 
+MAX_TIME_MS = 365 * 24 * 3600 * 1000  # one year: the largest time limit `Limits` accepts
+MAX_AMOUNT = 1 << 62                   # the largest count or byte limit `Limits` accepts
+
+
+def _show(value) -> str:
+    """A short description of a rejected limit value (never the digits of a huge integer)."""
+    if type(value) is int and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _time_ms(none_means: str | None = "no limit", minimum: int = 1):
+    """Validator of a time limit in milliseconds: a finite number in [minimum, MAX_TIME_MS] (or None)."""
+    def check(_inst, attr, value):
+        if value is None:
+            if none_means is not None:
+                return
+            raise TypeError(f"Limits.{attr.name} must be a number of milliseconds, got None")
+        if type(value) is bool or not isinstance(value, (int, float)):
+            raise TypeError(f"Limits.{attr.name} must be a number of milliseconds, got "
+                            f"{type(value).__name__} {_show(value)}")
+        if not (minimum <= value <= MAX_TIME_MS):  # also false for NaN
+            tail = f", or None for {none_means}" if none_means else ""
+            raise ValueError(f"Limits.{attr.name} must be between {minimum} and {MAX_TIME_MS:,} ms "
+                             f"(one year){tail}; got {_show(value)}")
+    return check
+
+
+def _amount(minimum: int = 1, none_means: str | None = None):
+    """Validator of a count or byte limit: an int in [minimum, MAX_AMOUNT] (or None where that means no limit)."""
+    def check(_inst, attr, value):
+        if value is None and none_means is not None:
+            return
+        if type(value) is not int:
+            raise TypeError(f"Limits.{attr.name} must be an int, got {type(value).__name__} {_show(value)}")
+        if not (minimum <= value <= MAX_AMOUNT):
+            tail = f", or None for {none_means}" if none_means else ""
+            raise ValueError(f"Limits.{attr.name} must be between {minimum} and 2**62{tail}; got {_show(value)}")
+    return check
+
+
+def _isolation(_inst, attr, value):
+    if value not in ("thread", "process"):
+        raise ValueError(f"Limits.isolation must be 'thread' or 'process', got {_show(value)}")
+
+
 @attrs.define(slots=True)
 class Limits:
-    """Per-evaluation limits. Trusted callers may raise any of them without a ceiling.
+    """Per-evaluation limits, checked when set: a wrong type is a TypeError, a value out of range a ValueError.
 
-    (Except `recursion_limit`, clamped at 30,000 frames to keep the C stack
-    safe.) docs/security.md lists each limit with its failure reason.
+    Time limits are milliseconds between 1 and `MAX_TIME_MS` (one year);
+    counts and byte sizes are ints up to 2**62 (`loop_limit`, `max_tool_calls`,
+    `max_prints` and `max_parallel_workers` may be 0: none allowed). `None`
+    means "no limit" for `timeout_ms`, `compile_timeout_ms`, `pmap_timeout_ms`,
+    `max_tool_calls` and `max_result_bytes`; for `process_memory_bytes` it
+    means "derived from memory_bytes" and for `regex_timeout_ms` the default
+    250 ms. Within those bounds a trusted caller may raise any limit (except
+    `recursion_limit`, clamped at 30,000 frames to keep the C stack safe).
+    docs/security.md lists each limit with its failure reason.
     """
 
-    timeout_ms: int = 1000
-    memory_bytes: int = 10_000_000
-    loop_limit: int = 1000
-    max_tool_calls: int | None = None
-    max_print_chars: int = 2000
-    max_prints: int = 10_000
-    max_program_bytes: int = 1_000_000
-    max_symbols: int = 10_000
-    max_depth: int = 64
-    max_parallel_workers: int = 8
-    pmap_timeout_ms: int = 5000
-    max_result_bytes: int | None = None
-    recursion_limit: int = 6000  # Python frames above the evaluation's start (isolation.py)
-    regex_timeout_ms: int = 250
-    compile_timeout_ms: int | None = 5000  # reading, analysing and compiling one program (compile_timeout)
-    isolation: str = "thread"  # or "process": evaluate in a child process under OS limits (isolation.py)
-    process_memory_bytes: int | None = None  # address space a "process" evaluation may add (None: derived)
+    timeout_ms: int | None = attrs.field(default=1000, validator=_time_ms())
+    memory_bytes: int = attrs.field(default=10_000_000, validator=_amount())
+    loop_limit: int = attrs.field(default=1000, validator=_amount(0))
+    max_tool_calls: int | None = attrs.field(default=None, validator=_amount(0, "no limit"))
+    max_print_chars: int = attrs.field(default=2000, validator=_amount())
+    max_prints: int = attrs.field(default=10_000, validator=_amount(0))
+    max_program_bytes: int = attrs.field(default=1_000_000, validator=_amount())
+    max_symbols: int = attrs.field(default=10_000, validator=_amount())
+    max_depth: int = attrs.field(default=64, validator=_amount())
+    max_parallel_workers: int = attrs.field(default=8, validator=_amount(0))
+    pmap_timeout_ms: int | None = attrs.field(default=5000, validator=_time_ms())
+    max_result_bytes: int | None = attrs.field(default=None, validator=_amount(1, "no limit"))
+    # Python frames above the evaluation's start (isolation.py)
+    recursion_limit: int = attrs.field(default=6000, validator=_amount())
+    regex_timeout_ms: int | None = attrs.field(default=250, validator=_time_ms("the 250 ms default"))
+    # reading, analysing and compiling one program (compile_timeout)
+    compile_timeout_ms: int | None = attrs.field(default=5000, validator=_time_ms())
+    # or "process": evaluate in a child process under OS limits (isolation.py)
+    isolation: str = attrs.field(default="thread", validator=_isolation)
+    # address space a "process" evaluation may add (None: derived)
+    process_memory_bytes: int | None = attrs.field(default=None, validator=_amount(1, "a size derived from memory_bytes"))
 
 
 # cost model (bytes) used by builtins when charging their output
@@ -155,7 +213,18 @@ class Meter:
 
 
 class _Watchdog:
-    """One daemon thread that flips `expired` on meters whose deadline passed."""
+    """One daemon thread that flips `expired` on meters whose deadline passed.
+
+    Shared by every evaluation in the process, so nothing one evaluation
+    brings may stop it: each wait is capped at `MAX_WAIT_S` (a far deadline is
+    waited for in steps, never handed whole to the OS), an exception inside
+    the loop is contained there (a deadline that is not a time counts as
+    passed), and a thread that ended anyway is started again by the next
+    `watch`. The hard-stop thread (isolation.py) also expires overdue meters
+    it watches, as a second line.
+    """
+
+    MAX_WAIT_S = 60.0
 
     def __init__(self):
         self._heap: list = []
@@ -163,6 +232,8 @@ class _Watchdog:
         self._cond = threading.Condition()
         self._ids = itertools.count()
         self._thread = None
+        self._started = False
+        self.restarts = 0  # threads started after the first (tests, reports)
 
     def watch(self, meter: Meter, deadline: float) -> int:
         wid = next(self._ids)
@@ -170,33 +241,60 @@ class _Watchdog:
             self._live[wid] = meter
             heapq.heappush(self._heap, (deadline, wid))
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="ptclisp-watchdog", daemon=True)
-                self._thread.start()
+                self._start()
             if self._heap[0][1] == wid:
                 self._cond.notify()
         return wid
+
+    def _start(self):
+        t = threading.Thread(target=self._run, name="ptclisp-watchdog", daemon=True)
+        try:
+            t.start()
+        except RuntimeError:  # no thread to be had now: the next watch tries again, the hard-stop thread covers
+            return
+        if self._started:
+            self.restarts += 1
+        self._started = True
+        self._thread = t
 
     def forget(self, wid: int):
         with self._cond:
             self._live.pop(wid, None)
 
     def _run(self):
-        with self._cond:
-            while True:
-                while self._heap and self._heap[0][1] not in self._live:
-                    heapq.heappop(self._heap)
-                if not self._heap:
-                    self._cond.wait()
-                    continue
-                deadline, wid = self._heap[0]
-                delay = deadline - time.monotonic()
-                if delay > 0:
-                    self._cond.wait(delay)
-                    continue
-                heapq.heappop(self._heap)
-                meter = self._live.pop(wid, None)
-                if meter is not None:
-                    meter.expired = True
+        try:
+            with self._cond:
+                while True:
+                    try:
+                        self._step()
+                    except Exception:  # noqa: BLE001 - contained: the loop goes on (after a short pause)
+                        self._cond.wait(0.01)
+        finally:
+            self._thread = None  # ended after all (interpreter shutdown): the next watch starts another
+
+    def _step(self):
+        """Expire what is due, then wait for the next deadline (at most MAX_WAIT_S). Holds the lock."""
+        heap = self._heap
+        while heap and heap[0][1] not in self._live:
+            heapq.heappop(heap)
+        if not heap:
+            self._cond.wait()
+            return
+        deadline, wid = heap[0]
+        try:
+            delay = deadline - time.monotonic()
+        except Exception:  # noqa: BLE001 - not a time: treat it as passed (the safe side)
+            delay = 0.0
+        if delay > 0:
+            self._cond.wait(min(delay, self.MAX_WAIT_S))
+            return
+        heapq.heappop(heap)
+        meter = self._live.pop(wid, None)
+        if meter is not None:
+            try:
+                meter.expired = True
+            except Exception:  # noqa: BLE001 - a meter that cannot be expired affects only its own evaluation
+                pass
 
 
 _WATCHDOG = _Watchdog()

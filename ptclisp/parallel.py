@@ -403,6 +403,8 @@ def _run_parallel(who, calls, n, caller, root, deadline, record) -> Vector:
             _keep_effects(caller, effects, done)
             if not done.ok:
                 record.error_count += 1
+                if isinstance(done.value, (KeyboardInterrupt, SystemExit)):  # the host's (from a tool): let it through
+                    raise done.value
                 raise worker_error(who, done.index, done.value)
             record.success_count += 1
             results[done.index] = done.value

@@ -849,8 +849,15 @@ def attach_preludes(env, sources) -> list[str]:
     """Compile (or fetch from the cache) and attach `sources` to `env`; returns the namespaces added.
 
     `sources`: paths, source texts or `Component`s. Raises PreludeError; on
-    error `env` is left as it was.
+    error `env` is left as it was. Compiling and initialising run with the
+    recursion budget of an evaluation (`INIT_LIMITS`), the host's limit restored after.
     """
+    from .isolation import recursion_budget
+    with recursion_budget(INIT_LIMITS.recursion_limit):
+        return _attach_preludes(env, sources)
+
+
+def _attach_preludes(env, sources) -> list[str]:
     comps = [as_component(s) for s in sources]
     attached = {name: table.instance.compiled for name, table in env.preludes.items()}
     compiled = build(comps, attached)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import weakref
 
+from .intstr import int_text
 from .values import (
     JavaObject, Keyword, Map, Regex, Set, SymbolRef, VarRef, Vector,
     sorted_items, sorted_members,
@@ -87,7 +88,7 @@ def _atom(x, readable: bool) -> str | None:
     if t is bool:
         return "true" if x else "false"
     if t is int:
-        return str(x)
+        return int_text(x)  # any size, whatever the interpreter's digit limit
     if t is float:
         return float_readable(x) if readable else float_display(x)
     if t is str:

@@ -30,6 +30,7 @@ import attrs
 from . import meter as M
 from .convert import HostDataError, from_python
 from .errors import FailSignal, PtcError, ReturnSignal
+from .intstr import brief_ints, int_text
 from .values import JavaObject, Keyword, Map, Set, SymbolRef, Vector
 
 EFFECTS = ("read", "write", "unknown")
@@ -110,7 +111,7 @@ class Tool:
                                    details={"tool": self.name, "path": path, "expected": expected, "got": got})
         if self._validator is None:
             return
-        errors = sorted(self._validator.iter_errors(payload), key=lambda e: list(e.absolute_path))
+        errors = sorted(self._validator.iter_errors(brief_ints(payload)), key=lambda e: list(e.absolute_path))
         if not errors:
             return
         violations = [{"path": ".".join(str(p) for p in e.absolute_path), "message": e.message[:200]}
@@ -214,12 +215,18 @@ def build_args(name: str, args: tuple) -> dict:
 
 
 def cache_key(name: str, payload: dict) -> str:
-    """Canonical identity of a call: key order irrelevant, integral floats collapsed to ints."""
+    """Canonical identity of a call: key order irrelevant, integral floats collapsed to ints.
+
+    Every map key gets a "k" prefix, so an integer too long for `json.dumps` under the
+    interpreter's digit limit can stand as {"i": its digits} without meeting any payload map.
+    """
     def canon(x):
         if type(x) is float and x.is_integer():
-            return int(x)
+            x = int(x)
+        if type(x) is int:
+            return x if -(1 << 64) < x < (1 << 64) else {"i": int_text(x)}
         if isinstance(x, dict):
-            return {k: canon(v) for k, v in x.items()}
+            return {"k" + str(k): canon(v) for k, v in x.items()}
         if isinstance(x, (list, tuple)):
             return [canon(v) for v in x]
         return x

@@ -18,7 +18,7 @@ import ptclisp
 from ptclisp import Limits
 from ptclisp import meter as M
 from ptclisp import isolation
-from ptclisp.isolation import BASE_RECURSION_LIMIT, ENFORCER
+from ptclisp.isolation import ENFORCER
 
 # a file a hostile program tries to write (never created: no program can reach the file system)
 SENTINEL = os.path.join(tempfile.gettempdir(), "ptclisp-sandbox-escape")
@@ -41,9 +41,11 @@ def healthy_process():
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"}
     cwd = os.getcwd()
     threads = threading.active_count()
+    recursion_limit, digits = sys.getrecursionlimit(), sys.get_int_max_str_digits()
     yield
     assert getattr(M._local, "meter", None) is None, "an evaluation left its meter installed"
-    assert sys.getrecursionlimit() == BASE_RECURSION_LIMIT
+    assert sys.getrecursionlimit() == recursion_limit, "the host's recursion limit was not restored"
+    assert sys.get_int_max_str_digits() == digits
     assert not ENFORCER._armed, "an evaluation left its thread armed for a hard stop"
     assert {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"} == env and os.getcwd() == cwd
     assert not os.path.exists(SENTINEL)

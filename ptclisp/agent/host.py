@@ -25,6 +25,7 @@ from __future__ import annotations
 import attrs
 
 from ..evaluator import Environment, Result, evaluate
+from ..inputs import as_preludes, check_context
 from ..jsonout import JsonValueError, to_json
 from ..prelude import PreludeError, as_component, attach_preludes
 from ..values import Keyword, Map
@@ -120,9 +121,14 @@ class AgentHost:
                 raise ValueError(f"mission names must be non-blank strings, got {name!r}")
             if not isinstance(m, Mission):
                 raise TypeError(f"mission {name!r} must be a ptclisp.agent.Mission")
+        workflow = as_preludes(workflow, "workflow")
         self.components = library_components(tuple(library), replace) + [as_component(c) for c in workflow]
         self.contract = ResultContract(result_schema) if result_schema is not None else None
-        self.limits = limits or AgentLimits()
+        self.limits = limits if limits is not None else AgentLimits()
+        if not isinstance(self.limits, AgentLimits):
+            raise TypeError(f"limits must be a ptclisp.agent.AgentLimits, got {type(self.limits).__name__}")
+        self.limits.mission_eval_limits()  # a value out of range is a ValueError now, not in the middle of a run
+        self.limits.workflow_limits()
         self.on_event = on_event
         self.workflow_tools = workflow_tools
         # fail early on a broken bundle or mission (compiled namespaces are cached for later runs)
@@ -144,6 +150,7 @@ class AgentHost:
     # ------------------------------------------------------------------ running
     def eval(self, source: str, data: dict | None = None) -> AgentOutcome:
         """Evaluate a workflow program in a fresh run; `data` becomes `data/<name>`."""
+        check_context(data, "data")
         run, env = self._new_run()
         if data:
             from ..convert import from_python

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import threading
 import time
 from typing import Callable
 
@@ -29,6 +30,8 @@ from ..analyzer import Analyzer
 from ..errors import FailSignal, PtcError, ReturnSignal
 from ..evaluator import Environment, evaluate
 from ..forms import List, Sym
+from ..inputs import as_preludes, check_context, check_flag
+from ..intstr import brief_ints, int_text
 from ..reader import read
 from ..tools import Tool, ToolCallRecord, ToolSet, build_args
 from ..values import Keyword, Map, Set, Vector
@@ -82,6 +85,19 @@ class Mission:
     capabilities: list = attrs.Factory(list)
     preludes: list = attrs.Factory(list)
     strict_data: bool = True
+
+    def __attrs_post_init__(self):
+        # the same checks as ptclisp.run / Session (ptclisp/inputs.py): wrong input fails here, not mid-run
+        check_context(self.data, "Mission.data")
+        check_flag(self.strict_data, "Mission.strict_data")
+        self.preludes = as_preludes(self.preludes, "Mission.preludes")
+        if isinstance(self.capabilities, (Capability, Tool, str, bytes, dict)) \
+                or not hasattr(self.capabilities, "__iter__"):
+            raise TypeError(f"Mission.capabilities must be a list of Capability or Tool objects, "
+                            f"got {type(self.capabilities).__name__}")
+        self.capabilities = list(self.capabilities)
+        for c in self.capabilities:
+            as_capability(c)
 
 
 def as_capability(c) -> Capability:
@@ -176,7 +192,7 @@ class MissionTools(ToolSet):
             return envelope_error("provider_error", "invalid_result",
                                   details="the capability returned data that is not JSON or is too large",
                                   **{"retryable?": False})
-        if cap.output_schema and not _validator(cap.output_schema).is_valid(projected):
+        if cap.output_schema and not _validator(cap.output_schema).is_valid(brief_ints(projected)):
             return envelope_error("provider_error", "invalid_result",
                                   details="the capability result does not match its declared output schema",
                                   **{"retryable?": False})
@@ -197,7 +213,7 @@ class MissionTools(ToolSet):
         if v is None:
             return []
         out = []
-        for e in sorted(v.iter_errors(payload), key=lambda e: list(e.absolute_path))[:8]:
+        for e in sorted(v.iter_errors(brief_ints(payload)), key=lambda e: list(e.absolute_path))[:8]:
             item = {"constraint": e.validator}
             path = [str(p) for p in e.absolute_path]
             if e.validator == "required" and isinstance(e.validator_value, list):
@@ -228,10 +244,31 @@ def _validator(schema: dict):
 
 
 def _json_size(x) -> int:
+    """Bytes of the compact JSON text of `x` (1 << 62 when it has none)."""
     try:
         return len(json.dumps(x, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-    except (TypeError, ValueError):
+    except ValueError:  # maybe an integer longer than the interpreter's digit limit allows json to write
+        pass
+    except (TypeError, RecursionError):
         return 1 << 62
+    try:
+        n = [0]
+        text = json.dumps(_long_ints_as_text(x, n), ensure_ascii=False, separators=(",", ":"))
+        return len(text.encode("utf-8")) - 2 * n[0]  # each such integer was written with two quotes
+    except (TypeError, ValueError, RecursionError):
+        return 1 << 62
+
+
+def _long_ints_as_text(x, n: list):
+    """`x` with every integer of more than 64 bits replaced by its decimal text (counted in n[0])."""
+    if type(x) is int and x.bit_length() > 64:
+        n[0] += 1
+        return int_text(x)
+    if isinstance(x, dict):
+        return {k: _long_ints_as_text(v, n) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_long_ints_as_text(v, n) for v in x]
+    return x
 
 
 def _quota(limit: str, value: int, name: str) -> Map:
@@ -326,7 +363,7 @@ class MissionSession:
         self.eval_limits = limits.mission_eval_limits()
         self.evaluations = 0
         self.source_checks = 0
-        self._busy = False
+        self._busy = threading.Lock()  # held during an evaluation: a second one (same thread or not) is "busy"
         self._context_json: str | None = None
 
     # -- state
@@ -341,17 +378,16 @@ class MissionSession:
     # -- evaluation
     def eval(self, source: str, observation_chars: int | None = None) -> Evaluation:
         """Run one program transactionally and classify the outcome."""
-        if self._busy:
+        if not self._busy.acquire(blocking=False):
             return Evaluation("busy", reason="evaluation_in_progress")
-        if len(source.encode("utf-8", "surrogatepass")) > self.limits.subordinate_source_bytes:
-            return Evaluation("result_exceeded", kind="result_exceeded", reason="subordinate_source_bytes",
-                              details={"limit_value": self.limits.subordinate_source_bytes},
-                              evaluation_id=next(_IDS))
-        self._busy = True
         try:
+            if len(source.encode("utf-8", "surrogatepass")) > self.limits.subordinate_source_bytes:
+                return Evaluation("result_exceeded", kind="result_exceeded", reason="subordinate_source_bytes",
+                                  details={"limit_value": self.limits.subordinate_source_bytes},
+                                  evaluation_id=next(_IDS))
             return self._eval(source, observation_chars)
         finally:
-            self._busy = False
+            self._busy.release()
 
     def _eval(self, source: str, observation_chars: int | None) -> Evaluation:
         ns, env = self.env.ns, self.env

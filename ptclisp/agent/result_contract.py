@@ -11,6 +11,7 @@ cannot leak the candidate.  Imports the agent data helpers.
 """
 from __future__ import annotations
 
+from ..intstr import brief_ints
 from .data import NotJson, lisp_kind, project
 
 MAX_LISTED_KEYS = 32
@@ -43,7 +44,8 @@ class ResultContract:
             details["violations"] = [{"kind": "json_value"}]
             return {"valid?": False, "details": details}
         details["json_value"] = True
-        errors = sorted(self._validator.iter_errors(candidate), key=lambda e: (len(e.absolute_path), e.validator))
+        errors = sorted(self._validator.iter_errors(brief_ints(candidate)),  # messages show no huge digits
+                        key=lambda e: (len(e.absolute_path), e.validator))
         violations = [self._violation(e) for e in _leaves(errors)[:MAX_VIOLATIONS]]
         if len(errors) > MAX_VIOLATIONS:
             details["violations_truncated"] = True

@@ -14,7 +14,7 @@ Imports values, errors, meter, lib.common, lib.registry.
 from __future__ import annotations
 
 
-from ..errors import PtcError
+from ..errors import PtcError, brief_int
 from ..meter import current, map_cost, seq_cost
 from sys import getrefcount as _getrefcount
 
@@ -96,7 +96,7 @@ def assoc1(coll, k, v, who: str):
             charge(8)
             return coll.conj(v)
         if k < 0 or k > n:
-            raise PtcError("runtime_error", f"{who}: index {k} out of bounds for a vector of {n} items")
+            raise PtcError("runtime_error", f"{who}: index {brief_int(k)} out of bounds for a vector of {n} items")
         items = list(coll.lst())
         items[k] = v
         return out_vec(items)

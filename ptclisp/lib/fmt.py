@@ -21,13 +21,14 @@ from __future__ import annotations
 import math
 import re as _re
 
-from ..errors import PtcError
+from ..errors import PtcError, brief_int
+from ..intstr import int_text
 from ..meter import str_cost
 from ..values import type_name
 from .common import charge, count_str, graphemes
 from .javahash import java_hash
 from .registry import builtin
-from .strings import display, int_text
+from .strings import display
 
 MAX_WIDTH = 1_000_000
 
@@ -257,7 +258,7 @@ def _char(arg, spec: str) -> str:
     if t is int:
         if 0 <= arg <= 0x10FFFF and not (0xD800 <= arg <= 0xDFFF):
             return chr(arg)
-        raise _err(f"{spec}: {arg} is not a valid code point")
+        raise _err(f"{spec}: {brief_int(arg)} is not a valid code point")
     if t is str and count_str(arg) == 1:
         return arg
     raise _err(f"{spec} needs a character, got {_describe(arg)}")

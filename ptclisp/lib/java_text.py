@@ -18,7 +18,7 @@ import re
 import struct
 import unicodedata
 
-from ..errors import PtcError
+from ..errors import PtcError, brief_int
 from ..meter import current, str_cost
 from ..values import type_name
 
@@ -275,7 +275,7 @@ def s_substring(s, begin, end=_NO_ARG):
     e = n if end is _NO_ARG else as_int(end, who)
     if b < 0 or e > n or b > e:
         raise java_domain_error(who, "StringIndexOutOfBoundsException",
-                                f"begin {b}, end {e}, length {n}", begin=b, end=e, length=n)
+                                f"begin {brief_int(b)}, end {brief_int(e)}, length {n}", begin=b, end=e, length=n)
     current().alloc(str_cost(e - b))
     return from_u16(v[b:e], who)
 

@@ -24,6 +24,7 @@ import math
 import re as _re
 
 from ..errors import PtcError
+from ..intstr import int_text, text_int
 from ..meter import current, map_cost, seq_cost, str_cost
 from ..printer import pr_str
 from ..values import Keyword, Map, Set, Vector, sorted_items, type_name
@@ -74,6 +75,16 @@ def _finite_float(text):
     return f
 
 
+JSON_INT_DIGITS = 80_000  # about the largest integer the language holds (numbers.MAX_INT_BITS)
+
+
+def _json_int(text):
+    """An integer of the JSON text, whatever the interpreter's digit limit; longer ones are refused."""
+    if len(text) > JSON_INT_DIGITS:
+        raise _Reject(text[:20])
+    return text_int(text)
+
+
 def _convert(root):
     """Turn the decoder's lists/_Obj into Vectors/Maps, bottom-up, without recursion."""
     t = type(root)
@@ -122,7 +133,8 @@ def parse_json(s):
     if len(s) > 256:
         current().alloc(str_cost(len(s)))
     try:
-        raw = _json.loads(s, object_pairs_hook=_Obj, parse_constant=_no_constant, parse_float=_finite_float)
+        raw = _json.loads(s, object_pairs_hook=_Obj, parse_constant=_no_constant, parse_float=_finite_float,
+                          parse_int=_json_int)
     except (ValueError, RecursionError, _Reject, OverflowError):
         return None
     return _convert(raw)
@@ -183,8 +195,6 @@ def _value_problem(x) -> tuple[str, str]:
         return "a set", "; convert it with (vec s)"
     if t is float:
         return ("##NaN" if x != x else ("##Inf" if x > 0 else "##-Inf")), ""
-    if t is int:
-        return "an integer with more than 4300 digits", ""
     return f"a {type_name(x)}", ""
 
 
@@ -207,10 +217,7 @@ def _atom_json(x):
     if t is bool:
         return "true" if x else "false"
     if t is int:
-        try:
-            return str(x)
-        except ValueError:
-            return None
+        return int_text(x)
     if t is float:
         if not math.isfinite(x):
             return None

@@ -75,7 +75,8 @@ def int_result_bits(bits: int, who: str):
         if bits > MAX_INT_BITS:
             raise PtcError(
                 "memory_exceeded",
-                f"{who}: integer result would need about {bits} bits (limit {MAX_INT_BITS})",
+                f"{who}: integer result would need "
+                f"{f'about {bits}' if bits < 1 << 64 else 'more than 2**64'} bits (limit {MAX_INT_BITS})",
                 details={"limit_bits": MAX_INT_BITS, "requested_bits": bits},
             )
         current().alloc(bits >> 3)

@@ -9,7 +9,7 @@ Imports values, errors and the lib helpers.
 """
 from __future__ import annotations
 
-from ..errors import PtcError
+from ..errors import PtcError, brief_int
 from ..values import Map, Set, Vector, equal, type_name
 from .common import graphemes, out_vec, positional_items, seq_items
 from .registry import builtin
@@ -237,7 +237,7 @@ def split_with(pred, coll):
 def _positive(x, who: str, what: str) -> int:
     n = count_arg(x, who)
     if n <= 0:
-        raise PtcError("type_error", f"{who}: {what} must be a positive integer, got {n}")
+        raise PtcError("type_error", f"{who}: {what} must be a positive integer, got {brief_int(n)}")
     return n
 
 

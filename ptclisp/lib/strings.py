@@ -94,18 +94,6 @@ def charge_render(x):
     m.alloc(str_cost(render_size(x, cap)))
 
 
-def _too_long_int() -> PtcError:
-    return PtcError("runtime_error", "an integer has too many digits to be turned into text (limit 4300)")
-
-
-def int_text(v: int) -> str:
-    """Decimal text of an integer; huge integers are an error, not a crash."""
-    try:
-        return str(v)
-    except ValueError:
-        raise _too_long_int() from None
-
-
 def display(x) -> str:
     """`str` of one value; collections are charged before they are rendered."""
     t = type(x)
@@ -115,13 +103,10 @@ def display(x) -> str:
         return ""
     if t is Regex:
         return x.source
-    try:
-        if t is Vector or t is Map or t is Set:
-            charge_render(x)
-            return pr_str(x)
-        return str_of(x)
-    except ValueError:
-        raise _too_long_int() from None
+    if t is Vector or t is Map or t is Set:
+        charge_render(x)
+        return pr_str(x)
+    return str_of(x)
 
 
 def text_arg(x, who: str) -> str:
@@ -143,10 +128,7 @@ def readable(x) -> str:
         charge_render(x)
     elif t is str and len(x) > 256:
         charge(str_cost(len(x) + 2))
-    try:
-        return pr_str(x)
-    except ValueError:
-        raise _too_long_int() from None
+    return pr_str(x)
 
 
 def index_arg(x, who: str) -> int:
