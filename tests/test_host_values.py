@@ -95,7 +95,7 @@ def test_a_deep_acyclic_tool_result_is_a_tool_error():
 
 def test_nesting_up_to_the_bound_is_accepted():
     r = ptclisp.run("(loop [x (tool/deep {}) n 0] (if (vector? x) (recur (first x) (inc n)) n))",
-                    tools={"deep": lambda a: deep(MAX_DEPTH - 1)}, limits=Limits(loop_limit=20_000))
+                    tools={"deep": lambda a: deep(MAX_DEPTH - 1)}, limits=Limits(loop_limit=20_000, timeout_ms=30_000))  # generous: a loaded machine
     assert py(r) == MAX_DEPTH - 1
 
 
