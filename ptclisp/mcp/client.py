@@ -775,6 +775,13 @@ class MCPTools:
         while True:
             try:
                 check_stop()
+            except PtcError as exc:
+                if cancel:
+                    fut.cancel()
+                if exc.kind == "timeout" and not exc.details.get("cancelled"):  # say what it was waiting for
+                    raise PtcError("timeout", f"{exc.message} (waiting for tool/{ptc_name}, MCP server {server})",
+                                   exc.span, {**exc.details, "tool": ptc_name, "server": server}) from None
+                raise
             except BaseException:
                 if cancel:
                     fut.cancel()

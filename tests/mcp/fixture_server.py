@@ -33,6 +33,12 @@ def echo(value: object) -> dict:
 
 
 @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+def pid() -> int:
+    """The server's process id."""
+    return os.getpid()
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=True))
 async def slow(seconds: float, tag: str = "") -> str:
     """Sleep, then answer with the tag; records how many slow calls overlap."""
     _log("slow")
