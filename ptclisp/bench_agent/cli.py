@@ -94,6 +94,8 @@ def cli_main(argv=None) -> int:
         return e.code if isinstance(e.code, int) else 2
     if args.ray_address and args.executor != "ray":
         return _fail("--ray-address needs --executor ray")
+    if args.mcp and args.executor == "ray":
+        return _fail("--mcp needs --executor threads (MCP connections stay in this process)")
     if args.executor == "ray":
         try:
             import_ray()
@@ -141,8 +143,6 @@ def cli_main(argv=None) -> int:
     from ..cli_common import UsageError
     from ..exitcodes import PROVIDER_NOT_READY
     from ..mcp.cli import MCPStartError, open_mcp_tools
-    if args.mcp and args.executor == "ray":
-        return _fail("--mcp needs --executor threads (MCP connections stay in this process)")
     try:
         with open_mcp_tools(args) as mcp:
             records = execute(specs, suite, out, workers=args.workers, record=args.record, replay_dir=replay,
