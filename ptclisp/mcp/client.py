@@ -325,7 +325,7 @@ class _Server:
         self.owner = owner
         self.spec = spec
         self.name = spec.name
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # re-entered when a connect future is already done at add_done_callback
         self.conn: _Conn | None = None
         self.pending = None                 # concurrent.futures.Future of a connect in progress
         self.tools: dict[str, Tool] = {}    # ptclisp name -> Tool
@@ -531,6 +531,7 @@ class _Server:
         effect, retry_ok, renames = self.meta.get(mcp_name, ("unknown", False, {}))
         args = {renames.get(k, k): v for k, v in payload.items()} if renames else payload
         lost_once = False
+        unsent = 0
         while True:
             conn = self.connection(ptc_name)
             fut = self.owner._submit(self._send(conn, mcp_name, args))
@@ -538,7 +539,12 @@ class _Server:
                 result = self.owner._wait(fut, ptc_name, self.name)
             except _NotSent:
                 self.drop(conn)
-                continue            # nothing reached the server: send it on a new connection
+                unsent += 1
+                if unsent < 3:
+                    continue        # nothing reached the server: send it on a new connection
+                raise PtcError("tool_error", f"tool/{ptc_name}: MCP server {self.name} keeps closing the "
+                                             f"connection before the call is sent{conn.tail()}",
+                               details={"tool": ptc_name, "server": self.name, "reason": "server_lost"}) from None
             except _Lost as exc:
                 self.drop(conn)
                 if retry_ok and not lost_once:
