@@ -494,7 +494,7 @@ class _Server:
             if not fut.cancelled() and fut.exception() is None:
                 self.conn = fut.result()[0]
 
-    def connect(self, timeout: float | None = None):
+    def connect(self):
         """Start a connect (or join the one in progress); returns its future of (conn, listing)."""
         with self.lock:
             if self.pending is None:
@@ -504,11 +504,11 @@ class _Server:
 
     def connection(self, ptc_name: str) -> _Conn:
         """The live connection, reconnecting (bounded by the evaluation) when the server went away."""
-        with self.lock:
+        with self.lock:  # one check-and-start, so callers that saw the same dead connection share one restart
             conn = self.conn
-        if conn is not None and not conn.dead:
-            return conn
-        fut = self.connect()
+            if conn is not None and not conn.dead:
+                return conn
+            fut = self.connect()
         try:
             conn, listing = self.owner._wait(fut, ptc_name, self.name, cancel=False)
         except MCPStartError as exc:
@@ -758,7 +758,7 @@ class MCPTools:
                 fut = self._submit(srv._relist(conn))
                 try:
                     fut.result(timeout=self.connect_timeout_s)
-                except (concurrent.futures.TimeoutError, Exception):  # noqa: BLE001 - keep the old listing
+                except Exception:  # noqa: BLE001 - a timeout or a failure keeps the old listing
                     fut.cancel()
 
     # -- plumbing

@@ -3,9 +3,10 @@
     python fixture_server.py STATE_DIR                  # stdio
     python fixture_server.py STATE_DIR --http PORT      # streamable HTTP on 127.0.0.1:PORT/mcp
 
-STATE_DIR receives the server's observations: `calls.log` (one line per tool
-call started, with the tool name) and `inflight.max` (the largest number of
-`slow` calls that were running at the same time).
+STATE_DIR receives the server's observations: `starts.log` (one line per
+server process started), `calls.log` (one line per tool call started, with the
+tool name) and `inflight.max` (the largest number of `slow` calls that were
+running at the same time).
 """
 import os
 import sys
@@ -126,6 +127,8 @@ async def add_tool(name: str, ctx: Context) -> str:
 
 
 if __name__ == "__main__":
+    with open(os.path.join(STATE, "starts.log"), "a", encoding="utf-8") as fh:
+        fh.write(f"{os.getpid()}\n")
     if len(sys.argv) > 3 and sys.argv[2] == "--http":
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[3]))
     else:

@@ -201,6 +201,14 @@ def test_a_read_only_call_lost_in_a_crash_is_repeated_once(fresh):
     assert calls_of(state) == ["crash_once", "crash_once"]
 
 
+def test_calls_in_flight_during_a_crash_share_one_restart(fresh):
+    mcp, state = fresh
+    r = run(mcp, '(pmap (fn [_] (get (tool/fx.crash_once {}) :result)) (range 4))')
+    assert r.status == "ok", r.error
+    assert ptclisp.to_python(r.value) == ["recovered"] * 4
+    assert len((state / "starts.log").read_text().split()) == 2      # the first process and one restart
+
+
 def test_a_server_killed_between_evaluations_is_started_again(fresh):
     mcp, _ = fresh
     first = run(mcp, '(get (tool/fx.pid {}) :result)')
