@@ -299,3 +299,13 @@ def test_streamable_http_transport(tmp_path):
             assert r.error.kind == "tool_error" and "nope" in r.error.message
     finally:
         server.stop()
+
+
+def test_call_timeout_bounds_a_call_outside_any_evaluation(tmp_path):
+    with MCPTools([MCPServerSpec("fx", command=fixture_command(tmp_path))], call_timeout_s=0.3) as mcp:
+        with pytest.raises(ptclisp.PtcError) as info:
+            mcp.tools["fx.hang"].fn({})                  # no evaluation, no deadline: only call_timeout_s
+        assert info.value.kind == "tool_error" and info.value.details["reason"] == "call_timeout"
+        r = run(mcp, '(tool/fx.hang {})')                # inside one, whichever comes first
+        assert where(r) == ("tool_error", (1, 1))
+        assert "within 0.3 s" in r.error.message
