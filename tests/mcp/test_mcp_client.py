@@ -251,7 +251,7 @@ def test_allow_naming_no_tool_is_an_error(tmp_path):
 
 def test_pmap_over_slow_calls_runs_them_concurrently_on_one_connection(fresh):
     mcp, state = fresh
-    r = run(mcp, '(pmap #(get (tool/fx.slow {:seconds 0.5 :tag (str %)}) :result) (range 8))')
+    r = run(mcp, '(pmap #(get (tool/fx.slow {:seconds 1 :tag (str %)}) :result) (range 8))')
     assert r.status == "ok", r.error
     assert ptclisp.to_python(r.value) == [str(i) for i in range(8)]
     assert max_inflight(state) == 8
@@ -292,7 +292,7 @@ def test_streamable_http_transport(tmp_path):
             assert mcp.tools["web.echo"].effect == "read"
             r = run(mcp, '(get (tool/web.echo {:value "over http"}) :value)')
             assert r.status == "ok" and r.value == "over http"
-            r = run(mcp, '(pmap #(get (tool/web.slow {:seconds 0.5 :tag (str %)}) :result) (range 4))')
+            r = run(mcp, '(pmap #(get (tool/web.slow {:seconds 1 :tag (str %)}) :result) (range 4))')
             assert r.status == "ok", r.error
             assert max_inflight(tmp_path) == 4
             r = run(mcp, '(tool/web.fail {:message "nope"})')
