@@ -5,6 +5,7 @@
                   [--model ALIAS=PROVIDER:MODEL]... [--replay FILE | --record FILE] [--trace FILE]
                   (a model flag runs FILE as an agent workflow: see ptclisp/agent/cli.py)
     ptclisp eval  EXPR     [same flags] [--json]
+                  [--mcp NAME=COMMAND ARGS... | --mcp NAME=URL]... (also on repl and run: ptclisp/mcp/cli.py)
     ptclisp check FILE.clj... [--prelude FILE]... [--tools module:attr]
     ptclisp fmt   FILE.clj... [--check] [--diff]
     ptclisp bench lang|agent ...   (ptclisp/bench.py, ptclisp/bench_agent/cli.py)
@@ -12,7 +13,8 @@
 
 Exit codes. run/eval: 0 value or `return`, 1 `fail`, 2 error. check: 1 when
 it found problems. fmt --check: 1 when a file would change. Any command: 2
-for bad usage or unreadable input, 130 when interrupted. A user mistake
+for bad usage or unreadable input, 4 when an --mcp server cannot be started,
+130 when interrupted. A user mistake
 never shows a Python traceback (set PTCLISP_DEBUG=1 to see one for a bug).
 
 The top of the layers: imports api, jsonout, meter, printer and
@@ -31,20 +33,24 @@ import sys
 from . import api
 from .cli_common import UsageError, lenient_output, load_data, load_tools, read_text
 from .jsonout import JsonValueError, to_json, write_json
+from .exitcodes import PROVIDER_NOT_READY
+from .mcp.cli import MCPStartError, add_mcp_flags, open_mcp_tools
 from .meter import MAX_TIME_MS, Limits
 from .printer import preview
 
 
-def _repl_config(args):
+def _repl_config(args, mcp=None):
     from .repl import ReplConfig
-    return ReplConfig(preludes=list(args.prelude or []), data=load_data(args.data), tools=load_tools(args.tools),
+    tools = load_tools(args.tools)
+    return ReplConfig(preludes=list(args.prelude or []), data=load_data(args.data),
+                      tools=mcp.merged(tools) if mcp is not None else tools,
                       limits=Limits(timeout_ms=args.timeout_ms),
                       preview_chars=getattr(args, "preview_chars", 2048))
 
 
-def _session(args):
+def _session(args, mcp=None):
     from .repl.core import new_session
-    return new_session(_repl_config(args))
+    return new_session(_repl_config(args, mcp))
 
 
 # ---------------------------------------------------------------------- run / eval
@@ -89,18 +95,22 @@ def cmd_run(args) -> int:
     source = read_text(args.file)
     if args.model or args.replay or args.record:  # an agent workflow: run it in the agent host's session
         from .agent.cli import run_workflow_file
-        return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
-                                 record=args.record, trace_path=args.trace, data=load_data(args.data),
-                                 tool_specs=args.tools or (), preludes=args.prelude or (), as_json=args.json)
+        with open_mcp_tools(args) as mcp:
+            return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
+                                     record=args.record, trace_path=args.trace, data=load_data(args.data),
+                                     tool_specs=args.tools or (), preludes=args.prelude or (), as_json=args.json,
+                                     mcp_tools=list(mcp))
     if args.trace:
         raise UsageError("--trace needs a model: add --model ALIAS=PROVIDER:MODEL or --replay FILE")
-    session = _session(args)
-    return _report(session.eval(source), args.json, source, args.file)
+    with open_mcp_tools(args) as mcp:
+        session = _session(args, mcp)
+        return _report(session.eval(source), args.json, source, args.file)
 
 
 def cmd_eval(args) -> int:
-    session = _session(args)
-    return _report(session.eval(args.expr), args.json, args.expr, "<eval>")
+    with open_mcp_tools(args) as mcp:
+        session = _session(args, mcp)
+        return _report(session.eval(args.expr), args.json, args.expr, "<eval>")
 
 
 # ---------------------------------------------------------------------- repl
@@ -109,7 +119,8 @@ def cmd_repl(args) -> int:
     from .repl import start
     if not 64 <= args.preview_chars <= 65536:
         raise UsageError("--preview-chars must be between 64 and 65536")
-    return start(_repl_config(args))
+    with open_mcp_tools(args) as mcp:
+        return start(_repl_config(args, mcp))
 
 
 # ---------------------------------------------------------------------- check
@@ -210,6 +221,7 @@ def _session_flags(sp, json_flag=True) -> None:
                          "ptclisp.Tool (repeatable; the current directory is importable)")
     sp.add_argument("--timeout-ms", type=_timeout_ms, default=5000, metavar="MS",
                     help="wall-clock limit per evaluation (default 5000)")
+    add_mcp_flags(sp)
     if json_flag:
         sp.add_argument("--json", action="store_true",
                         help="print one JSON record: status, value or error, prints, duration")
@@ -339,6 +351,9 @@ def _main(argv) -> int:
     except (UsageError, SetupError) as exc:
         print(f"ptclisp: {exc}", file=sys.stderr)
         return 2
+    except MCPStartError as exc:  # an --mcp server could not be started or listed
+        print(f"ptclisp: {exc}", file=sys.stderr)
+        return PROVIDER_NOT_READY
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130

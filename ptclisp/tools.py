@@ -16,6 +16,11 @@ Result envelopes a callback may use:
     raise anything else          -> `tool_error` carrying the exception's message
 
 Only a 2-tuple is an envelope; lists are always data.
+
+A callback that waits (on a network service, a subprocess) stays within the
+evaluation's limits with `time_left()` (seconds until the calling
+evaluation's deadline) and `check_stop()` (raises the evaluation's stop
+error once it is stopping); ptclisp never interrupts a running callback.
 """
 from __future__ import annotations
 
@@ -431,6 +436,37 @@ class ToolSet:
 
 
 _MISS = object()
+
+
+# ------------------------------------------------------------------ for callbacks that wait
+
+def time_left() -> float | None:
+    """Seconds the tool call running on this thread may still take, or None when nothing bounds it.
+
+    The calling evaluation's deadline; in a `pmap`/`pcalls` worker, the earlier
+    of that and the operation's own deadline. None outside an evaluation or
+    with `timeout_ms=None`. A callback that waits should wait at most this long.
+    """
+    m = M.current()
+    d = m.deadline
+    pd = getattr(m, "pdeadline", None)
+    if pd is not None:
+        d = pd if d is None else min(d, pd)
+    if d is None:
+        return None
+    return max(0.0, d - time.monotonic())
+
+
+def check_stop() -> None:
+    """Raise the calling evaluation's stop error if it is stopping, else return.
+
+    An evaluation stops when its deadline passes, when it is cancelled or when
+    a sibling `pmap` worker failed; the error raised is the one the evaluation
+    ends with (`timeout`, or the sibling's). A callback that waits in slices
+    calls this between them, so it gives up as soon as its result can no
+    longer be used.
+    """
+    M.current().check()
 
 
 def _to_ptc(raw, meter):

@@ -7,6 +7,7 @@ Owns `cli_main(argv) -> exit code` (the `agent` subcommand), `build_parser()`,
 JSON Lines event log).
 
     ptclisp agent "TASK" [--model ALIAS=PROVIDER:MODEL]... [--data FILE] [--tools module:attr]...
+                  [--mcp NAME=COMMAND ARGS... | --mcp NAME=URL]...
                   [--prelude FILE]... [--max-turns N] [--schema FILE.json]
                   [--replay FILE | --record FILE] [--trace FILE]
     ptclisp run agent.clj --model ALIAS=PROVIDER:MODEL [--replay FILE | --record FILE] [--trace FILE]
@@ -16,7 +17,8 @@ PROVIDER is openai, anthropic, replay (MODEL is a replay file) or scripted
 the default alias.  Exit codes: 0 the run returned a value; 1 the subject or
 a provider failed (turn limit, provider failure, result contract not met,
 a `fail` of the workflow, ...); 2 a host error (bad flags, unreadable or
-invalid files, invalid agent config, an error in workflow code).
+invalid files, invalid agent config, an error in workflow code); 4 an --mcp
+server could not be started.
 Imports the agent host and the providers (lazily), jsonout (every JSON it
 writes, docs/json.md) and ptclisp.cli_common (`UsageError`, file reading,
 the --tools loader).  Only command-line modules import this one: the
@@ -87,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     extra.add_argument("--replace", action="append", default=[], metavar="ID=FILE",
                        help="replace a shipped prelude, e.g. agent.prompt=my_prompt.clj")
     extra.add_argument("--json", action="store_true", help="print a JSON record with ok, value, error and usage")
+    from ..mcp.cli import add_mcp_flags
+    add_mcp_flags(p)
     return p
 
 
@@ -362,10 +366,23 @@ def cli_main(argv=None) -> int:
         args.task = args.task_text
     if args.task is None and args.input is None and args.eval is None:
         return _usage('give a TASK, e.g. ptclisp agent "Which region sold most?" --data orders.json --model ...')
+    from ..exitcodes import PROVIDER_NOT_READY
+    from ..mcp.cli import MCPStartError, open_mcp_tools
+    try:
+        with open_mcp_tools(args) as mcp:
+            return _run_agent(args, list(mcp))
+    except UsageError as e:
+        return _usage(str(e))
+    except MCPStartError as e:  # an --mcp server could not be started or listed
+        _usage(str(e))
+        return PROVIDER_NOT_READY
+
+
+def _run_agent(args, mcp_tools) -> int:
     trace = None
     try:
         trace = Trace(args.trace) if args.trace else None
-        host, entry_input = _setup(args, trace)
+        host, entry_input = _setup(args, trace, mcp_tools)
     except (UsageError, ValueError, TypeError) as e:  # ModelSpecError, PreludeError, contract schema: ValueErrors
         if trace is not None:
             trace.close()
@@ -412,11 +429,11 @@ def _describe_models(args) -> dict:
     return {alias: str(spec) for alias, spec in map(parse_alias_spec, args.model)} or {"main": "replay"}
 
 
-def _setup(args, trace):
+def _setup(args, trace, mcp_tools=()):
     from .host import AgentHost
     from .mission import Mission
     data = _data(args.data)
-    mission = Mission(data=data or {}, capabilities=mission_capabilities(args.tools),
+    mission = Mission(data=data or {}, capabilities=mission_capabilities(args.tools) + list(mcp_tools),
                       preludes=[_read(p, "--prelude") for p in args.prelude])
     router = build_router(args.model, replay=args.replay, record=args.record, trace=trace,
                           default=args.default_model, max_calls=_pairs(args.max_calls, "--max-calls", int),
@@ -461,13 +478,14 @@ def _report(out, as_json: bool) -> int:
 # ------------------------------------------------------------------ ptclisp run FILE --model ...
 
 def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, record=None, trace_path=None,
-                      data=None, tool_specs=(), preludes=(), as_json: bool = False) -> int:
+                      data=None, tool_specs=(), preludes=(), as_json: bool = False, mcp_tools=()) -> int:
     """Run a workflow program (e.g. one calling agent.core/run-value) with models; returns the exit code.
 
     `data` becomes both the program's data/<name> and the default mission's
     data; `tool_specs` are granted to the default mission (the model's
     programs), `preludes` are attached to the workflow after the agent
-    library.  Prints the program's prints, then its value (or the error).
+    library; `mcp_tools` (ptclisp.Tool objects of --mcp servers) go to the
+    default mission too.  Prints the program's prints, then its value (or the error).
     """
     from .. import api
     from ..convert import from_python
@@ -478,7 +496,7 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
     try:
         trace = Trace(trace_path) if trace_path else None
         router = build_router(list(models), replay=replay, record=record, trace=trace)
-        mission = Mission(data=data or {}, capabilities=mission_capabilities(tool_specs))
+        mission = Mission(data=data or {}, capabilities=mission_capabilities(tool_specs) + list(mcp_tools))
         host = AgentHost(router, {"default": mission}, workflow=[_read(p, "--prelude") for p in preludes],
                          on_event=trace.write if trace is not None else None)
     except (UsageError, ValueError, TypeError) as e:

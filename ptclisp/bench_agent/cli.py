@@ -3,7 +3,7 @@
 `cli_main(argv)` takes the arguments after `bench agent` and returns an exit
 code: 0 when the benchmark ran (whatever the pass rate, unless
 `--min-pass-rate` is given and some configuration falls below it), 2 for
-bad usage.  Imports the package's library modules (suite, models,
+bad usage, 4 when an --mcp server cannot be started.  Imports the package's library modules (suite, models,
 variants, runs, runner, ray_executor, metrics, report) and providers.spec;
 only command-line modules import it: the top-level `ptclisp/cli.py` and
 this package's `__main__`.
@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 1 when any configuration's pass rate is below RATE (0..1)")
     p.add_argument("--list", action="store_true", help="list the selected tasks and exit")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    from ..mcp.cli import add_mcp_flags
+    add_mcp_flags(p)  # their tools go to every ptc-mode run's mission (threads executor)
     return p
 
 
@@ -92,6 +94,8 @@ def cli_main(argv=None) -> int:
         return e.code if isinstance(e.code, int) else 2
     if args.ray_address and args.executor != "ray":
         return _fail("--ray-address needs --executor ray")
+    if args.mcp and args.executor == "ray":
+        return _fail("--mcp needs --executor threads (MCP connections stay in this process)")
     if args.executor == "ray":
         try:
             import_ray()
@@ -136,12 +140,21 @@ def cli_main(argv=None) -> int:
         "variants": [{"name": v.name, "spec": v.spec, "fingerprint": v.fingerprint()} for v in variants],
         "modes": modes, "repeat": args.repeat, "tasks": [t.id for t in tasks]}))
     progress = Progress(len(specs), enabled=not args.quiet)
+    from ..cli_common import UsageError
+    from ..exitcodes import PROVIDER_NOT_READY
+    from ..mcp.cli import MCPStartError, open_mcp_tools
     try:
-        records = execute(specs, suite, out, workers=args.workers, record=args.record, replay_dir=replay,
-                          limits=limits, progress=progress, force=args.force, executor=args.executor,
-                          ray_address=args.ray_address)
+        with open_mcp_tools(args) as mcp:
+            records = execute(specs, suite, out, workers=args.workers, record=args.record, replay_dir=replay,
+                              limits=limits, progress=progress, force=args.force, executor=args.executor,
+                              ray_address=args.ray_address, tools=list(mcp))
     except RayUnavailable as e:
         return _fail(str(e))
+    except UsageError as e:
+        return _fail(str(e))
+    except MCPStartError as e:
+        _fail(str(e))
+        return PROVIDER_NOT_READY
     results = summarize(records, prices, suite={"name": suite.name, "tasks": len(tasks), "repeat": args.repeat,
                                                 "runs": len(records)})
     table = terminal_table(results)

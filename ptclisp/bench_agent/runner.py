@@ -69,24 +69,25 @@ def _load_done(path: pathlib.Path, spec: RunSpec) -> dict | None:
 
 def execute_one(spec: RunSpec, suite, out: pathlib.Path, *, record: bool = False,
                 replay_dir: pathlib.Path | None = None, limits: dict | None = None,
-                provider_options: dict | None = None) -> dict:
+                provider_options: dict | None = None, tools=()) -> dict:
     run_dir = out / spec.rel_dir
     record_to = str(run_dir / "replay.jsonl") if record else None
     replay_from = str(replay_dir / spec.rel_dir / "replay.jsonl") if replay_dir is not None else None
     if record_to and os.path.exists(record_to):
         os.unlink(record_to)          # a rerun records afresh
     outcome, trace, wall = perform(spec, suite, record_to=record_to, replay_from=replay_from, limits=limits,
-                                   provider_options=provider_options)
+                                   provider_options=provider_options, tools=tools)
     return store(spec, out, outcome, trace, wall)
 
 
 def execute(specs: list[RunSpec], suite, out: pathlib.Path, *, workers: int = 1, record: bool = False,
             replay_dir: pathlib.Path | None = None, limits: dict | None = None,
             progress: Progress | None = None, force: bool = False, provider_options: dict | None = None,
-            executor: str = "threads", ray_address: str | None = None) -> list:
+            executor: str = "threads", ray_address: str | None = None, tools=()) -> list:
     """Run (or resume) every spec; returns the outcome records in `specs` order.
 
     `executor="ray"` sends the pending runs to Ray (ray_executor.py; `workers` is then unused).
+    `tools` (ptclisp.Tool objects, e.g. of --mcp servers) go to every run's mission (threads only).
     """
     out = pathlib.Path(out)
     results: list = [None] * len(specs)
@@ -103,7 +104,7 @@ def execute(specs: list[RunSpec], suite, out: pathlib.Path, *, workers: int = 1,
 
     def work(i):
         rec = execute_one(specs[i], suite, out, record=record, replay_dir=replay_dir, limits=limits,
-                          provider_options=provider_options)
+                          provider_options=provider_options, tools=tools)
         if progress:
             progress.update(rec["score"]["passed"])
         return i, rec

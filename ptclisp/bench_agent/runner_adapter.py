@@ -12,6 +12,8 @@
 * `limits` - `{"max_turns": int, "time_limit_s": float, "eval_timeout_ms": int?}`.
 * `mode` - `"ptc"` (the model writes PTC-Lisp programs over the mission data,
   one `run_ptc_lisp` call per turn) or `"json-tools"` (jsontools.py).
+* `tools` - ptclisp.Tool objects (e.g. of --mcp servers) granted to the
+  mission's programs in `ptc` mode.
 * `answer_schema` - optional JSON Schema the final answer must satisfy
   (the result contract); a violation is fed back and, when turns run out,
   ends the run as `contract_failure`.
@@ -55,7 +57,7 @@ DEFAULT_EVAL_TIMEOUT_MS = 10_000
 
 
 def run_task(question: str, data: dict, model, variant=None, limits: dict | None = None, mode: str = "ptc", *,
-             answer_schema: dict | None = None, model_name: str = "model") -> dict:
+             answer_schema: dict | None = None, model_name: str = "model", tools=()) -> dict:
     """Run one task once; never raises for model or provider misbehaviour (see module docstring)."""
     limits = dict(limits or {})
     agent_cfg = dict(getattr(variant, "agent", None) or {})
@@ -69,7 +71,8 @@ def run_task(question: str, data: dict, model, variant=None, limits: dict | None
         if mode == "json-tools":
             return run_json_tools(question, data, provider, model_name=model_name, notes=notes,
                                   max_turns=max_turns, time_limit_s=time_limit_s, answer_schema=answer_schema)
-        return _run_agent_host(question, data, provider, variant, limits, max_turns, answer_schema, model_name)
+        return _run_agent_host(question, data, provider, variant, limits, max_turns, answer_schema, model_name,
+                               tools)
     except Exception as e:  # noqa: BLE001 - a harness bug must become a recorded outcome, not a lost run
         log = RunLog("harness")
         return log.outcome(kind="harness_error", reason=type(e).__name__, message=str(e))
@@ -135,7 +138,7 @@ def _plain_events(events: list) -> list:
     return out
 
 
-def _run_agent_host(question, data, provider, variant, limits, max_turns, answer_schema, model_name):
+def _run_agent_host(question, data, provider, variant, limits, max_turns, answer_schema, model_name, tools=()):
     from ..agent import AgentHost, AgentLimits, Mission
     log = RunLog("agent-host", limits.get("time_limit_s"))
     capture = _Capture(provider)
@@ -146,7 +149,7 @@ def _run_agent_host(question, data, provider, variant, limits, max_turns, answer
     for ns, path in (getattr(variant, "replace", None) or {}).items():
         with open(path, encoding="utf-8") as f:
             replace[ns] = f.read()
-    mission = Mission(data=data, preludes=list(getattr(variant, "preludes", ()) or ()))
+    mission = Mission(data=data, preludes=list(getattr(variant, "preludes", ()) or ()), capabilities=list(tools))
     cfg = {**(getattr(variant, "agent", None) or {}), "max_turns": max_turns}
     try:
         host = AgentHost(models=router, missions={"default": mission}, replace=replace or None,

@@ -86,8 +86,12 @@ def score(task, outcome: dict) -> dict:
 
 
 def perform(spec: RunSpec, suite, *, record_to: str | None = None, replay_from: str | None = None,
-            limits: dict | None = None, provider_options: dict | None = None) -> tuple[dict, object, float]:
+            limits: dict | None = None, provider_options: dict | None = None,
+            tools=()) -> tuple[dict, object, float]:
     """Run one spec and return `(outcome without its trace, trace, wall seconds)`.
+
+    `tools` (ptclisp.Tool objects, e.g. of --mcp servers) are granted to the
+    mission's programs in ptc mode.
 
     Writes nothing but the recording at `record_to` (when given).  Both
     executors call this: the thread pool in-process, Ray inside a worker
@@ -100,7 +104,7 @@ def perform(spec: RunSpec, suite, *, record_to: str | None = None, replay_from: 
         provider = provider_for(spec.model, task, suite, spec.mode, record_to=record_to, replay_from=replay_from,
                                 options=(provider_options or {}).get(spec.model.name))
         outcome = run_task(task.question, suite.data_for(task), provider, spec.variant, run_limits, spec.mode,
-                           answer_schema=task.answer_schema, model_name=spec.model.name)
+                           answer_schema=task.answer_schema, model_name=spec.model.name, tools=tools)
     except Exception as e:  # noqa: BLE001 - e.g. a provider that cannot be built (missing key, bad fixture)
         outcome = RunLog("harness").outcome(kind="provider_failure" if "provider" in type(e).__module__ else
                                             "harness_error", reason=type(e).__name__, message=str(e))

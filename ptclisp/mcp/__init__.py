@@ -1,0 +1,10 @@
+"""MCP (Model Context Protocol) both ways, on the official `mcp` SDK (the `ptclisp[mcp]` extra).
+
+* `ptclisp.mcp.client`: the tools of MCP servers granted to programs as
+  `tool/SERVER.TOOL` (`MCPServerSpec`, `MCPTools`).
+* `ptclisp.mcp.cli`: the `--mcp NAME=COMMAND ARGS...` / `--mcp NAME=URL` flags
+  of the commands (`add_mcp_flags`, `open_mcp_tools`).
+
+Importing this package (or `client`, `cli`) does not import the SDK; it is
+loaded when a server is first connected, so ptclisp works without the extra.
+"""
