@@ -1,14 +1,18 @@
-"""The `ptclisp` command: repl, run, eval, check, fmt, bench, agent.
+"""The `ptclisp` command: repl, run, eval, check, fmt, bench, agent, view, transcript.
 
     ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr]
     ptclisp run   FILE.clj [same flags] [--json]
                   [--model ALIAS=PROVIDER:MODEL]... [--replay FILE | --record FILE] [--trace FILE]
+                  [--trace-dir DIR [--inspect]] [--price ALIAS=IN,OUT]...
                   (a model flag runs FILE as an agent workflow: see ptclisp/agent/cli.py)
     ptclisp eval  EXPR     [same flags] [--json]
     ptclisp check FILE.clj... [--prelude FILE]... [--tools module:attr]
     ptclisp fmt   FILE.clj... [--check] [--diff]
     ptclisp bench lang|agent ...   (ptclisp/bench.py, ptclisp/bench_agent/cli.py)
     ptclisp agent TASK ...         (ptclisp/agent/cli.py)
+    ptclisp view  DIR --static OUT.html | --port PORT    (ptclisp/view/cli.py)
+    ptclisp transcript RUN_ID --runs DIR                 (ptclisp/view/cli.py)
+    repl, run and eval take --runs DIR: the read-only `analysis` prelude over a trace directory
 
 Exit codes. run/eval: 0 value or `return`, 1 `fail`, 2 error. check: 1 when
 it found problems. fmt --check: 1 when a file would change. Any command: 2
@@ -37,7 +41,11 @@ from .printer import preview
 
 def _repl_config(args):
     from .repl import ReplConfig
-    return ReplConfig(preludes=list(args.prelude or []), data=load_data(args.data), tools=load_tools(args.tools),
+    preludes, tools = list(args.prelude or []), load_tools(args.tools)
+    if getattr(args, "runs", None):                  # --runs DIR: the analysis prelude over a trace directory
+        from .view.cli import grant_analysis
+        preludes, tools = grant_analysis(args.runs, preludes, tools)
+    return ReplConfig(preludes=preludes, data=load_data(args.data), tools=tools,
                       limits=Limits(timeout_ms=args.timeout_ms),
                       preview_chars=getattr(args, "preview_chars", 2048))
 
@@ -91,9 +99,12 @@ def cmd_run(args) -> int:
         from .agent.cli import run_workflow_file
         return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
                                  record=args.record, trace_path=args.trace, data=load_data(args.data),
-                                 tool_specs=args.tools or (), preludes=args.prelude or (), as_json=args.json)
-    if args.trace:
-        raise UsageError("--trace needs a model: add --model ALIAS=PROVIDER:MODEL or --replay FILE")
+                                 tool_specs=args.tools or (), preludes=args.prelude or (), as_json=args.json,
+                                 trace_dir=args.trace_dir, inspect=args.inspect, prices=args.price)
+    for flag, given in (("--trace", args.trace), ("--trace-dir", args.trace_dir), ("--inspect", args.inspect),
+                        ("--price", args.price)):
+        if given:
+            raise UsageError(f"{flag} needs a model: add --model ALIAS=PROVIDER:MODEL or --replay FILE")
     session = _session(args)
     return _report(session.eval(source), args.json, source, args.file)
 
@@ -195,7 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'ptclisp COMMAND --help' for a command's options. With no command on a terminal, "
                "ptclisp starts the REPL.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent):
+    for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent, _add_view,
+                _add_transcript):
         add(sub)
     return p
 
@@ -224,6 +236,7 @@ def _add_repl(sub) -> None:
     r.add_argument("--preview-chars", type=int, default=2048, metavar="N",
                    help="show at most N characters of each value (64-65536, default 2048); a larger budget "
                         "also shows more items of each collection (N/128, at least 16)")
+    _runs_flag(r)
     r.set_defaults(func=cmd_repl)
 
 
@@ -233,6 +246,7 @@ def _add_run(sub) -> None:
                                    "Exit 0 on a value or return, 1 on fail, 2 on an error.")
     r.add_argument("file", metavar="FILE.clj", help="program file ('-' reads stdin)")
     _session_flags(r)
+    _runs_flag(r)
     agent_flags = r.add_argument_group(
         "agent workflows", "With --model, --replay or --record the file runs as an agent workflow (it may call "
         "agent.core/run-value ...): --data is data/<name> for both the file and the model's mission, --tools go "
@@ -244,6 +258,8 @@ def _add_run(sub) -> None:
     replay.add_argument("--replay", metavar="FILE", help="serve every model from this replay file (no network)")
     replay.add_argument("--record", metavar="FILE", help="write every model answer to this replay file")
     agent_flags.add_argument("--trace", metavar="FILE", help="JSON Lines log of the run, credentials redacted")
+    from .trace.cli import add_trace_flags
+    add_trace_flags(agent_flags)
     r.set_defaults(func=cmd_run)
 
 
@@ -253,6 +269,7 @@ def _add_eval(sub) -> None:
                                    "Exit 0 on a value or return, 1 on fail, 2 on an error.")
     e.add_argument("expr", metavar="EXPR", help="the program text, e.g. '(+ 1 2)'")
     _session_flags(e)
+    _runs_flag(e)
     e.set_defaults(func=cmd_eval)
 
 
@@ -296,6 +313,31 @@ def _add_agent(sub) -> None:
                        description="Run the agent loop on a task (see 'ptclisp agent --help').")
     a.add_argument("rest", nargs=argparse.REMAINDER)
     a.set_defaults(func=cmd_agent)
+
+
+def _runs_flag(sp) -> None:
+    from .view.cli import add_runs_flag
+    add_runs_flag(sp)
+
+
+def _add_view(sub) -> None:
+    from .view.cli import add_view_parser
+    add_view_parser(sub, cmd_view)
+
+
+def _add_transcript(sub) -> None:
+    from .view.cli import add_transcript_parser
+    add_transcript_parser(sub, cmd_transcript)
+
+
+def cmd_view(args) -> int:
+    from .view.cli import run_view
+    return run_view(args)
+
+
+def cmd_transcript(args) -> int:
+    from .view.cli import run_transcript
+    return run_transcript(args)
 
 
 def cmd_bench(args) -> int:
