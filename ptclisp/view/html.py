@@ -172,6 +172,8 @@ def _num(n) -> str:
 def _ms(ms) -> str:
     if not isinstance(ms, (int, float)):
         return "-"
+    if ms < 10:
+        return f"{ms:.1f} ms"
     return f"{ms:.0f} ms" if ms < 10_000 else f"{ms / 1000:.1f} s"
 
 
@@ -381,7 +383,7 @@ def _turn(run: Run, t: dict, anchor: str) -> str:
         parts.append(f'<p>result: <span class="outcome {"good" if good else "bad"}">{E(label)}</span>'
                      f'{E(where)} <span class=meta>in {E(_ms(ev.get("duration_ms")))}; {ev.get("prints", 0)} '
                      f'print lines</span></p>')
-        if err and run.has_private and t.get("message"):
+        if err and run.has_private and t.get("message") and program is None:
             parts.append(f'<p class="err-text">{E(err.get("kind") or "")}: {E(t["message"])}</p>')
         if run.has_private and t.get("prints"):
             parts.append("<div>prints:</div>" + _text_block("\n".join(t["prints"])))
