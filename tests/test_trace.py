@@ -327,3 +327,143 @@ def test_transcript_without_evidence_says_so(tmp_path):
     (run_dir,) = run_dirs(tmp_path / "d")
     code, _, err = run_cli(["transcript", run_dir.name, "--runs", str(tmp_path / "d")])
     assert code == 2 and "no private evidence" in err and "--inspect" in err
+
+
+# ------------------------------------------------------------------ usage and prices
+
+from ptclisp.agent import AgentHost, Mission                                   # noqa: E402
+from ptclisp.providers import ScriptedProvider                                  # noqa: E402
+from ptclisp.trace import PriceBook, TraceWriter, UsageMeter, parse_price, price_book, summary_line  # noqa: E402
+from ptclisp.trace.reader import load_run                                       # noqa: E402
+
+
+def test_usage_keeps_unreported_calls_apart_and_prices_per_alias():
+    meter = UsageMeter()
+    meter.record("fast", "gpt-4o-mini", {"input": 1000, "output": 100, "cache_read": 400}, "openai")
+    meter.record("fast", "gpt-4o-mini", None, "openai")
+    meter.record("big", "claude-sonnet-4-5-20250929", {"input": 10, "output": 5, "cache_read": 1000,
+                                                       "cache_creation": 100}, "anthropic")
+    u = meter.snapshot(price_book(cli_prices=["fast=1,2"]))
+    assert (u["calls"], u["unreported_calls"]) == (3, 1)
+    assert u["by_alias"]["fast"]["input_tokens"] == 1000 and u["by_alias"]["fast"]["cached_tokens"] == 400
+    # Anthropic leaves cache reads and writes out of input_tokens: they are added back
+    assert u["by_alias"]["big"]["input_tokens"] == 1110 and u["by_alias"]["big"]["cached_tokens"] == 1000
+    assert u["by_alias"]["fast"]["cost_usd"] == pytest.approx((1000 * 1 + 100 * 2) / 1e6)   # --price, no cached price
+    big = (10 * 3.0 + 1000 * 0.30 + 100 * 3.75 + 5 * 15.0) / 1e6
+    assert u["by_model"]["claude-sonnet-4-5-20250929"]["cost_usd"] == pytest.approx(big)
+    assert u["cost_usd"] == pytest.approx(1200 / 1e6 + big)
+    assert "1 without reported usage (not counted), at least $0.0" in summary_line(u)
+
+
+def test_an_unknown_price_is_null_never_zero():
+    meter = UsageMeter()
+    meter.record("local", "smollm2", {"input": 50, "output": 5}, "openai")
+    u = meter.snapshot(PriceBook())
+    assert u["cost_usd"] is None and u["by_alias"]["local"]["cost_usd"] is None
+    assert "cost unknown" in summary_line(u)
+    u = meter.snapshot(price_book({"local": {"input": 0.0, "output": 0.0}}))   # the project file's price
+    assert u["cost_usd"] == 0.0
+
+
+@pytest.mark.parametrize("text,message", [("fast", "ALIAS=IN,OUT"), ("fast=1", "IN,OUT"), ("fast=a,b", "numbers"),
+                                          ("fast=-1,2", "non-negative")])
+def test_bad_price_flags_are_usage_errors(text, message):
+    with pytest.raises(ValueError, match=message):
+        parse_price(text)
+    code, _, err = run_cli(["agent", "t", "--model", "m=scripted:x.json", "--price", text])
+    assert code == 2 and message in err
+
+
+def test_agent_outcome_usage_has_the_shared_shape():
+    provider = ScriptedProvider([{"content": None, "tool_calls": [{"id": "c", "name": "run_ptc_lisp",
+                                                                   "args": {"program": "(return 1)"}}],
+                                  "tokens": {"input": 7, "output": 3}}])
+    out = AgentHost(models={"m": provider}, prices={"m": {"input": 1, "output": 1}}).run_entry(
+        "agent.main/run", {"task": "one"})
+    u = out.usage
+    assert {k: u[k] for k in ("calls", "input_tokens", "output_tokens", "cached_tokens", "unreported_calls")} == \
+        {"calls": 1, "input_tokens": 7, "output_tokens": 3, "cached_tokens": 0, "unreported_calls": 0}
+    assert u["cost_usd"] == pytest.approx(10 / 1e6)
+    assert u["by_alias"] == {"m": {"model": "scripted", "calls": 1, "input_tokens": 7, "output_tokens": 3,
+                                   "cached_tokens": 0, "unreported_calls": 0, "cost_usd": pytest.approx(10 / 1e6)}}
+    assert set(u["by_model"]) == {"scripted"}
+
+
+# ------------------------------------------------------------------ more trace facts
+
+TOOLS_MODULE = '''
+def lookup(args):
+    """Find a customer."""
+    return {"name": "Ophelia Brine", "id": args["id"]}
+
+TOOLS = {"lookup": lookup}
+'''
+
+
+def test_tool_calls_have_durations_in_public_and_payloads_in_private(tmp_path, monkeypatch):
+    (tmp_path / "trace_tools_mod.py").write_text(TOOLS_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "s.json").write_text(json.dumps(['(return (tool/lookup {"id" 7}))']), encoding="utf-8")
+    code, out, err = run_cli(["agent", "t", "--model", f"m=scripted:{tmp_path / 's.json'}", "--tools",
+                              "trace_tools_mod:TOOLS", "--trace-dir", str(tmp_path / "d"), "--inspect"])
+    assert code == 0, err
+    (run_dir,) = run_dirs(tmp_path / "d")
+    call = next(e for e in events(run_dir) if e["kind"] == "tool_call")
+    assert (call["name"], call["status"], call["turn"]) == ("lookup", "ok", 1)
+    assert call["duration_ms"] >= 0 and call["args_bytes"] > 0
+    assert "Ophelia" not in (run_dir / "events.jsonl").read_text(encoding="utf-8")
+    priv = next(r for r in evidence(run_dir) if r["kind"] == "tool_call")
+    assert priv["args"] == {"id": 7} and priv["result"]["value"]["name"] == "Ophelia Brine"
+    start = events(run_dir)[0]
+    assert start["missions"]["default"]["capabilities"] == ["lookup"]
+
+
+def test_a_workflow_file_run_writes_its_trace_dir(tmp_path):
+    (tmp_path / "wf.clj").write_text('(agent.core/run-value "Return one." {"max_turns" 2})\n', encoding="utf-8")
+    (tmp_path / "s.json").write_text(json.dumps(["(return 1)"]), encoding="utf-8")
+    code, out, err = run_cli(["run", str(tmp_path / "wf.clj"), "--model", f"m=scripted:{tmp_path / 's.json'}",
+                              "--trace-dir", str(tmp_path / "d"), "--inspect", "--json"])
+    assert code == 0, err
+    rec = json.loads(out)
+    assert rec["usage"]["calls"] == 1 and rec["trace"]["run_id"]
+    evs = events(tmp_path / "d" / rec["trace"]["run_id"])
+    assert evs[0]["command"] == "run" and evs[0]["source"]["lines"] == 1 and evs[-1]["status"] == "ok"
+    assert "Return one" not in (tmp_path / "d" / rec["trace"]["run_id"] / "events.jsonl").read_text()
+    assert err.strip().splitlines()[-1].startswith("ptclisp run: 1 model call")
+
+
+def test_trace_dir_needs_a_model_on_plain_run(tmp_path):
+    (tmp_path / "p.clj").write_text("1\n", encoding="utf-8")
+    code, _, err = run_cli(["run", str(tmp_path / "p.clj"), "--trace-dir", str(tmp_path / "d")])
+    assert code == 2 and "--trace-dir needs a model" in err
+
+
+def test_a_crashed_run_leaves_a_readable_partial_trace(tmp_path):
+    writer = TraceWriter(tmp_path, inspect=False)
+    run = writer.start_run()
+    run.start(models={"m": {"provider": "scripted", "model": "scripted"}}, task="secret task")
+    run.model_request({"messages": [{"role": "user", "content": "secret task"}]})
+    run._pub.write('{"seq": 3, "kind": "model_resp')            # the process died in the middle of a line
+    run._pub.flush()
+    loaded = load_run(str(tmp_path), run.run_id)
+    assert loaded.bad_lines == 1 and [e["kind"] for e in loaded.events] == ["run_start", "model_request"]
+    assert loaded.summary()["status"] in ("running", "incomplete") and loaded.summary()["turns"] == 1
+    run.close()
+
+
+def test_bench_agent_links_failed_runs_to_their_traces(tmp_path):
+    code, _, err = run_cli(["bench", "agent", "--model", "ref=scripted:reference", "--variant", "bad=builtin:wrong",
+                            "--task", "l1-electronics", "--task", "l2-median", "--trace-dir", str(tmp_path / "t"),
+                            "--out", str(tmp_path / "o"), "--quiet"])
+    assert code == 0, err
+    ids = {p.name for p in run_dirs(tmp_path / "t")}
+    assert len(ids) == 2
+    results = json.loads((tmp_path / "o" / "results.json").read_text())
+    cells = [c for t in results["tasks"] for c in t["by_config"].values()]
+    failed = [r["id"] for c in cells for r in c["trace_runs"] if not r["passed"]]
+    assert failed and set(failed) <= ids
+    report = (tmp_path / "o" / "report.html").read_text()
+    for rid in failed:
+        assert f'href="traces.html#run-{rid}"' in report
+    view = (tmp_path / "o" / "traces.html").read_text()
+    assert all(f'id="run-{rid}"' in view for rid in ids)

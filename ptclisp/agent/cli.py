@@ -416,6 +416,7 @@ def _describe_models(args) -> dict:
 def _setup(args, trace, writer=None, project_prices=None):
     from .host import AgentHost
     from .mission import Mission
+    prices = prices_from_args(args, project_prices)
     data = _data(args.data)
     mission = Mission(data=data or {}, capabilities=mission_capabilities(args.tools),
                       preludes=[_read(p, "--prelude") for p in args.prelude])
@@ -425,8 +426,7 @@ def _setup(args, trace, writer=None, project_prices=None):
     replace = {k: _read(v, "--replace") for k, v in _pairs(args.replace, "--replace").items()}
     host = AgentHost(router, {"default": mission}, workflow=[_read(p, "--workflow") for p in args.workflow],
                      replace=replace, result_schema=load_json(args.schema, "--schema"),
-                     on_event=trace.write if trace is not None else None, trace=writer,
-                     prices=prices_from_args(args, project_prices))
+                     on_event=trace.write if trace is not None else None, trace=writer, prices=prices)
     return host, (_input(args) if args.eval is None else None)
 
 
@@ -491,11 +491,12 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
     try:
         trace = Trace(trace_path) if trace_path else None
         writer = writer_from_args(flags, "run")
+        price_table = prices_from_args(flags, project_prices)
         router = build_router(list(models), replay=replay, record=record, trace=trace)
         mission = Mission(data=data or {}, capabilities=mission_capabilities(tool_specs))
         host = AgentHost(router, {"default": mission}, workflow=[_read(p, "--prelude") for p in preludes],
                          on_event=trace.write if trace is not None else None, trace=writer,
-                         prices=prices_from_args(flags, project_prices))
+                         prices=price_table)
     except (UsageError, ValueError, TypeError) as e:
         if trace is not None:
             trace.close()

@@ -99,7 +99,7 @@ def safe_details(details) -> dict:
 
 
 def _lines(text) -> int:
-    return text.count("\n") + 1 if isinstance(text, str) and text else 0
+    return len(text.splitlines()) if isinstance(text, str) else 0
 
 
 def _chars(text) -> int:
