@@ -12,6 +12,10 @@ agent-library.md §3.9).
     out = host.eval('(agent.core/run-outcome "task" {"max_turns" 4})')
     out.ok, out.value, out.error, out.usage, out.events
 
+With `trace=ptclisp.trace.TraceWriter(dir)` every run (each `eval`,
+`run_entry`, or `WorkflowSession.eval`) writes its trace directory as it
+goes (docs/observability.md); `prices=` sets the prices behind `usage`'s cost.
+
 Trust model: the workflow (shipped preludes plus any workflow component the
 application adds) is trusted code; mission programs are not.  The private
 bindings that end a run with a typed abort are callable only from the
@@ -50,7 +54,9 @@ class AgentOutcome:
     value_error: that JsonValueError, or None; check it to avoid the raise.
     raw:    the Lisp value (keywords and all), e.g. a `run-outcome` map.
     error:  RunError when not ok.
-    usage:  counters: llm_calls per alias, subordinate_evaluations, agent_protocol_errors, ...
+    usage:  counters: llm_calls per alias, subordinate_evaluations, agent_protocol_errors, ..., and
+            the usage record of ptclisp.trace.usage: calls, input_tokens, output_tokens,
+            cached_tokens, unreported_calls, cost_usd, by_alias, by_model (docs/observability.md).
     events: annotations and host events, in order.
     missions: the mission sessions of the run (definitions, history) for inspection.
     """
@@ -201,6 +207,8 @@ def _traced_eval(host: AgentHost, run: AgentRun, env: Environment, source: str, 
         return _outcome(run, evaluate(env, source, host.limits.workflow_limits()))
     from ..trace.hooks import start_run_trace
     trace = start_run_trace(host, run, env, task=task, source=entry)
+    if trace is None:                       # the trace could not be started: the run goes on untraced
+        return _outcome(run, evaluate(env, source, host.limits.workflow_limits()))
     run.trace = trace
     try:
         out = _outcome(run, evaluate(env, source, host.limits.workflow_limits()))

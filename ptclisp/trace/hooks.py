@@ -8,18 +8,28 @@ file name, key, export count), and per mission the number of data names and
 the capability names.  The task and a workflow file's source are private
 evidence; the public event has their sizes and digests.  Imports
 trace.usage and the adapter trace._core (duck-typed host objects; it does
-not import ptclisp.agent).
+not import ptclisp.agent).  A directory that cannot be created leaves the
+run untraced (a warning on the `ptclisp.trace` logger), never failed.
 """
 from __future__ import annotations
+
+import logging
 
 import attrs
 
 from ._core import prelude_list
 from .usage import provider_identity
 
+log = logging.getLogger("ptclisp.trace")
+
 
 def start_run_trace(host, run, env, *, task=None, source=None):
-    trace = host.trace.start_run()
+    """The run's RunTrace with its `run_start` written; None (and a warning) when its directory cannot be made."""
+    try:
+        trace = host.trace.start_run()
+    except OSError as e:
+        log.warning("cannot start a trace in %s: %s; the run goes on untraced", host.trace.directory, e)
+        return None
     router = host.router
     models = {}
     for alias in router.aliases:

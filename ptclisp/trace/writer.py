@@ -291,9 +291,9 @@ class RunTrace:
             if programs:
                 p = programs[0]
                 public["program"] = {"chars": _chars(p), "lines": _lines(p), "sha256": digest(p)}
-            bad = [c.get("name") for c in calls if isinstance(c, dict) and c.get("name") != "run_ptc_lisp"]
-            if bad:
-                public["other_tools"] = [b if isinstance(b, str) and len(b) <= 64 else "?" for b in bad]
+            other = sum(1 for c in calls if not isinstance(c, dict) or c.get("name") != "run_ptc_lisp")
+            if other:
+                public["other_tool_calls"] = other         # their names are model output: private
             private.update(content=r.get("content"), tool_calls=plain(calls))
             if programs:
                 private["program"] = programs[0]
