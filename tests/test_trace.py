@@ -467,3 +467,18 @@ def test_bench_agent_links_failed_runs_to_their_traces(tmp_path):
         assert f'href="traces.html#run-{rid}"' in report
     view = (tmp_path / "o" / "traces.html").read_text()
     assert all(f'id="run-{rid}"' in view for rid in ids)
+
+
+def test_a_trace_that_cannot_start_leaves_the_run_untraced(tmp_path, monkeypatch, caplog):
+    writer = TraceWriter(tmp_path)
+
+    def full_disk(run_id=None):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(writer, "start_run", full_disk)
+    provider = ScriptedProvider([{"content": None, "tool_calls": [{"id": "c", "name": "run_ptc_lisp",
+                                                                   "args": {"program": "(return 1)"}}]}])
+    with caplog.at_level("WARNING", logger="ptclisp.trace"):
+        out = AgentHost(models={"m": provider}, trace=writer).run_entry("agent.main/run", {"task": "one"})
+    assert out.ok and out.value == 1 and out.usage["calls"] == 1
+    assert "No space left on device" in caplog.text and list(tmp_path.iterdir()) == []
