@@ -96,6 +96,8 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
 def cmd_run(args) -> int:
     source = read_text(args.file)
     if args.model or args.replay or args.record:  # an agent workflow: run it in the agent host's session
+        if args.runs:
+            raise UsageError("--runs is for programs run without a model (drop --model/--replay/--record)")
         from .agent.cli import run_workflow_file
         return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
                                  record=args.record, trace_path=args.trace, data=load_data(args.data),

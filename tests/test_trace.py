@@ -23,7 +23,11 @@ import threading
 
 import pytest
 
+from ptclisp.agent import AgentHost
 from ptclisp.cli import main
+from ptclisp.providers import ScriptedProvider
+from ptclisp.trace import PriceBook, TraceWriter, UsageMeter, parse_price, price_book, summary_line
+from ptclisp.trace.reader import load_run
 
 API_KEY = "sk-test-TRACEKEY-0123456789abcdef"
 FIX_TASK = "FIXME-marker: what is the sum of the order totals? (task words: periwinkle)"
@@ -331,12 +335,6 @@ def test_transcript_without_evidence_says_so(tmp_path):
 
 # ------------------------------------------------------------------ usage and prices
 
-from ptclisp.agent import AgentHost, Mission                                   # noqa: E402
-from ptclisp.providers import ScriptedProvider                                  # noqa: E402
-from ptclisp.trace import PriceBook, TraceWriter, UsageMeter, parse_price, price_book, summary_line  # noqa: E402
-from ptclisp.trace.reader import load_run                                       # noqa: E402
-
-
 def test_usage_keeps_unreported_calls_apart_and_prices_per_alias():
     meter = UsageMeter()
     meter.record("fast", "gpt-4o-mini", {"input": 1000, "output": 100, "cache_read": 400}, "openai")
@@ -482,3 +480,9 @@ def test_a_trace_that_cannot_start_leaves_the_run_untraced(tmp_path, monkeypatch
         out = AgentHost(models={"m": provider}, trace=writer).run_entry("agent.main/run", {"task": "one"})
     assert out.ok and out.value == 1 and out.usage["calls"] == 1
     assert "No space left on device" in caplog.text and list(tmp_path.iterdir()) == []
+
+
+def test_runs_is_refused_beside_a_model(tmp_path):
+    (tmp_path / "p.clj").write_text("1\n", encoding="utf-8")
+    code, _, err = run_cli(["run", str(tmp_path / "p.clj"), "--model", "m=scripted:x.json", "--runs", str(tmp_path)])
+    assert code == 2 and "--runs is for programs run without a model" in err
