@@ -168,14 +168,17 @@ class AgentHost:
     def eval(self, source: str, data: dict | None = None, *, task: str | None = None) -> AgentOutcome:
         """Evaluate a workflow program in a fresh run; `data` becomes `data/<name>`.
 
-        `task` (the task text, when there is one) goes only into a trace's private evidence.
+        `task` (the task text, when there is one) and `source` go only into a trace's private evidence.
         """
+        return self._eval(source, data, task, source)
+
+    def _eval(self, source: str, data, task, entry) -> AgentOutcome:
         check_context(data, "data")
         run, env = self._new_run()
         if data:
             from ..convert import from_python
             env.context = from_python(data)
-        return _traced_eval(self, run, env, source, task=task, entry=None)
+        return _traced_eval(self, run, env, source, task=task, entry=entry)
 
     def run_entry(self, ref: str, *args) -> AgentOutcome:
         """Call a workflow export such as "agent.main/run" with JSON-like arguments."""
@@ -183,7 +186,7 @@ class AgentHost:
             raise ValueError("ref must name an export as ns/name")
         first = args[0] if args else None
         task = first.get("task") if isinstance(first, dict) and isinstance(first.get("task"), str) else None
-        return self.eval(f"(apply {ref} data/args)", {"args": list(args)}, task=task)
+        return self._eval(f"(apply {ref} data/args)", {"args": list(args)}, task, None)
 
     def close(self):
         self.router.close()
