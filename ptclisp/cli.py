@@ -1,8 +1,9 @@
-"""The `ptclisp` command: repl, run, eval, check, fmt, bench, agent.
+"""The `ptclisp` command: repl, run, eval, check, fmt, bench, agent, view, transcript.
 
     ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr]
     ptclisp run   FILE.clj [same flags] [--json]
                   [--model ALIAS=PROVIDER:MODEL]... [--replay FILE | --record FILE] [--trace FILE]
+                  [--trace-dir DIR [--inspect]] [--price ALIAS=IN,OUT]...
                   (a model flag runs FILE as an agent workflow: see ptclisp/agent/cli.py)
     ptclisp eval  EXPR     [same flags] [--json]
                   [--mcp NAME=COMMAND ARGS... | --mcp NAME=URL]... (also on repl and run: ptclisp/mcp/cli.py)
@@ -10,6 +11,9 @@
     ptclisp fmt   FILE.clj... [--check] [--diff]
     ptclisp bench lang|agent ...   (ptclisp/bench.py, ptclisp/bench_agent/cli.py)
     ptclisp agent TASK ...         (ptclisp/agent/cli.py)
+    ptclisp view  DIR --static OUT.html | --port PORT    (ptclisp/view/cli.py)
+    ptclisp transcript RUN_ID --runs DIR                 (ptclisp/view/cli.py)
+    repl, run and eval take --runs DIR: the read-only `analysis` prelude over a trace directory
 
 Exit codes. run/eval: 0 value or `return`, 1 `fail`, 2 error. check: 1 when
 it found problems. fmt --check: 1 when a file would change. Any command: 2
@@ -41,8 +45,11 @@ from .printer import preview
 
 def _repl_config(args, mcp=None):
     from .repl import ReplConfig
-    tools = load_tools(args.tools)
-    return ReplConfig(preludes=list(args.prelude or []), data=load_data(args.data),
+    preludes, tools = list(args.prelude or []), load_tools(args.tools)
+    if getattr(args, "runs", None):                  # --runs DIR: the analysis prelude over a trace directory
+        from .view.cli import grant_analysis
+        preludes, tools = grant_analysis(args.runs, preludes, tools)
+    return ReplConfig(preludes=preludes, data=load_data(args.data),
                       tools=mcp.merged(tools) if mcp is not None else tools,
                       limits=Limits(timeout_ms=args.timeout_ms),
                       preview_chars=getattr(args, "preview_chars", 2048))
@@ -94,14 +101,19 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
 def cmd_run(args) -> int:
     source = read_text(args.file)
     if args.model or args.replay or args.record:  # an agent workflow: run it in the agent host's session
+        if args.runs:
+            raise UsageError("--runs is for programs run without a model (drop --model/--replay/--record)")
         from .agent.cli import run_workflow_file
         with open_mcp_tools(args) as mcp:
             return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
                                      record=args.record, trace_path=args.trace, data=load_data(args.data),
                                      tool_specs=args.tools or (), preludes=args.prelude or (), as_json=args.json,
-                                     mcp_tools=list(mcp))
-    if args.trace:
-        raise UsageError("--trace needs a model: add --model ALIAS=PROVIDER:MODEL or --replay FILE")
+                                     mcp_tools=list(mcp), trace_dir=args.trace_dir, inspect=args.inspect,
+                                     prices=args.price)
+    for flag, given in (("--trace", args.trace), ("--trace-dir", args.trace_dir), ("--inspect", args.inspect),
+                        ("--price", args.price)):
+        if given:
+            raise UsageError(f"{flag} needs a model: add --model ALIAS=PROVIDER:MODEL or --replay FILE")
     with open_mcp_tools(args) as mcp:
         session = _session(args, mcp)
         return _report(session.eval(source), args.json, source, args.file)
@@ -206,7 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'ptclisp COMMAND --help' for a command's options. With no command on a terminal, "
                "ptclisp starts the REPL.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent):
+    for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent, _add_view,
+                _add_transcript):
         add(sub)
     return p
 
@@ -236,6 +249,7 @@ def _add_repl(sub) -> None:
     r.add_argument("--preview-chars", type=int, default=2048, metavar="N",
                    help="show at most N characters of each value (64-65536, default 2048); a larger budget "
                         "also shows more items of each collection (N/128, at least 16)")
+    _runs_flag(r)
     r.set_defaults(func=cmd_repl)
 
 
@@ -245,6 +259,7 @@ def _add_run(sub) -> None:
                                    "Exit 0 on a value or return, 1 on fail, 2 on an error.")
     r.add_argument("file", metavar="FILE.clj", help="program file ('-' reads stdin)")
     _session_flags(r)
+    _runs_flag(r)
     agent_flags = r.add_argument_group(
         "agent workflows", "With --model, --replay or --record the file runs as an agent workflow (it may call "
         "agent.core/run-value ...): --data is data/<name> for both the file and the model's mission, --tools go "
@@ -256,6 +271,8 @@ def _add_run(sub) -> None:
     replay.add_argument("--replay", metavar="FILE", help="serve every model from this replay file (no network)")
     replay.add_argument("--record", metavar="FILE", help="write every model answer to this replay file")
     agent_flags.add_argument("--trace", metavar="FILE", help="JSON Lines log of the run, credentials redacted")
+    from .trace.cli import add_trace_flags
+    add_trace_flags(agent_flags)
     r.set_defaults(func=cmd_run)
 
 
@@ -265,6 +282,7 @@ def _add_eval(sub) -> None:
                                    "Exit 0 on a value or return, 1 on fail, 2 on an error.")
     e.add_argument("expr", metavar="EXPR", help="the program text, e.g. '(+ 1 2)'")
     _session_flags(e)
+    _runs_flag(e)
     e.set_defaults(func=cmd_eval)
 
 
@@ -308,6 +326,31 @@ def _add_agent(sub) -> None:
                        description="Run the agent loop on a task (see 'ptclisp agent --help').")
     a.add_argument("rest", nargs=argparse.REMAINDER)
     a.set_defaults(func=cmd_agent)
+
+
+def _runs_flag(sp) -> None:
+    from .view.cli import add_runs_flag
+    add_runs_flag(sp)
+
+
+def _add_view(sub) -> None:
+    from .view.cli import add_view_parser
+    add_view_parser(sub, cmd_view)
+
+
+def _add_transcript(sub) -> None:
+    from .view.cli import add_transcript_parser
+    add_transcript_parser(sub, cmd_transcript)
+
+
+def cmd_view(args) -> int:
+    from .view.cli import run_view
+    return run_view(args)
+
+
+def cmd_transcript(args) -> int:
+    from .view.cli import run_transcript
+    return run_transcript(args)
 
 
 def cmd_bench(args) -> int:

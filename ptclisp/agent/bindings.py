@@ -32,6 +32,7 @@ from typing import Callable
 from ..convert import from_python
 from ..errors import PtcError
 from ..tools import Tool, ToolSet
+from ..trace.usage import UsageMeter, provider_identity
 from ..values import Keyword, Map, Vector
 from .context import model_context
 from .data import K, NotJson, arg_map, envelope_error, envelope_ok, keywordize_envelope, kwmap, project
@@ -89,14 +90,21 @@ class AgentRun:
         self.sessions = {name: MissionSession(name, m, limits, self.usage_snapshot) for name, m in missions.items()}
         self._contexts: dict[str, str] = {}
         self._quota_proof: str | None = None
+        self.tokens = UsageMeter()        # calls, tokens and cost per alias and model (ptclisp.trace.usage)
+        self.prices = None                # a ptclisp.trace.PriceBook; None: the package's table
+        self.trace = None                 # a ptclisp.trace.RunTrace while a traced run goes
 
     def usage_snapshot(self) -> dict:
+        """The run's counters plus the usage record of ptclisp.trace.usage (calls, tokens, cost, by_alias, by_model)."""
         u = dict(self.usage)
         u["llm_calls"] = dict(u["llm_calls"])
+        u.update(self.tokens.snapshot(self.prices))
         return u
 
     def emit(self, event: dict):
         self.events.append(event)
+        if self.trace is not None:
+            self.trace.host_event(event)
         if self.on_event is not None:
             try:
                 self.on_event(event)
@@ -116,12 +124,21 @@ class AgentRun:
         except NotJson:
             return envelope_error("provider_error", "invalid_request", details="the llm request is not JSON data",
                                   **{"retryable?": False})
+        turn = self.trace.model_request(request) if self.trace is not None else 0
+        started = time.perf_counter()
         out = self.router.request(request)
+        duration_ms = (time.perf_counter() - started) * 1000
         alias = out.get("value", {}).get("model") if out.get("status") == "ok" else out.get("model")
         calls = self.usage["llm_calls"]
         reached_provider = out.get("status") == "ok" or out.get("kind") == "provider_error"
         if alias is not None and reached_provider:      # router refusals never reach a provider
             calls[alias] = calls.get(alias, 0) + 1
+        kind, model = provider_identity(self.router, alias) if alias is not None else (None, None)
+        tokens = None
+        if out.get("status") == "ok":
+            tokens = self.tokens.record(alias, model, out["value"].get("tokens"), kind)
+        if self.trace is not None:
+            self.trace.model_response(turn, alias, model, kind, out, duration_ms, tokens)
         event = {"type": "llm_request", "model": alias, "status": out.get("status")}
         if out.get("status") != "ok":
             self.usage["llm_errors"] += 1
@@ -149,6 +166,8 @@ class AgentRun:
                                       "limit_value": limit, "limit_proof": self._quota_proof}))
         self.usage["subordinate_evaluations"] += 1
         ev = session.eval(source, chars)
+        if self.trace is not None:
+            self.trace.evaluation(mission, source, ev)
         self.emit({"type": "evaluation", "mission": mission, "outcome": ev.outcome, "kind": ev.kind,
                    "duration_ms": round(ev.duration_ms, 3)})
         return envelope_ok(ev.to_lisp())

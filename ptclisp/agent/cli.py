@@ -10,7 +10,9 @@ JSON Lines event log).
                   [--mcp NAME=COMMAND ARGS... | --mcp NAME=URL]...
                   [--prelude FILE]... [--max-turns N] [--schema FILE.json]
                   [--replay FILE | --record FILE] [--trace FILE]
+                  [--trace-dir DIR [--inspect]] [--price ALIAS=IN,OUT]...
     ptclisp run agent.clj --model ALIAS=PROVIDER:MODEL [--replay FILE | --record FILE] [--trace FILE]
+                  [--trace-dir DIR [--inspect]] [--price ALIAS=IN,OUT]...
 
 PROVIDER is openai, anthropic, replay (MODEL is a replay file) or scripted
 (MODEL is a JSON file of answers, see `load_script`).  The first --model is
@@ -18,10 +20,12 @@ the default alias.  Exit codes: 0 the run returned a value; 1 the subject or
 a provider failed (turn limit, provider failure, result contract not met,
 a `fail` of the workflow, ...); 2 a host error (bad flags, unreadable or
 invalid files, invalid agent config, an error in workflow code); 4 an --mcp
-server could not be started.
+server could not be started.  Every run ends with a one-line usage summary
+(calls, tokens, cost) on stderr.
 Imports the agent host and the providers (lazily), jsonout (every JSON it
 writes, docs/json.md) and ptclisp.cli_common (`UsageError`, file reading,
-the --tools loader).  Only command-line modules import this one: the
+the --tools loader) and ptclisp.trace.cli (the --trace-dir, --inspect and
+--price flags).  Only command-line modules import this one: the
 top-level `ptclisp/cli.py` and this package's `__main__`.
 """
 from __future__ import annotations
@@ -29,19 +33,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import threading
 
 from ..cli_common import UsageError, load_tools, read_text
 from ..jsonout import JsonValueError, dumps, write_json
+from ..trace.cli import add_trace_flags, print_summary, prices_from_args, writer_from_args
 
 EXIT_OK, EXIT_FAILED, EXIT_HOST = 0, 1, 2
 #: Run failures that mean "the subject or a provider did not deliver" (exit 1); others are host errors.
 _SUBJECT_REASONS = frozenset({"runtime_limit_exceeded", "model_output_truncated", "result_contract_failed",
                               "llm_provider_failed", "capability_quota", "explicit_failure"})
-#: Environment variables whose values never reach a trace.
-_SECRET_ENV = re.compile(r"(API_?KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.I)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,8 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument("--record", metavar="FILE",
                         help="call the models as usual and write every answer to this replay file")
     p.add_argument("--trace", metavar="FILE",
-                   help="write the run as JSON Lines (requests, responses, evaluations, outcome); "
-                        "credentials are redacted")
+                   help="write the run to one JSON Lines file (whole requests and responses, evaluations, "
+                        "outcome); credentials are redacted. --trace-dir is the structured alternative")
+    add_trace_flags(p)
     extra = p.add_argument_group("more options")
     task = extra.add_mutually_exclusive_group()
     task.add_argument("--task", help="the task (instead of TASK)")
@@ -181,13 +184,8 @@ def load_script(path: str) -> list:
 # ------------------------------------------------------------------ trace
 
 def _secrets(env=None) -> list[str]:
-    env = os.environ if env is None else env
-    values = []
-    for name, value in env.items():
-        if _SECRET_ENV.search(name) and isinstance(value, str) and len(value) >= 4:
-            values.append(value)
-            values.append(json.dumps(value)[1:-1])     # as it would appear inside a JSON string
-    return values
+    from ..trace.writer import env_secrets       # one rule for both trace forms
+    return env_secrets(env)
 
 
 class Trace:
@@ -382,7 +380,8 @@ def _run_agent(args, mcp_tools) -> int:
     trace = None
     try:
         trace = Trace(args.trace) if args.trace else None
-        host, entry_input = _setup(args, trace, mcp_tools)
+        writer = writer_from_args(args, "agent")
+        host, entry_input = _setup(args, trace, mcp_tools, writer)
     except (UsageError, ValueError, TypeError) as e:  # ModelSpecError, PreludeError, contract schema: ValueErrors
         if trace is not None:
             trace.close()
@@ -397,7 +396,9 @@ def _run_agent(args, mcp_tools) -> int:
     out = _traced(host, trace, {"task": args.task, "entry": args.entry if args.eval is None else None,
                                 "models": _describe_models(args), "replay": args.replay, "record": args.record},
                   action)
-    return _report(out, args.json)
+    code = _report(out, args.json, writer)
+    print_summary("ptclisp agent", out.usage, writer)
+    return code
 
 
 def _traced(host, trace, run_record: dict, action):
@@ -429,9 +430,10 @@ def _describe_models(args) -> dict:
     return {alias: str(spec) for alias, spec in map(parse_alias_spec, args.model)} or {"main": "replay"}
 
 
-def _setup(args, trace, mcp_tools=()):
+def _setup(args, trace, mcp_tools=(), writer=None, project_prices=None):
     from .host import AgentHost
     from .mission import Mission
+    prices = prices_from_args(args, project_prices)
     data = _data(args.data)
     mission = Mission(data=data or {}, capabilities=mission_capabilities(args.tools) + list(mcp_tools),
                       preludes=[_read(p, "--prelude") for p in args.prelude])
@@ -441,7 +443,7 @@ def _setup(args, trace, mcp_tools=()):
     replace = {k: _read(v, "--replace") for k, v in _pairs(args.replace, "--replace").items()}
     host = AgentHost(router, {"default": mission}, workflow=[_read(p, "--workflow") for p in args.workflow],
                      replace=replace, result_schema=load_json(args.schema, "--schema"),
-                     on_event=trace.write if trace is not None else None)
+                     on_event=trace.write if trace is not None else None, trace=writer, prices=prices)
     return host, (_input(args) if args.eval is None else None)
 
 
@@ -460,11 +462,17 @@ def _input(args) -> dict:
     return {"task": args.task, "agent": cfg}
 
 
-def _report(out, as_json: bool) -> int:
+def _trace_record(writer) -> dict:
+    """{"trace": {"dir", "run_id"}} when the run was traced with --trace-dir, else {}."""
+    run = writer.last_run if writer is not None else None
+    return {"trace": {"dir": writer.directory, "run_id": run.run_id}} if run is not None else {}
+
+
+def _report(out, as_json: bool, writer=None) -> int:
     err = out.json_error                    # a value with no JSON form is an error here, never a null
     if as_json:
         write_json(sys.stdout, {"ok": err is None, "value": out.value if err is None else None,
-                                "error": _error_record(err), "usage": out.usage})
+                                "error": _error_record(err), "usage": out.usage, **_trace_record(writer)})
     elif err is None:
         if out.value is None:
             print("nil")
@@ -478,14 +486,18 @@ def _report(out, as_json: bool) -> int:
 # ------------------------------------------------------------------ ptclisp run FILE --model ...
 
 def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, record=None, trace_path=None,
-                      data=None, tool_specs=(), preludes=(), as_json: bool = False, mcp_tools=()) -> int:
+                      data=None, tool_specs=(), preludes=(), as_json: bool = False, mcp_tools=(), trace_dir=None,
+                      inspect: bool = False, prices=(), project_prices=None) -> int:
     """Run a workflow program (e.g. one calling agent.core/run-value) with models; returns the exit code.
 
     `data` becomes both the program's data/<name> and the default mission's
     data; `tool_specs` are granted to the default mission (the model's
     programs), `preludes` are attached to the workflow after the agent
     library; `mcp_tools` (ptclisp.Tool objects of --mcp servers) go to the
-    default mission too.  Prints the program's prints, then its value (or the error).
+    default mission too.  Prints the program's prints, then its value (or the error),
+    then a one-line usage summary on stderr.  `trace_dir`/`inspect` write the
+    run's trace directory, `prices` are --price texts, `project_prices`
+    {alias: {input, output, ...}} (a project file's).
     """
     from .. import api
     from ..convert import from_python
@@ -493,12 +505,16 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
     from .mission import Mission
     prog = "ptclisp run"
     trace = None
+    flags = argparse.Namespace(trace_dir=trace_dir, inspect=inspect, price=list(prices or ()))
     try:
         trace = Trace(trace_path) if trace_path else None
+        writer = writer_from_args(flags, "run")
+        price_table = prices_from_args(flags, project_prices)
         router = build_router(list(models), replay=replay, record=record, trace=trace)
         mission = Mission(data=data or {}, capabilities=mission_capabilities(tool_specs) + list(mcp_tools))
         host = AgentHost(router, {"default": mission}, workflow=[_read(p, "--prelude") for p in preludes],
-                         on_event=trace.write if trace is not None else None)
+                         on_event=trace.write if trace is not None else None, trace=writer,
+                         prices=price_table)
     except (UsageError, ValueError, TypeError) as e:
         if trace is not None:
             trace.close()
@@ -515,7 +531,8 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
     if as_json:
         err = out.json_error
         write_json(sys.stdout, {"ok": err is None, "value": out.value if err is None else None,
-                                "prints": out.prints, "error": _error_record(err), "usage": out.usage})
+                                "prints": out.prints, "error": _error_record(err), "usage": out.usage,
+                                **_trace_record(writer)})
     else:
         err = out.error                     # the value is printed in Lisp form: it needs no JSON form
         for line in out.prints:
@@ -529,4 +546,5 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
         print(f"{where}Error ({err.kind}/{err.reason}): {err.message}", file=sys.stderr)
         if err.details:
             write_json(sys.stderr, err.details)
+    print_summary(prog, out.usage, writer)
     return exit_code(err)

@@ -12,6 +12,10 @@ agent-library.md §3.9).
     out = host.eval('(agent.core/run-outcome "task" {"max_turns" 4})')
     out.ok, out.value, out.error, out.usage, out.events
 
+With `trace=ptclisp.trace.TraceWriter(dir)` every run (each `eval`,
+`run_entry`, or `WorkflowSession.eval`) writes its trace directory as it
+goes (docs/observability.md); `prices=` sets the prices behind `usage`'s cost.
+
 Trust model: the workflow (shipped preludes plus any workflow component the
 application adds) is trusted code; mission programs are not.  The private
 bindings that end a run with a typed abort are callable only from the
@@ -50,7 +54,9 @@ class AgentOutcome:
     value_error: that JsonValueError, or None; check it to avoid the raise.
     raw:    the Lisp value (keywords and all), e.g. a `run-outcome` map.
     error:  RunError when not ok.
-    usage:  counters: llm_calls per alias, subordinate_evaluations, agent_protocol_errors, ...
+    usage:  counters: llm_calls per alias, subordinate_evaluations, agent_protocol_errors, ..., and
+            the usage record of ptclisp.trace.usage: calls, input_tokens, output_tokens,
+            cached_tokens, unreported_calls, cost_usd, by_alias, by_model (docs/observability.md).
     events: annotations and host events, in order.
     missions: the mission sessions of the run (definitions, history) for inspection.
     """
@@ -109,11 +115,21 @@ class AgentHost:
     limits:         AgentLimits.
     on_event:       callable receiving each event dict as it happens.
     workflow_tools: extra tools granted to workflow code (never to missions).
+    trace:          a `ptclisp.trace.TraceWriter`: each run gets its own trace directory there.
+    prices:         a `ptclisp.trace.PriceBook` or {alias: {"input", "output", "cached_input"?}} (USD per
+                    million tokens) for the cost in `usage`; models not named there are priced from
+                    `ptclisp.trace.PRICES`.
     """
 
     def __init__(self, models, missions: dict | None = None, *, workflow=(), library=("agent.main",),
                  replace: dict | None = None, result_schema: dict | None = None,
-                 limits: AgentLimits | None = None, on_event=None, workflow_tools=None):
+                 limits: AgentLimits | None = None, on_event=None, workflow_tools=None, trace=None,
+                 prices=None):
+        from ..trace import PriceBook, TraceWriter
+        if trace is not None and not isinstance(trace, TraceWriter):
+            raise TypeError(f"trace must be a ptclisp.trace.TraceWriter, got {type(trace).__name__}")
+        self.trace = trace
+        self.prices = prices if isinstance(prices, PriceBook) or prices is None else PriceBook(prices)
         self.router = _router(models)
         self.missions = dict(missions) if missions is not None else {"default": Mission()}
         for name, m in self.missions.items():
@@ -137,6 +153,7 @@ class AgentHost:
     # ------------------------------------------------------------------ assembly
     def _new_run(self) -> tuple[AgentRun, Environment]:
         run = AgentRun(self.missions, self.limits, self.router, self.contract, self.on_event)
+        run.prices = self.prices
         env = Environment({}, WorkflowTools(run, self.workflow_tools))
         attach_preludes(env, self.components)
         _check_private_bindings(env)
@@ -148,20 +165,28 @@ class AgentHost:
         return WorkflowSession(self, run, env)
 
     # ------------------------------------------------------------------ running
-    def eval(self, source: str, data: dict | None = None) -> AgentOutcome:
-        """Evaluate a workflow program in a fresh run; `data` becomes `data/<name>`."""
+    def eval(self, source: str, data: dict | None = None, *, task: str | None = None) -> AgentOutcome:
+        """Evaluate a workflow program in a fresh run; `data` becomes `data/<name>`.
+
+        `task` (the task text, when there is one) and `source` go only into a trace's private evidence.
+        """
+        return self._eval(source, data, task, source)
+
+    def _eval(self, source: str, data, task, entry) -> AgentOutcome:
         check_context(data, "data")
         run, env = self._new_run()
         if data:
             from ..convert import from_python
             env.context = from_python(data)
-        return _outcome(run, evaluate(env, source, self.limits.workflow_limits()))
+        return _traced_eval(self, run, env, source, task=task, entry=entry)
 
     def run_entry(self, ref: str, *args) -> AgentOutcome:
         """Call a workflow export such as "agent.main/run" with JSON-like arguments."""
         if not isinstance(ref, str) or "/" not in ref:
             raise ValueError("ref must name an export as ns/name")
-        return self.eval(f"(apply {ref} data/args)", {"args": list(args)})
+        first = args[0] if args else None
+        task = first.get("task") if isinstance(first, dict) and isinstance(first.get("task"), str) else None
+        return self._eval(f"(apply {ref} data/args)", {"args": list(args)}, task, None)
 
     def close(self):
         self.router.close()
@@ -174,8 +199,31 @@ class WorkflowSession:
         self.host, self.run, self.env = host, run, env
 
     def eval(self, source: str) -> AgentOutcome:
+        """Evaluate in this session; with a trace, each evaluation is one traced run (its source private)."""
         self.run.abort = None
-        return _outcome(self.run, evaluate(self.env, source, self.host.limits.workflow_limits()))
+        return _traced_eval(self.host, self.run, self.env, source, task=None, entry=source)
+
+
+def _traced_eval(host: AgentHost, run: AgentRun, env: Environment, source: str, *, task, entry) -> AgentOutcome:
+    """Evaluate `source` in `env`; with `host.trace`, write the run's trace as it goes."""
+    if host.trace is None:
+        return _outcome(run, evaluate(env, source, host.limits.workflow_limits()))
+    from ..trace.hooks import start_run_trace
+    trace = start_run_trace(host, run, env, task=task, source=entry)
+    if trace is None:                       # the trace could not be started: the run goes on untraced
+        return _outcome(run, evaluate(env, source, host.limits.workflow_limits()))
+    run.trace = trace
+    try:
+        out = _outcome(run, evaluate(env, source, host.limits.workflow_limits()))
+    except BaseException as e:
+        trace.crash(e)
+        raise
+    finally:
+        run.trace = None
+    err = out.json_error
+    trace.finish(ok=err is None, error=err, value=out.value if err is None else None, prints=out.prints,
+                 usage=out.usage)
+    return out
 
 
 def _check_private_bindings(env: Environment):

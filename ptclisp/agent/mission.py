@@ -135,6 +135,7 @@ class MissionTools(ToolSet):
         """Reset the per-evaluation activity record."""
         self.activity: list[str] = []      # effects of the capability calls of this evaluation
         self.last_result = None            # the exact envelope object most recently returned
+        self.exchanges: list = []          # (ToolCallRecord, envelope) per call, for traces
 
     @property
     def unsafe(self) -> bool:
@@ -157,6 +158,7 @@ class MissionTools(ToolSet):
             result = self._call_capability(cap, payload)
         rec.result = "ok" if result.lookup(K("status")) is K("ok") else "error"
         self._record(meter, rec, t0)
+        self.exchanges.append((rec, result))
         self.last_result = result
         meter.check()
         return result
@@ -307,6 +309,9 @@ class Evaluation:
     evaluation_id: int = 0
     duration_ms: float = 0.0
     continuation_effect: str = "preserved"
+    error_line: int | None = None      # where an evaluation error is, for traces (not in the Lisp map)
+    error_col: int | None = None
+    exchanges: list = attrs.Factory(list)   # (ToolCallRecord, envelope) of each capability call, for traces
 
     def to_lisp(self) -> Map:
         """The keyword-keyed evaluation map agent.core reads."""
@@ -398,8 +403,11 @@ class MissionSession:
         tools = self.tools
         ev = Evaluation("continued", evaluation_id=next(_IDS), duration_ms=res.duration_ms,
                         prints=list(res.prints), capability_activity=bool(tools.activity),
-                        unsafe_activity=tools.unsafe)
+                        unsafe_activity=tools.unsafe, exchanges=list(tools.exchanges))
         if res.status == "error":
+            span = res.error.span
+            if span is not None:
+                ev.error_line, ev.error_col = span.line, span.col
             return self._error(ev, res.error.kind, res.error.message)
         if res.status == "failed":
             ev.outcome = "failed"

@@ -6,7 +6,9 @@ code: 0 when the benchmark ran (whatever the pass rate, unless
 bad usage, 4 when an --mcp server cannot be started.  Imports the package's library modules (suite, models,
 variants, runs, runner, ray_executor, metrics, report) and providers.spec;
 only command-line modules import it: the top-level `ptclisp/cli.py` and
-this package's `__main__`.
+this package's `__main__`.  With --trace-dir each ptc-mode run writes its
+trace directory (ptclisp.trace) and the output gets traces.html (the
+static view, ptclisp.view), linked from report.html.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import pathlib
 import sys
 
 from ..providers.spec import ModelSpecError
+from ..trace.cli import add_trace_flags
 from .metrics import summarize
 from .models import parse_model
 from .ray_executor import RayUnavailable, import_ray
@@ -71,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--replay", metavar="DIR", help="answer from the fixtures recorded under DIR instead of the models")
     p.add_argument("--prices", metavar="FILE.json",
                    help='price table {"NAME or PROVIDER:MODEL": {"input": $, "output": $, "cached": $}} per 1M tokens')
+    add_trace_flags(p, price=False)
     p.add_argument("--force", action="store_true", help="rerun runs that already finished")
     p.add_argument("--min-pass-rate", type=float, metavar="RATE",
                    help="exit 1 when any configuration's pass rate is below RATE (0..1)")
@@ -103,6 +107,10 @@ def cli_main(argv=None) -> int:
             return _fail(str(e))
     if args.repeat < 1 or args.workers < 1:
         return _fail("--repeat and --workers must be at least 1")
+    if args.inspect and not args.trace_dir:
+        return _fail("--inspect needs --trace-dir DIR")
+    if args.trace_dir and args.executor == "ray":
+        return _fail("--trace-dir works with --executor threads (a Ray worker may not see the directory)")
     try:
         suite = load_suite(args.suite)
         models = [parse_model(m) for m in (args.model or ["ref=scripted:reference"])]
@@ -143,11 +151,12 @@ def cli_main(argv=None) -> int:
     from ..cli_common import UsageError
     from ..exitcodes import PROVIDER_NOT_READY
     from ..mcp.cli import MCPStartError, open_mcp_tools
+    trace = {"dir": str(pathlib.Path(args.trace_dir).resolve()), "inspect": args.inspect} if args.trace_dir else None
     try:
         with open_mcp_tools(args) as mcp:
             records = execute(specs, suite, out, workers=args.workers, record=args.record, replay_dir=replay,
                               limits=limits, progress=progress, force=args.force, executor=args.executor,
-                              ray_address=args.ray_address, tools=list(mcp))
+                              ray_address=args.ray_address, tools=list(mcp), trace=trace)
     except RayUnavailable as e:
         return _fail(str(e))
     except UsageError as e:
@@ -155,14 +164,23 @@ def cli_main(argv=None) -> int:
     except MCPStartError as e:
         _fail(str(e))
         return PROVIDER_NOT_READY
+    view = None
+    if trace is not None:                   # the runs' traces as one page; the report links each failed run to it
+        from ..trace.reader import load_runs
+        from ..view.html import render_page
+        view = "traces.html"
+        write_atomic(out / view, render_page(trace["dir"], load_runs(trace["dir"])))
     results = summarize(records, prices, suite={"name": suite.name, "tasks": len(tasks), "repeat": args.repeat,
                                                 "runs": len(records)})
     table = terminal_table(results)
     write_atomic(out / "results.json", dump(results))
-    write_atomic(out / "report.html", html_report(results, title=f"ptclisp agent benchmark: {suite.name}"))
+    write_atomic(out / "report.html", html_report(results, title=f"ptclisp agent benchmark: {suite.name}",
+                                                  trace_view=view))
     write_atomic(out / "table.txt", table + "\n")
     print(table)
     print(f"\nresults: {out / 'results.json'}\nreport:  {out / 'report.html'}", file=sys.stderr)
+    if view is not None:
+        print(f"traces:  {out / view} (ptclisp view {args.trace_dir} --port 8000 for the live view)", file=sys.stderr)
     if args.min_pass_rate is not None:
         low = [c["config"] for c in results["configs"] if c["pass_rate"] < args.min_pass_rate]
         if low:

@@ -149,6 +149,8 @@ def summarize(records: list, prices: dict | None = None, suite: dict | None = No
         c["tokens_output"] += rec["tokens"].get("output", 0)
         c["turns"] += rec["turns"]
         c["outcomes"].append(failure_label(rec["score"]) or "passed")
+        if rec.get("trace_run"):           # the run's trace directory (bench agent --trace-dir)
+            c.setdefault("trace_runs", []).append({"id": rec["trace_run"]["id"], "passed": rec["score"]["passed"]})
     for entry in tasks.values():
         for c in entry["by_config"].values():
             for f in ("tokens_input", "tokens_output", "turns"):

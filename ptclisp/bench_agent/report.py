@@ -305,7 +305,16 @@ def _comparison_table(comparisons: list) -> str:
                         "turns A", "turns B"], rows)
 
 
-def _task_table(tasks: list, config_names: list) -> str:
+def _trace_links(s: dict, trace_view: str | None) -> str:
+    """Links from a cell to the failed runs' timelines in the trace view."""
+    if not trace_view:
+        return ""
+    failed = [t["id"] for t in s.get("trace_runs", ()) if not t["passed"]]
+    return "".join(f' <a href="{E(trace_view)}#run-{E(rid)}" title="open this run\'s trace">trace</a>'
+                   for rid in failed)
+
+
+def _task_table(tasks: list, config_names: list, trace_view: str | None = None) -> str:
     head = "<tr><th>task</th><th>level</th>" + "".join(f"<th>{E(c)}</th>" for c in config_names) + "</tr>"
     rows = []
     for t in tasks:
@@ -318,12 +327,13 @@ def _task_table(tasks: list, config_names: list) -> str:
             cls = "pass" if s["passed"] == s["runs"] else "partial" if s["passed"] else "fail"
             kinds = ", ".join(sorted(set(s["outcomes"])))
             cells.append(f'<td class="{cls}" title="{E(kinds)}">{s["passed"]}/{s["runs"]}'
-                         f'{"" if cls == "pass" else " " + E(kinds)}</td>')
+                         f'{"" if cls == "pass" else " " + E(kinds)}{_trace_links(s, trace_view)}</td>')
         rows.append(f"<tr><td>{E(t['task'])}</td><td>{t['level']}</td>{''.join(cells)}</tr>")
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-def html_report(results: dict, title: str = "ptclisp agent benchmark") -> str:
+def html_report(results: dict, title: str = "ptclisp agent benchmark", trace_view: str | None = None) -> str:
+    """The report page; `trace_view` (a relative URL of the trace view) links each failed run to its trace."""
     configs = results["configs"]
     names = [c["config"] for c in configs]
     legend = "".join(f'<span style="background:{PALETTE[i % len(PALETTE)]}"></span>{E(n)}' for i, n in enumerate(names))
@@ -340,7 +350,7 @@ def html_report(results: dict, title: str = "ptclisp agent benchmark") -> str:
         chart_tokens_per_task(results["tasks"], names),
         "<h2>Turns</h2>", f"<p class='legend'>{legend}</p>", chart_turns(configs),
         "<h2>Outcomes</h2>", chart_outcomes(configs),
-        "<h2>Per task</h2>", _task_table(results["tasks"], names),
+        "<h2>Per task</h2>", _task_table(results["tasks"], names, trace_view),
         f"<script>{CHECK_SCRIPT}</script></body></html>",
     ]
     return "\n".join(parts) + "\n"

@@ -69,33 +69,39 @@ def _load_done(path: pathlib.Path, spec: RunSpec) -> dict | None:
 
 def execute_one(spec: RunSpec, suite, out: pathlib.Path, *, record: bool = False,
                 replay_dir: pathlib.Path | None = None, limits: dict | None = None,
-                provider_options: dict | None = None, tools=()) -> dict:
+                provider_options: dict | None = None, tools=(), trace: dict | None = None) -> dict:
     run_dir = out / spec.rel_dir
     record_to = str(run_dir / "replay.jsonl") if record else None
     replay_from = str(replay_dir / spec.rel_dir / "replay.jsonl") if replay_dir is not None else None
     if record_to and os.path.exists(record_to):
         os.unlink(record_to)          # a rerun records afresh
-    outcome, trace, wall = perform(spec, suite, record_to=record_to, replay_from=replay_from, limits=limits,
-                                   provider_options=provider_options, tools=tools)
-    return store(spec, out, outcome, trace, wall)
+    outcome, transcript, wall = perform(spec, suite, record_to=record_to, replay_from=replay_from, limits=limits,
+                                        provider_options=provider_options, tools=tools, trace=trace)
+    return store(spec, out, outcome, transcript, wall)
 
 
 def execute(specs: list[RunSpec], suite, out: pathlib.Path, *, workers: int = 1, record: bool = False,
             replay_dir: pathlib.Path | None = None, limits: dict | None = None,
             progress: Progress | None = None, force: bool = False, provider_options: dict | None = None,
-            executor: str = "threads", ray_address: str | None = None, tools=()) -> list:
+            executor: str = "threads", ray_address: str | None = None, tools=(), trace: dict | None = None) -> list:
     """Run (or resume) every spec; returns the outcome records in `specs` order.
 
     `executor="ray"` sends the pending runs to Ray (ray_executor.py; `workers` is then unused).
     `tools` (ptclisp.Tool objects, e.g. of --mcp servers) go to every run's mission (threads only).
+    `trace` ({"dir", "inspect"}) writes each run's trace directory (threads only).
     """
+    if trace is not None and executor == "ray":
+        raise ValueError("trace directories are written by the process that runs the agent: not with Ray")
     out = pathlib.Path(out)
     results: list = [None] * len(specs)
     pending = []
     for i, spec in enumerate(specs):
         done = None if force else _load_done(out / spec.rel_dir / "outcome.json", spec)
         if done is not None:
-            done["wall_s"] = _wall(out / spec.rel_dir / "timing.json")
+            timing = _timing(out / spec.rel_dir / "timing.json")
+            done["wall_s"] = timing.get("wall_s")
+            if timing.get("trace_run"):
+                done["trace_run"] = timing["trace_run"]
             results[i] = done
             if progress:
                 progress.update(done["score"]["passed"], skipped=True)
@@ -104,7 +110,7 @@ def execute(specs: list[RunSpec], suite, out: pathlib.Path, *, workers: int = 1,
 
     def work(i):
         rec = execute_one(specs[i], suite, out, record=record, replay_dir=replay_dir, limits=limits,
-                          provider_options=provider_options, tools=tools)
+                          provider_options=provider_options, tools=tools, trace=trace)
         if progress:
             progress.update(rec["score"]["passed"])
         return i, rec
@@ -125,8 +131,9 @@ def execute(specs: list[RunSpec], suite, out: pathlib.Path, *, workers: int = 1,
     return results
 
 
-def _wall(path: pathlib.Path) -> float | None:
+def _timing(path: pathlib.Path) -> dict:
     try:
-        return json.loads(path.read_text(encoding="utf-8")).get("wall_s")
+        timing = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return None
+        return {}
+    return timing if isinstance(timing, dict) else {}

@@ -17,6 +17,8 @@
 * `answer_schema` - optional JSON Schema the final answer must satisfy
   (the result contract); a violation is fed back and, when turns run out,
   ends the run as `contract_failure`.
+* `trace` - optional `{"dir", "inspect", "meta"}`: in `ptc` mode the run
+  writes a trace directory there (ptclisp.trace) and the outcome names it.
 
 The outcome is a plain JSON dict::
 
@@ -26,7 +28,8 @@ The outcome is a plain JSON dict::
      "turns": int, "llm_calls": int, "evaluations": int, "protocol_errors": int,
      "tokens": {"input", "output", "cache_read", "cache_creation"}, "provider_cost": float | None,
      "engine": "agent-host" | "json-tools",
-     "trace": {"system", "tools", "messages", "events"}}
+     "trace": {"system", "tools", "messages", "events"},
+     "trace_run"?: {"dir", "id"}}        # ptc mode with `trace`: the run's directory under --trace-dir
 
 Failure kinds: `turn_limit` (reason: intermediate_result, evaluation_error,
 protocol_error, tool_error, terminal_source_required, ...),
@@ -57,7 +60,7 @@ DEFAULT_EVAL_TIMEOUT_MS = 10_000
 
 
 def run_task(question: str, data: dict, model, variant=None, limits: dict | None = None, mode: str = "ptc", *,
-             answer_schema: dict | None = None, model_name: str = "model", tools=()) -> dict:
+             answer_schema: dict | None = None, model_name: str = "model", tools=(), trace: dict | None = None) -> dict:
     """Run one task once; never raises for model or provider misbehaviour (see module docstring)."""
     limits = dict(limits or {})
     agent_cfg = dict(getattr(variant, "agent", None) or {})
@@ -72,7 +75,7 @@ def run_task(question: str, data: dict, model, variant=None, limits: dict | None
             return run_json_tools(question, data, provider, model_name=model_name, notes=notes,
                                   max_turns=max_turns, time_limit_s=time_limit_s, answer_schema=answer_schema)
         return _run_agent_host(question, data, provider, variant, limits, max_turns, answer_schema, model_name,
-                               tools)
+                               tools, trace)
     except Exception as e:  # noqa: BLE001 - a harness bug must become a recorded outcome, not a lost run
         log = RunLog("harness")
         return log.outcome(kind="harness_error", reason=type(e).__name__, message=str(e))
@@ -138,8 +141,10 @@ def _plain_events(events: list) -> list:
     return out
 
 
-def _run_agent_host(question, data, provider, variant, limits, max_turns, answer_schema, model_name, tools=()):
+def _run_agent_host(question, data, provider, variant, limits, max_turns, answer_schema, model_name, tools=(),
+                    trace=None):
     from ..agent import AgentHost, AgentLimits, Mission
+    from ..trace import TraceWriter
     log = RunLog("agent-host", limits.get("time_limit_s"))
     capture = _Capture(provider)
     router = ModelRouter({model_name: capture}, max_total_calls=None)
@@ -151,9 +156,13 @@ def _run_agent_host(question, data, provider, variant, limits, max_turns, answer
             replace[ns] = f.read()
     mission = Mission(data=data, preludes=list(getattr(variant, "preludes", ()) or ()), capabilities=list(tools))
     cfg = {**(getattr(variant, "agent", None) or {}), "max_turns": max_turns}
+    writer = None
     try:
+        if trace is not None:
+            writer = TraceWriter(trace["dir"], inspect=bool(trace.get("inspect")),
+                                 meta={"command": "bench agent", **(trace.get("meta") or {})})
         host = AgentHost(models=router, missions={"default": mission}, replace=replace or None,
-                         result_schema=answer_schema,
+                         result_schema=answer_schema, trace=writer,
                          limits=AgentLimits(workflow_timeout_ms=time_ms, evaluation_timeout_ms=eval_ms))
     except Exception as e:  # noqa: BLE001 - a variant whose preludes do not compile or attach
         return log.outcome(kind="agent_failure", reason=getattr(e, "kind", type(e).__name__), message=str(e))
@@ -180,6 +189,10 @@ def _run_agent_host(question, data, provider, variant, limits, max_turns, answer
     log.transcript(req.get("system"), req.get("tools"), messages)
     error = out.json_error                  # an answer with no JSON form is a failure, never a null answer
     if error is None:
-        return log.outcome(answered=True, answer=out.value)
-    kind, reason = _failure_of(error)
-    return log.outcome(kind=kind, reason=reason, message=error.message)
+        outcome = log.outcome(answered=True, answer=out.value)
+    else:
+        kind, reason = _failure_of(error)
+        outcome = log.outcome(kind=kind, reason=reason, message=error.message)
+    if writer is not None and writer.last_run is not None:
+        outcome["trace_run"] = {"dir": writer.directory, "id": writer.last_run.run_id}
+    return outcome

@@ -9,7 +9,8 @@ directory::
     runs/<model>/<variant>/<mode>/<task>/r<k>/
         outcome.json   what happened and its score (written last: its presence means "finished")
         trace.json     the final transcript (long texts cut) and per-turn events
-        timing.json    wall time (kept apart so outcome and trace are byte-identical on replay)
+        timing.json    wall time and, with --trace-dir, the run's trace directory (kept apart so
+                       outcome and trace are byte-identical on replay)
         replay.jsonl   the model's answers, when recording (ptclisp.providers fixture format)
 
 Both executors use these: the thread pool of runner.py in this process and
@@ -87,7 +88,7 @@ def score(task, outcome: dict) -> dict:
 
 def perform(spec: RunSpec, suite, *, record_to: str | None = None, replay_from: str | None = None,
             limits: dict | None = None, provider_options: dict | None = None,
-            tools=()) -> tuple[dict, object, float]:
+            tools=(), trace: dict | None = None) -> tuple[dict, object, float]:
     """Run one spec and return `(outcome without its trace, trace, wall seconds)`.
 
     `tools` (ptclisp.Tool objects, e.g. of --mcp servers) are granted to the
@@ -103,8 +104,10 @@ def perform(spec: RunSpec, suite, *, record_to: str | None = None, replay_from: 
     try:
         provider = provider_for(spec.model, task, suite, spec.mode, record_to=record_to, replay_from=replay_from,
                                 options=(provider_options or {}).get(spec.model.name))
+        run_trace = None if trace is None else {**trace, "meta": {"bench_run": spec.rel_dir}}
         outcome = run_task(task.question, suite.data_for(task), provider, spec.variant, run_limits, spec.mode,
-                           answer_schema=task.answer_schema, model_name=spec.model.name, tools=tools)
+                           answer_schema=task.answer_schema, model_name=spec.model.name, tools=tools,
+                           trace=run_trace)
     except Exception as e:  # noqa: BLE001 - e.g. a provider that cannot be built (missing key, bad fixture)
         outcome = RunLog("harness").outcome(kind="provider_failure" if "provider" in type(e).__module__ else
                                             "harness_error", reason=type(e).__name__, message=str(e))
@@ -116,11 +119,15 @@ def perform(spec: RunSpec, suite, *, record_to: str | None = None, replay_from: 
 def store(spec: RunSpec, out: pathlib.Path, outcome: dict, trace, wall: float) -> dict:
     """Score one finished run, write its files under `out` (outcome.json last) and return its record."""
     run_dir = out / spec.rel_dir
+    trace_run = outcome.pop("trace_run", None)      # differs on every run: kept beside the wall time
     record_obj = {"run": spec.identity(), **outcome, "score": score(spec.task, outcome)}
     write_atomic(run_dir / "trace.json", dump(trace))
-    write_atomic(run_dir / "timing.json", dump({"wall_s": round(wall, 4)}))
+    timing = {"wall_s": round(wall, 4), **({"trace_run": trace_run} if trace_run else {})}
+    write_atomic(run_dir / "timing.json", dump(timing))
     write_atomic(run_dir / "outcome.json", dump(record_obj))
     record_obj["wall_s"] = round(wall, 4)
+    if trace_run:
+        record_obj["trace_run"] = trace_run
     return record_obj
 
 

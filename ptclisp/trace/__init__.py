@@ -1,0 +1,26 @@
+"""Observability of agent runs: trace directories, usage and cost, and reading them back.
+
+    from ptclisp.trace import TraceWriter, price_book
+    host = AgentHost(models, trace=TraceWriter("traces", inspect=True),
+                     prices=price_book({"main": {"input": 0.15, "output": 0.6}}))
+
+Modules:
+    writer.py    TraceWriter / RunTrace: DIR/<run id>/events.jsonl (public, content-free) and, with
+                 inspect, DIR/<run id>/private/evidence.jsonl (owner-only)
+    usage.py     UsageMeter: calls and tokens per alias and per resolved model, cost; summary_line
+    prices.py    PRICES (common models, USD per million tokens), PriceBook, parse_price, price_book
+    reader.py    load_runs / load_run / summary / turns: a trace directory read back (view, analysis)
+    analysis.py  the read-only tools behind the `analysis` prelude (`ptclisp repl --runs DIR`)
+    transcript.py  one run's conversation as text (`ptclisp transcript`)
+    cli.py       the --trace-dir / --inspect / --price flags shared by the agent commands
+
+The view (`ptclisp view`) is the package ptclisp.view.  This package imports
+providers.redact, jsonout, printer and values (those through trace._core).
+"""
+from . import prices
+from .prices import PRICES, Price, PriceBook, parse_price, price_book
+from .usage import UsageMeter, empty_usage, summary_line
+from .writer import RunTrace, TraceWriter
+
+__all__ = ["TraceWriter", "RunTrace", "UsageMeter", "empty_usage", "summary_line", "prices", "PRICES", "Price",
+           "PriceBook", "parse_price", "price_book"]
