@@ -12,7 +12,7 @@ Two levels (docs/security.md explains the trade-off):
     clock) gets a `HardStop` exception raised asynchronously in its thread
     and in its parallel workers. It is only delivered while the thread is
     executing PTC code or builtins (generated code, interp.py, ptclisp/lib,
-    the read-only part of values.py, a few pure stdlib modules) and no
+    the read-only part of ptclisp/values, a few pure stdlib modules) and no
     in-place extension of a value is on the stack: never inside host tool
     code or the evaluator's own bookkeeping, so no shared state is left
     half-updated (`_interruptible`).
@@ -55,11 +55,11 @@ class HardStop(BaseException):
 _PKG = os.path.dirname(os.path.abspath(__file__))
 _LIB = os.path.join(_PKG, "lib") + os.sep
 _INTERP = os.path.join(_PKG, "interp.py")
-_VALUES = os.path.join(_PKG, "values.py")
-_PRINTER = os.path.join(_PKG, "printer.py")
+_VALUES = os.path.join(_PKG, "values") + os.sep   # the data model package: only its read-only functions
+_PRINTER = (os.path.join(_VALUES, "text.py"), os.path.join(_VALUES, "preview.py"))   # rendering: reads only
 _NEVER_UNDER = (os.path.join(_PKG, "tools.py"), os.path.abspath(__file__))  # a tool call in progress, this module
 _GENERATED = "<ptc>"
-# values.py functions that only read (or build new objects): the in-place extensions
+# values/ functions that only read (or build new objects): the in-place extensions
 # (conj, assoc, ...) and the lazy rebuild of stale views are left out
 _VALUES_SAFE = frozenset({
     "_kind_rank", "_kw_name_ok", "compare", "__call__", "__eq__", "__getitem__", "__hash__", "__iter__",
@@ -90,17 +90,19 @@ def _interruptible(frame) -> bool:
         return False
     code = frame.f_code
     fn = code.co_filename
-    if fn == _VALUES:
+    if fn in _PRINTER:
+        ok = True
+    elif fn.startswith(_VALUES):
         ok = code.co_name in _VALUES_SAFE
     else:
-        ok = (fn == _GENERATED or fn.startswith(_LIB) or fn == _INTERP or fn == _PRINTER
-              or fn.startswith(_STDLIB_SAFE))
+        ok = fn == _GENERATED or fn.startswith(_LIB) or fn == _INTERP or fn.startswith(_STDLIB_SAFE)
     if not ok:
         return False
     f = frame.f_back  # nothing below may be halfway through extending a value, or inside a tool call
     while f is not None:
         c = f.f_code
-        if (c.co_filename == _VALUES and c.co_name not in _VALUES_SAFE) or c.co_filename in _NEVER_UNDER:
+        if (c.co_filename.startswith(_VALUES) and c.co_filename not in _PRINTER and c.co_name not in _VALUES_SAFE) \
+                or c.co_filename in _NEVER_UNDER:
             return False
         f = f.f_back
     return True
