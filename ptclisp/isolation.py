@@ -306,12 +306,33 @@ def hard_stop_error(meter=None) -> PtcError:
 
 def result_bytes(value, cap: int) -> int:
     """About how many bytes the printed form of `value` takes; stops counting once past `cap`."""
-    from .values import Keyword, Map, Set, Vector
+    from itertools import chain
+    from .values import Keyword
+    from .values.walk import Stop, walk
     total = 0
-    stack = [value]
-    while stack:
-        x = stack.pop()
-        t = type(x)
+
+    def add(n: int):
+        nonlocal total
+        total += n
+        if total > cap:
+            raise Stop
+
+    def vector(v, depth):
+        items = v.lst()
+        add(2 + len(items))
+        return iter(items)
+
+    def entries(m, depth):
+        add(2 + 2 * len(m))
+        return chain.from_iterable(m.items())
+
+    def members(s, depth):
+        xs = s.members()
+        add(3 + len(xs))
+        return iter(xs)
+
+    def atom(x, t, depth):
+        nonlocal total
         if x is None or t is bool:
             total += 5
         elif t is int:
@@ -322,24 +343,12 @@ def result_bytes(value, cap: int) -> int:
             total += len(x) + 2
         elif t is Keyword:
             total += len(x.name) + 1
-        elif t is Vector:
-            items = x.lst()
-            total += 2 + len(items)
-            stack.extend(items)
-        elif t is Map:
-            d = x.d()
-            total += 2 + 2 * len(d)
-            for k, v in x.items():
-                stack.append(k)
-                stack.append(v)
-        elif t is Set:
-            members = x.members()
-            total += 3 + len(members)
-            stack.extend(members)
         else:
             total += 16
         if total > cap:
-            return total
+            raise Stop
+
+    walk(value, vector=vector, map=entries, set=members, other=atom)
     return total
 
 
@@ -708,29 +717,31 @@ def portable(value):
 
 def retained_bytes(value) -> int:
     """The meter's cost-model estimate of the memory `value` keeps alive (shared parts counted once)."""
+    from itertools import chain
     from .meter import map_cost, seq_cost, str_cost
-    from .values import Map, Set, Vector
-    seen: set = set()
-    stack = [value]
+    from .values import Keyword
+    from .values.walk import walk
     cost = 0
-    while stack:
-        x = stack.pop()
-        t = type(x)
+
+    def vector(v, depth):
+        nonlocal cost
+        items = v.lst()
+        cost += seq_cost(len(items))
+        return iter(items)
+
+    def table(c, depth):  # a map's or a set's backing dict: its stored keys, then its values
+        nonlocal cost
+        d = c.d()
+        cost += map_cost(len(d))
+        return chain(dict.keys(d), dict.values(d))
+
+    def atom(x, t, depth):
+        nonlocal cost
         if t is str:
             cost += str_cost(len(x))
         elif t is int:
             cost += 28 + (x.bit_length() >> 3)
-        elif t is Vector or t is Map or t is Set:
-            if id(x) in seen:
-                continue
-            seen.add(id(x))
-            if t is Vector:
-                items = x.lst()
-                cost += seq_cost(len(items))
-                stack.extend(items)
-            else:
-                d = x.d()
-                cost += map_cost(len(d))
-                stack.extend(dict.keys(d))
-                stack.extend(dict.values(d))
+
+    walk(value, vector=vector, map=table, set=table, other=atom, once=True,
+         skip=(type(None), bool, float, Keyword))  # what costs nothing beyond its slot
     return cost
