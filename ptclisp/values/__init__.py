@@ -66,15 +66,15 @@ def set_owner_token(tok):
 
 # ------------------------------------------------------------------ methods that need the modules above
 
-def __repr__(self):
+def _repr(self):
     return pr_str(self)
 
 
-def __deepcopy__(self, memo):
+def _deepcopy(self, memo):
     return detach(self)
 
 
-def call_hint(self, arg) -> str:
+def _call_hint(self, arg) -> str:
     """Why `(v arg)` failed for a non-integer arg, and what was probably meant."""
     msg = f"a vector called as a function takes an integer index, got {type_name(arg)}"
     items = self.lst()
@@ -86,10 +86,10 @@ def call_hint(self, arg) -> str:
 
 
 for _cls in (Vector, Map, Set):
-    _cls.__repr__ = __repr__
-    _cls.__deepcopy__ = __deepcopy__
-Vector.call_hint = call_hint
-del _cls, __repr__, __deepcopy__, call_hint
+    _cls.__repr__ = _repr
+    _cls.__deepcopy__ = _deepcopy
+Vector._call_hint = _call_hint
+del _cls
 
 __all__ = [
     "FN_META", "IN_PLACE_GROWTH", "JavaObject", "Keyword", "MISSING", "Map", "OWNED_GROWTH", "OWNED_REFS",

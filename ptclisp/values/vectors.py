@@ -70,7 +70,7 @@ class Vector:
             if type(i) is int:
                 items = self.lst()
                 return items[i] if 0 <= i < len(items) else None
-            raise PtcError("type_error", self.call_hint(i))
+            raise PtcError("type_error", self._call_hint(i))
         raise PtcError("arity_error", f"a vector called with {len(args)} arguments (expects 1: an index)")
 
     # copies and pickles are values of their own, owned by nobody
