@@ -1,11 +1,13 @@
 """The one walk over values: depth first, in order, without recursion; what it computes is in hooks.
 
-Every traversal of values runs here: the size estimates at the boundaries
-(`retained_bytes`, `result_bytes`, the rendering charge `lib.strings.render_size`),
-ownership (`parallel.disown`), previews (values/preview.py), copies
-(values/copies.py: `detach`) and the host boundary (`convert.from_python`,
-`convert.to_python`). Printing itself (values/text.py) keeps a loop of its own:
-it is the hot path of `str`.
+The walks that size, own, preview, copy and convert whole values run here: the
+size estimates at the boundaries (`retained_bytes`, `result_bytes`, the
+rendering charge `lib.strings.render_size`), ownership (`parallel.disown`),
+previews (values/preview.py), copies (values/copies.py: `detach`) and the host
+boundary (`convert.from_python`, `convert.to_python`). Printing
+(values/text.py) and JSON output (jsonout.py) keep loops of their own: the
+first is the hot path of `str`, the second validates keys before values and
+names the path to what it refuses.
 
     walk(root, vector=..., map=..., set=..., other=..., leaf=..., leave=..., again=...,
          once=False, build=False, skip=())
@@ -13,9 +15,10 @@ it is the hot path of `str`.
 For each value x met (the root first, then each container's parts in order):
 
 * a value whose type is in `skip` is passed over (kept as it is when building);
-* with `once`, a value entered before (never nil, a boolean, a number or a
-  string) is not entered again: `again(x, result)` stands for it, where result is what its walk gave, or `IN_PROGRESS` while
-  that walk is still under way (x contains itself: a cycle);
+* with `once`, a value entered before is not entered again (nil, booleans,
+  numbers and strings are never remembered): `again(x, result)` stands for
+  it, where result is what its walk gave, or `IN_PROGRESS` while that walk is
+  still under way (x contains itself: a cycle);
 * otherwise the hook of its kind runs: `vector(x, depth)`, `map(x, depth)`,
   `set(x, depth)` for PTC collections, `other(x, t, depth)` for everything
   else (t is type(x)); depth counts the containers around x (the root's is 0).
