@@ -12,7 +12,7 @@ Two levels (docs/security.md explains the trade-off):
     clock) gets a `HardStop` exception raised asynchronously in its thread
     and in its parallel workers. It is only delivered while the thread is
     executing PTC code or builtins (generated code, interp.py, ptclisp/lib,
-    the read-only part of values.py, a few pure stdlib modules) and no
+    the read-only part of ptclisp/values, a few pure stdlib modules) and no
     in-place extension of a value is on the stack: never inside host tool
     code or the evaluator's own bookkeeping, so no shared state is left
     half-updated (`_interruptible`).
@@ -56,11 +56,11 @@ class HardStop(BaseException):
 _PKG = os.path.dirname(os.path.abspath(__file__))
 _LIB = os.path.join(_PKG, "lib") + os.sep
 _INTERP = os.path.join(_PKG, "interp.py")
-_VALUES = os.path.join(_PKG, "values.py")
-_PRINTER = os.path.join(_PKG, "printer.py")
+_VALUES = os.path.join(_PKG, "values") + os.sep   # the data model package: only its read-only functions
+_PRINTER = (os.path.join(_VALUES, "text.py"), os.path.join(_VALUES, "preview.py"))   # rendering: reads only
 _NEVER_UNDER = (os.path.join(_PKG, "tools.py"), os.path.abspath(__file__))  # a tool call in progress, this module
 _GENERATED = "<ptc>"
-# values.py functions that only read (or build new objects): the in-place extensions
+# values/ functions that only read (or build new objects): the in-place extensions
 # (conj, assoc, ...) and the lazy rebuild of stale views are left out
 _VALUES_SAFE = frozenset({
     "_kind_rank", "_kw_name_ok", "compare", "__call__", "__eq__", "__getitem__", "__hash__", "__iter__",
@@ -91,17 +91,19 @@ def _interruptible(frame) -> bool:
         return False
     code = frame.f_code
     fn = code.co_filename
-    if fn == _VALUES:
+    if fn in _PRINTER:
+        ok = True
+    elif fn.startswith(_VALUES):
         ok = code.co_name in _VALUES_SAFE
     else:
-        ok = (fn == _GENERATED or fn.startswith(_LIB) or fn == _INTERP or fn == _PRINTER
-              or fn.startswith(_STDLIB_SAFE))
+        ok = fn == _GENERATED or fn.startswith(_LIB) or fn == _INTERP or fn.startswith(_STDLIB_SAFE)
     if not ok:
         return False
     f = frame.f_back  # nothing below may be halfway through extending a value, or inside a tool call
     while f is not None:
         c = f.f_code
-        if (c.co_filename == _VALUES and c.co_name not in _VALUES_SAFE) or c.co_filename in _NEVER_UNDER:
+        if (c.co_filename.startswith(_VALUES) and c.co_filename not in _PRINTER and c.co_name not in _VALUES_SAFE) \
+                or c.co_filename in _NEVER_UNDER:
             return False
         f = f.f_back
     return True
@@ -349,12 +351,33 @@ def hard_stop_error(meter=None) -> PtcError:
 
 def result_bytes(value, cap: int) -> int:
     """About how many bytes the printed form of `value` takes; stops counting once past `cap`."""
-    from .values import Keyword, Map, Set, Vector
+    from itertools import chain
+    from .values import Keyword
+    from .values.walk import Stop, walk
     total = 0
-    stack = [value]
-    while stack:
-        x = stack.pop()
-        t = type(x)
+
+    def add(n: int):
+        nonlocal total
+        total += n
+        if total > cap:
+            raise Stop
+
+    def vector(v, depth):
+        items = v.lst()
+        add(2 + len(items))
+        return iter(items)
+
+    def entries(m, depth):
+        add(2 + 2 * len(m))
+        return chain.from_iterable(m.items())
+
+    def members(s, depth):
+        xs = s.members()
+        add(3 + len(xs))
+        return iter(xs)
+
+    def atom(x, t, depth):
+        nonlocal total
         if x is None or t is bool:
             total += 5
         elif t is int:
@@ -365,24 +388,12 @@ def result_bytes(value, cap: int) -> int:
             total += len(x) + 2
         elif t is Keyword:
             total += len(x.name) + 1
-        elif t is Vector:
-            items = x.lst()
-            total += 2 + len(items)
-            stack.extend(items)
-        elif t is Map:
-            d = x.d()
-            total += 2 + 2 * len(d)
-            for k, v in x.items():
-                stack.append(k)
-                stack.append(v)
-        elif t is Set:
-            members = x.members()
-            total += 3 + len(members)
-            stack.extend(members)
         else:
             total += 16
         if total > cap:
-            return total
+            raise Stop
+
+    walk(value, vector=vector, map=entries, set=members, other=atom)
     return total
 
 
@@ -751,29 +762,31 @@ def portable(value):
 
 def retained_bytes(value) -> int:
     """The meter's cost-model estimate of the memory `value` keeps alive (shared parts counted once)."""
+    from itertools import chain
     from .meter import map_cost, seq_cost, str_cost
-    from .values import Map, Set, Vector
-    seen: set = set()
-    stack = [value]
+    from .values import Keyword
+    from .values.walk import walk
     cost = 0
-    while stack:
-        x = stack.pop()
-        t = type(x)
+
+    def vector(v, depth):
+        nonlocal cost
+        items = v.lst()
+        cost += seq_cost(len(items))
+        return iter(items)
+
+    def table(c, depth):  # a map's or a set's backing dict: its stored keys, then its values
+        nonlocal cost
+        d = c.d()
+        cost += map_cost(len(d))
+        return chain(dict.keys(d), dict.values(d))
+
+    def atom(x, t, depth):
+        nonlocal cost
         if t is str:
             cost += str_cost(len(x))
         elif t is int:
             cost += 28 + (x.bit_length() >> 3)
-        elif t is Vector or t is Map or t is Set:
-            if id(x) in seen:
-                continue
-            seen.add(id(x))
-            if t is Vector:
-                items = x.lst()
-                cost += seq_cost(len(items))
-                stack.extend(items)
-            else:
-                d = x.d()
-                cost += map_cost(len(d))
-                stack.extend(dict.keys(d))
-                stack.extend(dict.values(d))
+
+    walk(value, vector=vector, map=table, set=table, other=atom, once=True,
+         skip=(type(None), bool, float, Keyword))  # what costs nothing beyond its slot
     return cost

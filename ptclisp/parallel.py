@@ -44,7 +44,7 @@ from . import meter as M
 from .errors import FailSignal, PtcError, ReturnSignal
 from .isolation import ENFORCER, guard
 from .meter import Meter, map_cost, seq_cost, str_cost
-from .values import Keyword, Map, OwnerToken, Set, Vector
+from .values import Keyword, OwnerToken, Set, Vector
 
 # kinds a worker failure keeps as they are; anything else is wrapped in pmap_error / pcalls_error
 PASS_THROUGH = frozenset({
@@ -207,7 +207,7 @@ def disown(value) -> int:
     """Clear the builder-thread ownership of every collection reachable from a worker's result.
 
     Vectors, maps and sets built by a thread may later be extended in place by
-    that same thread (values.py's append-stealing). Pool threads are reused,
+    that same thread (values/vectors.py, values/sets.py). Pool threads are reused,
     so a result built by one worker could be extended in place by a later
     worker on the same thread while other workers still read it. A result
     leaving its worker therefore gives up ownership: the next extension
@@ -216,55 +216,53 @@ def disown(value) -> int:
     Returns the meter's estimate of the bytes the result keeps alive (shared
     parts counted once): the caller pays for what its workers hand back.
     """
-    seen: set = set()
-    stack = [value]
+    from itertools import chain
+    from .values.walk import walk
     cost = 0
-    while stack:
-        x = stack.pop()
-        t = type(x)
-        if t is Vector or t is Map or t is Set:
-            if id(x) in seen:
-                continue
-            seen.add(id(x))
-            if t is not Map:  # a map is extended in place only when nobody else holds it
-                x._owner = None
-            if t is Vector:
-                items = x.lst()
-                cost += seq_cost(len(items))
-                stack.extend(y for y in items if not _small(y))
-            else:
-                d = x.d()
-                cost += map_cost(len(d))
-                for k, v in dict.items(d):
-                    if not _small(k):
-                        stack.append(k)
-                    if not _small(v):
-                        stack.append(v)
-        elif t is str:
+
+    def vector(v, depth):
+        nonlocal cost
+        v._owner = None
+        items = v.lst()
+        cost += seq_cost(len(items))
+        return iter(items)
+
+    def table(c, depth):  # a map's or a set's backing dict: stored keys and values
+        nonlocal cost
+        if type(c) is Set:  # a map is extended in place only when nobody else holds it
+            c._owner = None
+        d = c.d()
+        cost += map_cost(len(d))
+        return chain.from_iterable(dict.items(d))
+
+    def other(x, t, depth):
+        nonlocal cost
+        if t is str:
             cost += str_cost(len(x))
         elif t is int:
-            cost += 28 + (x.bit_length() >> 3)
+            if not -5 <= x <= 256:
+                cost += 28 + (x.bit_length() >> 3)
         elif t is list or t is tuple:  # reached through a closure (the tree back end keeps captures in lists)
-            if id(x) not in seen:
-                seen.add(id(x))
-                stack.extend(x)
-        elif callable(x) and t is not Keyword:
-            if id(x) in seen:
-                continue
-            seen.add(id(x))
-            for cell in getattr(x, "__closure__", None) or ():
-                try:
-                    stack.append(cell.cell_contents)
-                except ValueError:  # an empty cell
-                    pass
-            stack.extend(getattr(x, "__defaults__", None) or ())
+            return iter(x)
+        elif callable(x):
+            return _captured(x)
+        return None
+
+    walk(value, vector=vector, map=table, set=table, other=other, once=True, skip=_SMALL)
     return cost
 
 
-def _small(x) -> bool:
-    """Values that cost nothing beyond their slot and own nothing."""
-    t = type(x)
-    return x is None or t is bool or t is float or t is Keyword or (t is int and -5 <= x <= 256)
+_SMALL = frozenset({type(None), bool, float, Keyword})   # values that own nothing (so do ints in -5..256)
+
+
+def _captured(f):
+    """What a function keeps alive: its closure cells' contents and its default values."""
+    for cell in getattr(f, "__closure__", None) or ():
+        try:
+            yield cell.cell_contents
+        except ValueError:  # an empty cell
+            pass
+    yield from getattr(f, "__defaults__", None) or ()
 
 
 # ------------------------------------------------------------------ one operation

@@ -1,7 +1,9 @@
 """Text -> forms with source spans.
 
-Owns the lark LALR parser over `grammar/ptclisp.lark`, the post-lex rules
-(nil/true/false words, escape decoding, digit and depth limits) and the
+Owns the lark LALR parser over `grammar/ptclisp.lark`, a fast path that
+reads ordinary programs with one regular expression built from the same
+grammar's terminals (falling back to lark on anything else), the post-lex
+rules (nil/true/false words, escape decoding, digit and depth limits) and the
 classification of reader failures into `parse_error` with line, column and
 a short hint. `ReadError.incomplete` marks input that only needs more text
 (unclosed bracket or string), which the REPL uses for multi-line entry.
@@ -9,7 +11,8 @@ a short hint. `ReadError.incomplete` marks input that only needs more text
     read(text)        -> list of forms (a whole program; a leading byte-order mark is skipped)
     read_string(text) -> one value, read as data (no evaluation)
 
-Imports errors, values, forms.
+Imports errors, meter (the compile clock), forms, values; lark lazily; `read_string` compiles a
+regex literal with lib.regexes.
 """
 from __future__ import annotations
 
@@ -444,12 +447,14 @@ class _Fallback(Exception):
 
 
 def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
-    pos, n = 0, len(text)
-    line, line_start = 1, 0
+    """Read `text` with the one-regex scanner (`_SCAN`), without lark. Raises `_Fallback` on anything
+    it does not handle itself (every error, too deep nesting, a token out of place): `read` then
+    reads the text with the lark parser, which reports the error or reads the rare construct."""
+    pos, line, line_start = 0, 1, 0
     top: list = []
     out = top
     stack: list = []   # (kind, items_of_parent, open_line, open_col)
-    pending_var_quote = None
+    var_quote = None   # (line, col) of a `#'` waiting for its symbol
     budget = 2048           # tokens until the next look at the compile clock
     for m in _SCAN.finditer(text):
         budget -= 1
@@ -462,7 +467,6 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
         if m.start() != pos:
             raise _Fallback
         if kind == "EOF":
-            pos = n
             break
         if start != pos:
             nl = text.count("\n", pos, start)
@@ -480,19 +484,17 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
             pos = end
             continue
         if kind in ("RPAR", "RSQB", "RBRACE"):
-            if not stack:
+            if not stack or _CLOSE_OF[stack[-1][0]] != kind:
                 raise _Fallback
             okind, parent, ol, oc = stack.pop()
-            if _CLOSE_OF[okind] != kind:
-                raise _Fallback
             if okind == "LBRACE" and len(out) % 2:
                 raise _Fallback
             form = _SEQ_CLASS[okind](out, Span(ol, oc, line, col + 1))
             out = parent
         elif kind == "HASH_QUOTE":
-            if pending_var_quote is not None:
+            if var_quote is not None:
                 raise _Fallback
-            pending_var_quote = (line, col)
+            var_quote = (line, col)
             pos = end
             continue
         else:
@@ -503,42 +505,42 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
                 else:
                     if names is not None:
                         names.add(value)
-                    if "/" in value:
-                        ns, name = split_symbol(value)
-                        form = Sym(ns, name, span)
-                    else:
-                        form = Sym(None, value, span)
+                    form = Sym(None, value, span) if "/" not in value else Sym(*split_symbol(value), span)
             elif kind == "INTEGER" and len(value) <= MAX_INT_DIGITS:
                 form = Lit(int(value), span)
-            elif kind == "STRING" or kind == "REGEX":
-                nl = value.count("\n")
-                if nl:
-                    line += nl
+            else:
+                if (kind == "STRING" or kind == "REGEX") and "\n" in value:
+                    line += value.count("\n")
                     line_start = pos + value.rfind("\n") + 1
                     span = Span(span.line, col, line, end - line_start + 1)
-                if kind == "REGEX":
-                    form = RegexLit(decode_string(value[2:-1]), span)
-                else:
-                    form = Lit(decode_string(value[1:-1]), span)
-            elif kind == "QUOTE_NAME":
-                ns, name = split_symbol(value[1:])
-                _note(value[1:])
-                form = Quote(Sym(ns, name, span), span)
-            else:
-                form = atom_form(kind, value, span)
-        if pending_var_quote is not None:
-            if type(form) is not Sym:
-                raise _Fallback
-            vl, vc = pending_var_quote
-            pending_var_quote = None
-            form = VarQuote(form, Span(vl, vc, form.span.end_line, form.span.end_col))
+                form = _token_form(kind, value, span)
+        if var_quote is not None:
+            form, var_quote = _var_quote(var_quote, form), None
         out.append(form)
         pos = end
-    if pos < n and not _TRAILER.match(text, pos):
-        raise _Fallback
-    if stack or pending_var_quote is not None:
+    if stack or var_quote is not None or (pos < len(text) and not _TRAILER.match(text, pos)):
         raise _Fallback
     return top
+
+
+def _token_form(kind: str, value: str, span: Span) -> Form:
+    """The form of an atom token other than a symbol or a short integer (`_fast_read`)."""
+    if kind == "STRING":
+        return Lit(decode_string(value[1:-1]), span)
+    if kind == "REGEX":
+        return RegexLit(decode_string(value[2:-1]), span)
+    if kind == "QUOTE_NAME":
+        ns, name = split_symbol(value[1:])
+        _note(value[1:])
+        return Quote(Sym(ns, name, span), span)
+    return atom_form(kind, value, span)
+
+
+def _var_quote(at: tuple, form: Form) -> Form:
+    """`#'name`: the symbol read after a `#'` at `at` (line, col); anything else is for lark to report."""
+    if type(form) is not Sym:
+        raise _Fallback
+    return VarQuote(form, Span(at[0], at[1], form.span.end_line, form.span.end_col))
 
 
 BOM = "\ufeff"

@@ -23,6 +23,7 @@ from ..errors import PtcError
 from ..meter import OBJ, SLOT, current, seq_cost, str_cost
 from ..printer import pr_str, str_of
 from ..values import Keyword, Map, Regex, Set, SymbolRef, Vector, type_name
+from ..values.walk import Stop, walk
 from .common import charge, count_str, graphemes, need_str, out_vec, seq_items
 from .registry import as_fn, builtin
 from . import regexes as rx
@@ -43,32 +44,39 @@ def render_size(x, cap: int) -> int:
     if t is not Vector and t is not Map and t is not Set:
         return _atom_size(x)
     m = current()
-    total = 0
-    nodes = 0
-    stack = [iter((x,))]
-    while stack:
-        for v in stack[-1]:
-            break
-        else:
-            stack.pop()
-            continue
+    total = nodes = 0
+
+    def add(n: int):
+        nonlocal total, nodes
         nodes += 1
         if not (nodes & 4095) and m.expired:
             m.raise_expired()
-        t = type(v)
-        if t is Vector:
-            total += 2 + len(v)
-            stack.append(iter(v.lst()))
-        elif t is Map:
-            total += 2 + 2 * len(v)
-            stack.append(itertools.chain.from_iterable(dict.items(v)))
-        elif t is Set:
-            total += 3 + len(v)
-            stack.append(iter(v.d().values()))
-        else:
-            total += _atom_size(v)
+        total += n
         if total > cap:
-            return total
+            raise Stop
+
+    def vector(v, depth):
+        add(2 + len(v))
+        return iter(v.lst())
+
+    def entries(v, depth):
+        add(2 + 2 * len(v))
+        return itertools.chain.from_iterable(dict.items(v))
+
+    def members(v, depth):
+        add(3 + len(v))
+        return iter(v.d().values())
+
+    def atom(v, t, depth):
+        nonlocal total, nodes
+        nodes += 1
+        if not (nodes & 4095) and m.expired:
+            m.raise_expired()
+        total += _atom_size(v)
+        if total > cap:
+            raise Stop
+
+    walk(x, vector=vector, map=entries, set=members, other=atom)
     return total
 
 

@@ -1,0 +1,90 @@
+"""Who may extend a collection in place: owner tokens, the shared lock, and the reference-count probes.
+
+Three growth schemes share this module (values/__init__ tells them apart):
+vectors steal the backing list of the value they extend, sets steal the
+backing dict and leave an undo step behind, and maps are extended in place
+only when the caller hands over its last reference (lib/colls_maps.assoc_owned).
+The first two need the running evaluation's *owner token*: a collection built
+under one token is extended in place only under the same token, so values
+shared between tasks or evaluations are never mutated behind a reader's back.
+The third needs a reference count measured on the running interpreter
+(`OWNED_REFS`), never assumed.
+
+The switch that turns all three off (`IN_PLACE_GROWTH`) lives in
+values/__init__, where tests set it.
+Imports nothing from ptclisp.
+"""
+from __future__ import annotations
+
+import threading
+from sys import getrefcount as _getrefcount
+
+# Taken while a collection's backing storage changes hands (a steal, or a stale view rebuilding its copy).
+LOCK = threading.RLock()
+
+
+class _OwnerLocal(threading.local):
+    tok = None
+
+
+OWNER = _OwnerLocal()   # OWNER.tok: the owner token of the evaluation running on this thread
+
+
+class OwnerToken:
+    """The identity of one evaluation (or parallel worker task) as the owner of the collections it
+    builds. Bare on purpose: a collection keeps its owner's token alive, never the evaluation's meter
+    (with its prints and tool ledger)."""
+
+    __slots__ = ()
+
+
+def owner_token():
+    """The token of the running evaluation (or parallel worker task) on this thread; None outside one.
+
+    A collection built under a token may be extended in place only under the
+    same token, so values shared between tasks or evaluations are never
+    mutated behind a reader's back.
+    """
+    return OWNER.tok
+
+
+# --------------------------------------------------------------- in-place growth of uniquely held maps
+
+def _refs_of_a_handed_over_local() -> int:
+    """What sys.getrefcount reports, inside a callee, for an object whose only other
+    holder is the caller's local variable (measured, not assumed, on this interpreter)."""
+    def callee(m):
+        return _getrefcount(m)
+
+    def caller():
+        m = {}
+        return callee(m)
+    return caller()
+
+
+_MEASURED_REFS = _refs_of_a_handed_over_local()
+
+
+def _callee_probe(m):
+    return _getrefcount(m) == _MEASURED_REFS
+
+
+def _check_probe() -> bool:
+    """Self-test: a map also held elsewhere must not look handed over."""
+    def caller_unique():
+        m = {}
+        return _callee_probe(m)
+
+    def caller_shared():
+        m = {}
+        keep = [m]
+        r = _callee_probe(m)
+        return r and keep
+
+    return caller_unique() is True and not caller_shared()
+
+
+OWNED_GROWTH = _check_probe()
+# The count `assoc_owned` and kin compare with; a count no object can have when the self-test
+# failed, so that every map is then copied (one comparison on the hot path either way).
+OWNED_REFS = _MEASURED_REFS if OWNED_GROWTH else -1
