@@ -8,12 +8,12 @@ Rendering is iterative, so hostile data (deeply nested JSON) cannot exhaust
 the Python stack.
 Imports values.atoms, values.maps, values.vectors, values.sets.
 """
-from ..intstr import int_text
 from __future__ import annotations
 
 import math
 import weakref
 
+from ..intstr import int_text
 from .atoms import JavaObject, Regex, SymbolRef, VarRef
 from .maps import Keyword, Map
 from .sets import Set
