@@ -308,12 +308,17 @@ class Session:
         self.limits, self.prelude_sources = check_inputs(context, tools, limits, preludes, strict_data)
         try:
             self.env = Environment(context, tools, strict_data=strict_data)
-        except PtcError as e:
-            raise ValueError(f"invalid session input: {e.message}") from None
+        except PtcError as e:  # host data the language cannot hold (a cycle, nesting too deep)
+            raise self._input_error(e) from None
         self.env.programs.enabled = program_cache
         if self.prelude_sources:
             from .prelude import attach_preludes  # loaded on first use: importing ptclisp does not need it
             attach_preludes(self.env, self.prelude_sources)
+
+    @staticmethod
+    def _input_error(e: PtcError) -> Exception:
+        """What the constructor raises for context it cannot convert: a ValueError for a host."""
+        return ValueError(f"invalid session input: {e.message}")
 
     def eval(self, source: str, limits: Limits | dict | None = None) -> Result:
         """Evaluate one program in this session (`limits`, if given, replace the session's for this one)."""

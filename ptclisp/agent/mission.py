@@ -366,6 +366,11 @@ class MissionSession(Session):
         self.source_checks = 0
         self._context_json: str | None = None
 
+    @staticmethod
+    def _input_error(e: PtcError) -> Exception:
+        """Mission data the language cannot hold is the typed error itself (the agent host reports it)."""
+        return e
+
     # -- evaluation
     def eval(self, source: str, observation_chars: int | None = None) -> Evaluation:
         """Run one program transactionally and classify the outcome."""
