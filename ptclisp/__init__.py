@@ -12,11 +12,11 @@ import logging as _logging
 
 _logging.getLogger("ptclisp").addHandler(_logging.NullHandler())
 
-from .api import Session, equal, pr_str, read_string, run
-from .convert import from_python, to_python
+from .api import Session, equal, from_python, pr_str, read_string, run, to_python
+from .error_translation import ErrorInfo
 from .errors import PtcError
-from .evaluator import ErrorInfo, Result
 from .meter import Limits
+from .session import Result
 from .tools import Tool
 
 __version__ = "0.1.0"

@@ -25,10 +25,11 @@ import ast
 import itertools
 import types
 
-from . import runtime as rt
+from . import compiled_runtime as rt
 from . import values as V
 from .analyzer import nodes as N
 from .analyzer.lastuse import last_reads
+from .errors import PTC_FILENAME as FILENAME
 from .errors import FailSignal, PtcError, ReturnSignal
 from .meter import compile_tick
 from .lib import registry as R
@@ -37,7 +38,6 @@ from .lib.common import out_vec, seq_items
 from .printer import FN_META
 from .values import Keyword, Map, Set, Vector, hk
 
-FILENAME = "<ptc>"
 _ABSENT = object()
 
 
@@ -48,7 +48,7 @@ class _PositionedAst:
     The default is line 0, which no PTC source has: code that maps to no PTC form (a
     function's prologue, the meter's checks) reports no position, so an error raised
     there is located at the nearest enclosing PTC form instead of at line 1, column 1
-    (evaluator._span_from_traceback)."""
+    (error_translation.span_from_traceback)."""
 
     def __init__(self):
         for name in dir(ast):

@@ -2,10 +2,15 @@
 
 Owns the one exception type that crosses every layer (`PtcError`, carrying a
 machine-readable `kind` from runtime.md §12), the `Span` of source text it
-points at, and the terminal-outcome signals `ReturnSignal` / `FailSignal`.
-Imports nothing from ptclisp.
+points at, the terminal-outcome signals `ReturnSignal` / `FailSignal`, and
+`PTC_FILENAME`, the file name generated code runs under (error positions
+are recovered from its traceback frames). Turning any other exception into
+a PtcError is ptclisp.error_translation. Imports nothing from ptclisp.
 """
 from __future__ import annotations
+
+#: The file name of code generated from a PTC program: its traceback frames carry PTC positions.
+PTC_FILENAME = "<ptc>"
 
 
 class Span:
@@ -79,14 +84,6 @@ class ReturnSignal(TerminalSignal):
 
 class FailSignal(TerminalSignal):
     pass
-
-
-def type_error(message: str, **details) -> PtcError:
-    return PtcError("type_error", message, details=details or None)
-
-
-def arity_error(name: str, got: int) -> PtcError:
-    return PtcError("arity_error", f"{name}: wrong number of arguments ({got})")
 
 
 def brief_int(n: int) -> str:

@@ -13,7 +13,8 @@ failure deep inside a later evaluation. Accepted shapes:
 * strict_data: True or False.
 
 `ptclisp.run` reports these errors as an error Result (it never raises);
-the constructors raise them. Imports meter and values; prelude and tools lazily.
+the constructors raise them. Imports meter, values and tools; the prelude loader on
+first use (importing ptclisp does not load it).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import os
 import attrs
 
 from .meter import Limits
+from .tools import ToolSet
 from .values import Map
 
 _LIMIT_FIELDS = tuple(f.name for f in attrs.fields(Limits))
@@ -65,7 +67,6 @@ def check_tools(tools, name: str = "tools"):
     """Raise unless `tools` has the shape of a tool grant; the tools themselves are checked by ToolSet."""
     if tools is None or isinstance(tools, dict):
         return tools
-    from .tools import ToolSet
     if isinstance(tools, ToolSet):
         return tools
     if isinstance(tools, (str, bytes)) or not hasattr(tools, "__iter__"):

@@ -17,9 +17,10 @@ call node they pass through (located on the error path only).
 """
 from __future__ import annotations
 
-from . import runtime as rt
+from . import compiled_runtime as rt
 from .analyzer import nodes as N
 from .compiler import _free_locals, compile_subprogram, inlinable_hof, mangle, runtime_table
+from .error_translation import span_from_traceback as _span_from_traceback, to_ptc_error
 from .errors import FailSignal, PtcError, ReturnSignal
 from .meter import compile_tick
 from .values import Map, Vector, hk
@@ -56,7 +57,6 @@ def _located(exc: BaseException, span, codes):
     """The PTC error for `exc` passing through a call at `span`: its own span if it has one; else,
     when it was raised inside this program's compiled code (a loop, a hot fn's twin; `codes`),
     the failing node's position there, as the closure tier would have located it; else `span`."""
-    from .evaluator import _span_from_traceback, to_ptc_error
     if isinstance(exc, (ReturnSignal, FailSignal)):
         return exc
     err = to_ptc_error(exc)

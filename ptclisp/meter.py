@@ -9,7 +9,9 @@ attribute read. Builtins that build collections or strings call
 `meter.alloc(nbytes)` *before* building, so `(range 1e9)` fails at once.
 
 The meter of the running evaluation is found with `current()` (thread-local;
-parallel workers install their parent's meter). Imports errors only.
+parallel workers install their parent's meter). Also here: the per-evaluation
+cache of `cache=True` tool results (`tool_cache`), which parallel workers
+fold back into their evaluation's. Imports errors and values.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import heapq
 import itertools
 import threading
 import time
+import weakref
 
 import attrs
 
@@ -36,39 +39,41 @@ def _show(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _time_ms(none_means: str | None = "no limit", minimum: int = 1):
+def time_ms_validator(none_means: str | None = "no limit", minimum: int = 1):
     """Validator of a time limit in milliseconds: a finite number in [minimum, MAX_TIME_MS] (or None)."""
-    def check(_inst, attr, value):
+    def check(inst, attr, value):
         if value is None:
             if none_means is not None:
                 return
-            raise TypeError(f"Limits.{attr.name} must be a number of milliseconds, got None")
+            raise TypeError(f"{type(inst).__name__}.{attr.name} must be a number of milliseconds, got None")
         if type(value) is bool or not isinstance(value, (int, float)):
-            raise TypeError(f"Limits.{attr.name} must be a number of milliseconds, got "
+            raise TypeError(f"{type(inst).__name__}.{attr.name} must be a number of milliseconds, got "
                             f"{type(value).__name__} {_show(value)}")
         if not (minimum <= value <= MAX_TIME_MS):  # also false for NaN
             tail = f", or None for {none_means}" if none_means else ""
-            raise ValueError(f"Limits.{attr.name} must be between {minimum} and {MAX_TIME_MS:,} ms "
+            raise ValueError(f"{type(inst).__name__}.{attr.name} must be between {minimum} and {MAX_TIME_MS:,} ms "
                              f"(one year){tail}; got {_show(value)}")
     return check
 
 
-def _amount(minimum: int = 1, none_means: str | None = None):
+def amount_validator(minimum: int = 1, none_means: str | None = None):
     """Validator of a count or byte limit: an int in [minimum, MAX_AMOUNT] (or None where that means no limit)."""
-    def check(_inst, attr, value):
+    def check(inst, attr, value):
         if value is None and none_means is not None:
             return
         if type(value) is not int:
-            raise TypeError(f"Limits.{attr.name} must be an int, got {type(value).__name__} {_show(value)}")
+            raise TypeError(f"{type(inst).__name__}.{attr.name} must be an int, got {type(value).__name__} "
+                            f"{_show(value)}")
         if not (minimum <= value <= MAX_AMOUNT):
             tail = f", or None for {none_means}" if none_means else ""
-            raise ValueError(f"Limits.{attr.name} must be between {minimum} and 2**62{tail}; got {_show(value)}")
+            raise ValueError(f"{type(inst).__name__}.{attr.name} must be between {minimum} and 2**62{tail}; "
+                             f"got {_show(value)}")
     return check
 
 
-def _isolation(_inst, attr, value):
+def _isolation(inst, attr, value):
     if value not in ("thread", "process"):
-        raise ValueError(f"Limits.isolation must be 'thread' or 'process', got {_show(value)}")
+        raise ValueError(f"{type(inst).__name__}.isolation must be 'thread' or 'process', got {_show(value)}")
 
 
 @attrs.define(slots=True)
@@ -86,27 +91,27 @@ class Limits:
     docs/security.md lists each limit with its failure reason.
     """
 
-    timeout_ms: int | None = attrs.field(default=1000, validator=_time_ms())
-    memory_bytes: int = attrs.field(default=10_000_000, validator=_amount())
-    loop_limit: int = attrs.field(default=1000, validator=_amount(0))
-    max_tool_calls: int | None = attrs.field(default=None, validator=_amount(0, "no limit"))
-    max_print_chars: int = attrs.field(default=2000, validator=_amount())
-    max_prints: int = attrs.field(default=10_000, validator=_amount(0))
-    max_program_bytes: int = attrs.field(default=1_000_000, validator=_amount())
-    max_symbols: int = attrs.field(default=10_000, validator=_amount())
-    max_depth: int = attrs.field(default=64, validator=_amount())
-    max_parallel_workers: int = attrs.field(default=8, validator=_amount(0))
-    pmap_timeout_ms: int | None = attrs.field(default=5000, validator=_time_ms())
-    max_result_bytes: int | None = attrs.field(default=None, validator=_amount(1, "no limit"))
-    # Python frames above the evaluation's start (isolation.py)
-    recursion_limit: int = attrs.field(default=6000, validator=_amount())
-    regex_timeout_ms: int | None = attrs.field(default=250, validator=_time_ms("the 250 ms default"))
+    timeout_ms: int | None = attrs.field(default=1000, validator=time_ms_validator())
+    memory_bytes: int = attrs.field(default=10_000_000, validator=amount_validator())
+    loop_limit: int = attrs.field(default=1000, validator=amount_validator(0))
+    max_tool_calls: int | None = attrs.field(default=None, validator=amount_validator(0, "no limit"))
+    max_print_chars: int = attrs.field(default=2000, validator=amount_validator())
+    max_prints: int = attrs.field(default=10_000, validator=amount_validator(0))
+    max_program_bytes: int = attrs.field(default=1_000_000, validator=amount_validator())
+    max_symbols: int = attrs.field(default=10_000, validator=amount_validator())
+    max_depth: int = attrs.field(default=64, validator=amount_validator())
+    max_parallel_workers: int = attrs.field(default=8, validator=amount_validator(0))
+    pmap_timeout_ms: int | None = attrs.field(default=5000, validator=time_ms_validator())
+    max_result_bytes: int | None = attrs.field(default=None, validator=amount_validator(1, "no limit"))
+    # Python frames above the evaluation's start (guards.py)
+    recursion_limit: int = attrs.field(default=6000, validator=amount_validator())
+    regex_timeout_ms: int | None = attrs.field(default=250, validator=time_ms_validator("the 250 ms default"))
     # reading, analysing and compiling one program (compile_timeout)
-    compile_timeout_ms: int | None = attrs.field(default=5000, validator=_time_ms())
-    # or "process": evaluate in a child process under OS limits (isolation.py)
+    compile_timeout_ms: int | None = attrs.field(default=5000, validator=time_ms_validator())
+    # or "process": evaluate in a child process under OS limits (process.py)
     isolation: str = attrs.field(default="thread", validator=_isolation)
     # address space a "process" evaluation may add (None: derived)
-    process_memory_bytes: int | None = attrs.field(default=None, validator=_amount(1, "a size derived from memory_bytes"))
+    process_memory_bytes: int | None = attrs.field(default=None, validator=amount_validator(1, "a size derived from memory_bytes"))
 
 
 # cost model (bytes) used by builtins when charging their output
@@ -220,7 +225,7 @@ class _Watchdog:
     waited for in steps, never handed whole to the OS), an exception inside
     the loop is contained there (a deadline that is not a time counts as
     passed), and a thread that ended anyway is started again by the next
-    `watch`. The hard-stop thread (isolation.py) also expires overdue meters
+    `watch`. The hard-stop thread (guards.py) also expires overdue meters
     it watches, as a second line.
     """
 
@@ -390,3 +395,43 @@ def install(meter: Meter | None):
     # collections built under this meter may be extended in place only under it (values.py)
     set_owner_token(None if meter is None else meter.token)
     return prev
+
+
+# ------------------------------------------------------------------ the per-evaluation tool cache
+
+_TOOL_CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_TOOL_CACHE_LOCK = threading.Lock()
+
+
+def tool_cache(meter) -> dict:
+    """The cache of `cache=True` tool results (tools.py) of the evaluation `meter` belongs to
+    (created on first use).
+
+    A parallel worker's meter (one with a `root`) gets a cache of its own;
+    lookups fall back to the root's cache as it was when the operation
+    started, so workers do not see each other's entries (`merge_worker_caches`
+    folds them back afterwards).
+    """
+    c = _TOOL_CACHES.get(meter)
+    if c is None:
+        with _TOOL_CACHE_LOCK:
+            c = _TOOL_CACHES.setdefault(meter, {})
+    return c
+
+
+def tool_cache_lookup(meter, key, default):
+    """The cached entry under `key` for `meter`'s evaluation (a worker also sees its root's), else `default`."""
+    hit = tool_cache(meter).get(key, default)
+    if hit is default:
+        root = getattr(meter, "root", None)
+        if root is not None and root in _TOOL_CACHES:
+            hit = _TOOL_CACHES[root].get(key, default)
+    return hit
+
+
+def merge_worker_caches(root, workers) -> None:
+    """Fold the cache entries of parallel worker meters into the root's, in the order given (input order)."""
+    target = tool_cache(root)
+    for w in workers:
+        for k, v in _TOOL_CACHES.get(w, {}).items():
+            target.setdefault(k, v)

@@ -18,19 +18,19 @@ How one operation runs (`run_parallel`):
   budget (per-worker heap, as in the reference) and its own buffers for
   printed lines and tool-call records. The buffers are merged into the
   caller's meter in input order, so the effects do not depend on timing.
-* A worker's `def` is discarded (`runtime.rt_def` asks `current().in_worker`):
+* A worker's `def` is discarded (`compiled_runtime.rt_def` asks `current().in_worker`):
   the user namespace is shared with the waiting parent thread, so workers see
   it read-only.
 * First failure wins. Since PTC-Lisp has no `try`, a failed parallel
   operation ends the evaluation; the root meter is stopped with that error so
   the remaining workers unwind at their next deadline check (compiled code
   tests the same flag at every function entry and loop back-edge), and the
-  hard stop (isolation.py) ends those that do not.
+  hard stop (guards.py) ends those that do not.
 * What a worker hands back leaves its thread: `disown` gives up in-place
   extension of the result's collections and prices it, and the caller pays
   that price (and for the lines its workers printed) on its own budget.
 
-Imports meter, errors, values, isolation.
+Imports meter, errors, values, guards, error_translation.
 """
 from __future__ import annotations
 
@@ -42,8 +42,9 @@ import attrs
 
 from . import meter as M
 from .errors import FailSignal, PtcError, ReturnSignal
-from .isolation import ENFORCER, guard
-from .meter import Meter, map_cost, seq_cost, str_cost
+from .error_translation import to_error_info
+from .guards import ENFORCER, guard
+from .meter import Meter, map_cost, merge_worker_caches, seq_cost, str_cost
 from .values import Keyword, OwnerToken, Set, Vector
 
 # kinds a worker failure keeps as they are; anything else is wrapped in pmap_error / pcalls_error
@@ -296,7 +297,6 @@ def _work(out: queue.SimpleQueue, wm: WorkerMeter, who: str, fn, args):
 
 def worker_error(who: str, index: int, exc: BaseException) -> PtcError:
     """The error a failed worker surfaces as: limits pass through, the rest becomes `<who>_error`."""
-    from .evaluator import to_error_info  # the evaluator sits above us; imported only on failure
     info = to_error_info(exc)
     if info.kind in PASS_THROUGH:
         return PtcError(info.kind, info.message, info.span, dict(info.details))
@@ -410,7 +410,6 @@ def _run_parallel(who, calls, n, caller, root, deadline, record) -> Vector:
         caller.alloc(kept)
         _merge(caller, effects)
         if effects:
-            from .tools import merge_worker_caches  # tools sit above us
             merge_worker_caches(caller, [effects[i] for i in sorted(effects)])
         return Vector(results)
     except BaseException as exc:

@@ -3,8 +3,8 @@
 Owns `Tool` (a host callable plus description, input schema, declared effect,
 cache flag and privacy), argument normalisation (named arguments only; keys
 stringified with `-` -> `_`; keyword values -> names), input validation with
-jsonschema, result envelopes, the per-evaluation cache of `cache=True` tools,
-the call budget and the call ledger (`ToolCallRecord`, surfaced as
+jsonschema, result envelopes, the use of the per-evaluation cache of
+`cache=True` tools (kept by the meter), the call budget and the call ledger (`ToolCallRecord`, surfaced as
 `Result.tool_calls`).
 
 Result envelopes a callback may use:
@@ -25,9 +25,7 @@ error once it is stopping); ptclisp never interrupts a running callback.
 from __future__ import annotations
 
 import json
-import threading
 import time
-import weakref
 from typing import Callable
 
 import attrs
@@ -35,6 +33,7 @@ import attrs
 from . import meter as M
 from .convert import HostDataError, from_python
 from .errors import FailSignal, PtcError, ReturnSignal
+from .guards import result_bytes, retained_bytes
 from .intstr import brief_ints, int_text
 from .values import JavaObject, Keyword, Map, Set, SymbolRef, Vector
 
@@ -238,44 +237,6 @@ def cache_key(name: str, payload: dict) -> str:
     return name + "\x00" + json.dumps(canon(payload), sort_keys=True, ensure_ascii=False, default=repr)
 
 
-# ------------------------------------------------------------------ the per-evaluation cache
-
-_CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_CACHE_LOCK = threading.Lock()
-
-
-def tool_cache(meter) -> dict:
-    """The result cache of the evaluation `meter` belongs to (created on first use).
-
-    A parallel worker's meter (one with a `root`) gets a cache of its own;
-    lookups fall back to the root's cache as it was when the operation
-    started, so workers do not see each other's entries (`merge_worker_caches`
-    folds them back afterwards).
-    """
-    c = _CACHES.get(meter)
-    if c is None:
-        with _CACHE_LOCK:
-            c = _CACHES.setdefault(meter, {})
-    return c
-
-
-def _cache_lookup(meter, key):
-    hit = tool_cache(meter).get(key, _MISS)
-    if hit is _MISS:
-        root = getattr(meter, "root", None)
-        if root is not None and root in _CACHES:
-            hit = _CACHES[root].get(key, _MISS)
-    return hit
-
-
-def merge_worker_caches(root, workers) -> None:
-    """Fold the cache entries of parallel worker meters into the root's, in the order given (input order)."""
-    target = tool_cache(root)
-    for w in workers:
-        for k, v in _CACHES.get(w, {}).items():
-            target.setdefault(k, v)
-
-
 # ------------------------------------------------------------------ results
 
 def _ledger_value(raw, value) -> tuple[object, bool]:
@@ -286,7 +247,6 @@ def _ledger_value(raw, value) -> tuple[object, bool]:
     """
     if raw is None or type(raw) in (bool, int, float):
         return raw, False
-    from .isolation import result_bytes
     if result_bytes(value, LEDGER_RESULT_BYTES) <= LEDGER_RESULT_BYTES:
         return raw, False
     keep = LEDGER_RESULT_BYTES // 4
@@ -375,7 +335,7 @@ class ToolSet:
         use_cache = tool.cache and not tool.private
         if use_cache:
             key = cache_key(name, payload)
-            hit = _cache_lookup(meter, key)
+            hit = M.tool_cache_lookup(meter, key, _MISS)
             if hit is not _MISS:
                 raw, value = hit
                 res, trunc = _ledger_value(raw, value)
@@ -416,7 +376,7 @@ class ToolSet:
             rec.result, rec.truncated = _ledger_value(raw, value)
         self._record(meter, rec, t0)
         if use_cache:
-            tool_cache(meter)[key] = (raw, value)
+            M.tool_cache(meter)[key] = (raw, value)
         meter.check()
         return value
 
@@ -472,7 +432,6 @@ def check_stop() -> None:
 def _to_ptc(raw, meter):
     """A tool's result as fresh PTC data (the walk of convert.from_python: cycles, nesting deeper than
     convert.MAX_DEPTH and objects other than JSON-like data raise HostDataError), charged to `meter`."""
-    from .isolation import retained_bytes
     value = from_python(raw, strict=True, meter=meter)
     meter.alloc(retained_bytes(value))  # what a tool hands back counts against the memory budget
     return value

@@ -4,7 +4,7 @@ import os
 import httpx
 import pytest
 
-from ptclisp.evaluator import BACKENDS
+from ptclisp.session import BACKENDS
 
 LOCAL_LLM_ENV = "PTCLISP_LOCAL_LLM_URL"
 

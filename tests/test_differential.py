@@ -26,7 +26,7 @@ import pytest
 
 import ptclisp
 from ptclisp import compiler, interp, values
-from ptclisp.evaluator import BACKENDS, analyze_source, evaluate
+from ptclisp.session import BACKENDS, analyze_source, evaluate
 
 # generous: no configuration may fail on a budget the others meet (copying costs more time and memory)
 LIMITS = ptclisp.Limits(timeout_ms=10_000, memory_bytes=200_000_000)

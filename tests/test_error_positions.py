@@ -3,7 +3,7 @@ import pytest
 
 import ptclisp
 from ptclisp import Limits, Session
-from ptclisp.evaluator import BACKENDS, evaluate
+from ptclisp.session import BACKENDS, evaluate
 
 
 @pytest.fixture(params=BACKENDS)

@@ -162,7 +162,7 @@ def test_a_watchdog_that_ended_is_started_again(monkeypatch):
 
 
 def test_the_hard_stop_thread_also_expires_overdue_meters():
-    from ptclisp.isolation import ENFORCER
+    from ptclisp.guards import ENFORCER
     m = M.Meter(Limits())
     m.deadline = time.monotonic() - 1.0  # overdue, and never shown to the watchdog
     fake_tid = -12345

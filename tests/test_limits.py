@@ -7,7 +7,7 @@ import pytest
 
 import ptclisp
 from ptclisp import Limits
-from ptclisp.isolation import result_bytes
+from ptclisp.guards import result_bytes
 
 DEEP = "(defn f [n] (if (= n 0) 0 (inc (f (dec n))))) (f {n})"
 SYMS = "[" + " ".join(f":k{i}" for i in range(300)) + "]"

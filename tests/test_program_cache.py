@@ -1,17 +1,17 @@
 """A Session reuses the built program when the same text comes back to an unchanged environment,
 and never when anything analysis depends on has changed."""
 import ptclisp
-from ptclisp import evaluator
+from ptclisp import session
 
 
 def counting_analysis(monkeypatch):
     calls = []
-    real = evaluator.analyze_source
+    real = session.analyze_source
 
     def counted(source, env, limits):
         calls.append(source)
         return real(source, env, limits)
-    monkeypatch.setattr(evaluator, "analyze_source", counted)
+    monkeypatch.setattr(session, "analyze_source", counted)
     return calls
 
 

@@ -17,8 +17,8 @@ import pytest
 import ptclisp
 from ptclisp import Limits
 from ptclisp import meter as M
-from ptclisp import isolation
-from ptclisp.isolation import ENFORCER
+from ptclisp import guards
+from ptclisp.guards import ENFORCER
 
 # a file a hostile program tries to write (never created: no program can reach the file system)
 SENTINEL = os.path.join(tempfile.gettempdir(), "ptclisp-sandbox-escape")
@@ -290,31 +290,49 @@ def test_parallel_attacks_leave_no_busy_workers_behind():
 
 
 def _frame_in(filename: str, name: str, inner=None):
-    """A live frame of a function called `name` whose code claims to come from `filename`."""
+    """A live frame of a function called `name` (`Class.method` for a method) whose code claims to come
+    from `filename`."""
     ns: dict = {}
-    exec(compile(f"def {name}(cb):\n    return cb()\n", filename, "exec"), ns)  # noqa: S102 - test scaffolding
-    return ns[name](inner or (lambda: sys._getframe(1)))
+    cls, _, fname = name.rpartition(".")
+    text = f"def {fname}(cb):\n    return cb()\n"
+    if cls:
+        text = f"class {cls}:\n    @staticmethod\n    " + text.replace("\n    ", "\n        ")
+    exec(compile(text, filename, "exec"), ns)  # noqa: S102 - test scaffolding
+    fn = getattr(ns[cls], fname) if cls else ns[fname]
+    return fn(inner or (lambda: sys._getframe(1)))
+
+
+_VALUES = guards._VALUES[0] + ("values.py" if guards._VALUES[0].endswith("/") else "")
 
 
 @pytest.mark.parametrize("filename, name, ok", [
     ("<ptc>", "fn__f", True),
-    (isolation._LIB + "seqs.py", "mapping", True),
-    (isolation._INTERP, "ptc_fn", True),
-    (isolation._VALUES, "hk", True),
-    (isolation._VALUES, "conj", False),       # may be halfway through extending a value in place
-    (isolation._VALUES, "assoc", False),
-    (isolation._PKG + "/tools.py", "call", False),   # host tool code runs under here
-    (isolation._PKG + "/evaluator.py", "evaluate", False),
+    (guards._LIB + "seqs.py", "mapping", True),
+    (guards._INTERP, "ptc_fn", True),
+    (_VALUES, "hk", True),
+    (_VALUES, "Map.lookup", True),
+    (_VALUES, "Vector.conj", False),       # may be halfway through extending a value in place
+    (_VALUES, "Map.assoc", False),
+    (_VALUES, "lookup", False),            # matched by qualified name: a function called lookup is not Map.lookup
+    (guards._PKG + "/tools.py", "call", False),   # host tool code runs under here
+    (guards._PKG + "/session.py", "evaluate", False),
     ("/somewhere/host_app.py", "handler", False),
 ])
 def test_where_a_hard_stop_may_land(filename, name, ok):
-    assert isolation._interruptible(_frame_in(filename, name)) is ok
+    assert guards._interruptible(_frame_in(filename, name)) is ok
+
+
+def test_the_safe_functions_of_values_are_checked_when_the_guards_load(monkeypatch):
+    guards._check_values_safe()
+    monkeypatch.setattr(guards, "_VALUES_SAFE", guards._VALUES_SAFE | {"Vector.no_such_method"})
+    with pytest.raises(ImportError, match="not functions of ptclisp.values: Vector.no_such_method"):
+        guards._check_values_safe()
 
 
 @pytest.mark.parametrize("below, name", [
-    (isolation._VALUES, "conj"),                   # halfway through extending a value in place
-    (isolation._PKG + "/tools.py", "call"),        # a tool call in progress (its ledger entry is not written yet)
+    (_VALUES, "Vector.conj"),                      # halfway through extending a value in place
+    (guards._PKG + "/tools.py", "call"),           # a tool call in progress (its ledger entry is not written yet)
 ])
 def test_no_hard_stop_above_an_unsafe_frame(below, name):
-    top = _frame_in(below, name, lambda: _frame_in(isolation._LIB + "seqs.py", "mapping"))
-    assert isolation._interruptible(top) is False
+    top = _frame_in(below, name, lambda: _frame_in(guards._LIB + "seqs.py", "mapping"))
+    assert guards._interruptible(top) is False

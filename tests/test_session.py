@@ -151,6 +151,25 @@ def test_timeout_rolls_back():
     assert "t" not in s.definitions
 
 
+def test_a_commit_check_may_refuse_a_successful_evaluation():
+    from ptclisp.errors import PtcError
+    from ptclisp.session import evaluate
+    s = Session()
+    s.eval("(def a 1) 7")
+    seen = []
+
+    def admit(status, value):
+        seen.append((status, value, dict(s.env.ns)))
+        raise PtcError("runtime_limit_exceeded", "too much", details={"limit": "host"})
+    r = evaluate(s.env, "(def a 2) (def b 3) 8", admit=admit)
+    assert seen == [("ok", 8, {"a": 2, "b": 3})]          # called with the definitions in place
+    assert (r.status, r.error.kind, r.error.details) == ("error", "runtime_limit_exceeded", {"limit": "host"})
+    ok(s.eval("[a *1]"), "[1 7]")                           # rolled back: definitions and history
+    assert "b" not in s.definitions
+    r = evaluate(s.env, "(def b 3) (return 9)", admit=lambda status, value: seen.append(status))
+    assert r.status == "returned" and seen[-1] == "returned" and "b" in s.definitions
+
+
 def test_def_replaces_whole_value_and_keeps_other_names():
     s = Session()
     s.eval("(def m {:a 1 :b 2}) (def other 5)")

@@ -8,7 +8,7 @@ import pytest
 import ptclisp
 from ptclisp import PtcError
 from ptclisp.convert import MAX_DEPTH, to_python
-from ptclisp.isolation import result_bytes, retained_bytes
+from ptclisp.guards import result_bytes, retained_bytes
 from ptclisp.parallel import disown
 from ptclisp.printer import PreviewCaps, pr_str, preview
 from ptclisp.values import Keyword, Vector

@@ -22,13 +22,13 @@ bindings that end a run with a typed abort are callable only from the
 namespace `agent.core` (checked when the workflow preludes are attached);
 this is a weaker guarantee than a signed shipped source, since an
 application that supplies its own `agent.core` is trusted to do so.
-Imports the agent modules, evaluator, prelude and providers.
+Imports the agent modules, session, prelude and providers.
 """
 from __future__ import annotations
 
 import attrs
 
-from ..evaluator import Environment, Result, evaluate
+from ..session import Environment, Result, evaluate
 from ..inputs import as_preludes, check_context
 from ..jsonout import JsonValueError, to_json
 from ..prelude import PreludeError, as_component, attach_preludes

@@ -4,22 +4,21 @@ Owns `Capability` (an application tool granted to a mission, with declared
 effect and schemas), `Mission` (data, capabilities and preludes of one
 mission), `MissionTools` (the mission's `tool/` table: envelopes, quotas,
 effect tracking, the identity of the last capability result) and
-`MissionSession` (one per mission and run: transactional definitions and
-`*1..*3`, commit-time size ceilings, classification of each evaluation into
-the evaluation map agent.core reads, source checks).
+`MissionSession` (one per mission and run: a `ptclisp.Session` with
+commit-time size ceilings, classification of each evaluation into the
+evaluation map agent.core reads, source checks).
 
 A mission program reaches only its data, its capabilities, its preludes
 and two reserved safe reads (`tool/runtime-usage`, `tool/runtime-remaining`);
 the workflow bindings (`tool/llm-request`, `tool/kernel-eval`, ...) are not
 in its tool table and the workflow preludes are not attached, so neither
 the model nor the loop can be reached from inside.
-Imports evaluator, analyzer, reader, tools and the agent data helpers.
+Imports session, analyzer, reader, tools, inputs and the agent data helpers.
 """
 from __future__ import annotations
 
 import itertools
 import json
-import threading
 import time
 from typing import Callable
 
@@ -28,11 +27,11 @@ import attrs
 from .. import meter as M
 from ..analyzer import Analyzer
 from ..errors import FailSignal, PtcError, ReturnSignal
-from ..evaluator import Environment, evaluate
 from ..forms import List, Sym
 from ..inputs import as_preludes, check_context, check_flag
 from ..intstr import brief_ints, int_text
 from ..reader import read
+from ..session import Session, transact
 from ..tools import Tool, ToolCallRecord, ToolSet, build_args
 from ..values import Keyword, Map, Set, Vector
 from .data import K, envelope_error, envelope_ok, from_json, kwmap, try_project
@@ -353,37 +352,34 @@ def _details_to_lisp(details: dict) -> Map:
 _IDS = itertools.count(1)
 
 
-class MissionSession:
-    """One mission's evaluation state for one run: committed definitions and `*1..*3`."""
+class MissionSession(Session):
+    """One mission's evaluation state for one run: a `Session` over the mission's data, capabilities
+    and preludes, under the mission limits of `AgentLimits`.
+
+    Its `eval` classifies each evaluation into an `Evaluation` (the map
+    agent.core reads) rather than returning a `Result`, and adds the
+    commit-time ceilings: retained definitions, history and terminal values
+    larger than their limits roll the evaluation back.
+    """
 
     def __init__(self, name: str, mission: Mission, limits: AgentLimits, usage: Callable[[], dict]):
         self.name = name
         self.mission = mission
-        self.limits = limits
         self.tools = MissionTools(mission.capabilities, limits, usage)
-        self.env = Environment(mission.data or {}, self.tools, strict_data=mission.strict_data)
-        if mission.preludes:
-            from ..prelude import attach_preludes
-            attach_preludes(self.env, list(mission.preludes))
-        self.eval_limits = limits.mission_eval_limits()
+        super().__init__(mission.data, self.tools, limits, mission.preludes, mission.strict_data)
         self.evaluations = 0
         self.source_checks = 0
-        self._busy = threading.Lock()  # held during an evaluation: a second one (same thread or not) is "busy"
         self._context_json: str | None = None
 
-    # -- state
-    @property
-    def definitions(self) -> dict:
-        return dict(self.env.ns)
-
-    @property
-    def history(self) -> list:
-        return list(self.env.history)
+    @staticmethod
+    def _input_error(e: PtcError) -> Exception:
+        """Mission data the language cannot hold is the typed error itself (the agent host reports it)."""
+        return e
 
     # -- evaluation
     def eval(self, source: str, observation_chars: int | None = None) -> Evaluation:
         """Run one program transactionally and classify the outcome."""
-        if not self._busy.acquire(blocking=False):
+        if not self.env.busy.acquire(blocking=False):  # (a capability calling back in, another thread)
             return Evaluation("busy", reason="evaluation_in_progress")
         try:
             if len(source.encode("utf-8", "surrogatepass")) > self.limits.subordinate_source_bytes:
@@ -392,15 +388,13 @@ class MissionSession:
                                   evaluation_id=next(_IDS))
             return self._eval(source, observation_chars)
         finally:
-            self._busy.release()
+            self.env.busy.release()
 
     def _eval(self, source: str, observation_chars: int | None) -> Evaluation:
-        ns, env = self.env.ns, self.env
-        saved = (dict(ns), dict(ns.docs), list(env.history))
-        self.tools.begin()
-        self.evaluations += 1
-        res = evaluate(env, source, self.eval_limits)
         tools = self.tools
+        tools.begin()
+        self.evaluations += 1
+        res = transact(self.env, source, self.limits, admit=self._admit)
         ev = Evaluation("continued", evaluation_id=next(_IDS), duration_ms=res.duration_ms,
                         prints=list(res.prints), capability_activity=bool(tools.activity),
                         unsafe_activity=tools.unsafe, exchanges=list(tools.exchanges))
@@ -408,28 +402,46 @@ class MissionSession:
             span = res.error.span
             if span is not None:
                 ev.error_line, ev.error_col = span.line, span.col
+            refused = res.error.details.get(_REFUSED)
+            if refused is not None:
+                return self._limit_failure(ev, *refused)
             return self._error(ev, res.error.kind, res.error.message)
         if res.status == "failed":
             ev.outcome = "failed"
             ev.capability_failure = tools.last_result is not None and res.value is tools.last_result
             ev.retryable = not tools.unsafe
-            return self._terminal_value(ev, res.value, saved)
+            ok, projected = try_project(res.value)
+            if ok and _json_size(projected) > self.limits.terminal_result_bytes:
+                return self._limit_failure(ev, "result_exceeded", "terminal_result_bytes",
+                                           self.limits.terminal_result_bytes)
+            ev.value = from_json(projected) if ok else res.value
+            return ev
         if res.status == "returned":
             ev.outcome = "returned"
             ev.continuation_effect = "committed_without_history"
-            failure = self._commit_check(ev, saved, history=False)
-            if failure is not None:
-                return failure
-            ev = self._terminal_value(ev, res.value, saved)
+            ok, projected = try_project(res.value)  # within terminal_result_bytes (`_admit`)
+            ev.value = from_json(projected) if ok else res.value
         else:
             ev.continuation_effect = "committed_with_history"
             ev.value = res.value
-            failure = self._commit_check(ev, saved, history=True)
-            if failure is not None:
-                return failure
-        if observation_chars is not None and ev.outcome in ("continued", "returned"):
+        if observation_chars is not None:
             ev.observation, ev.preview = observe(res.value, ev.prints, observation_chars)
         return ev
+
+    def _admit(self, status: str, value):
+        """The commit-time ceilings, checked before the evaluation commits: retained definitions, the
+        history with this value, a returned value's size. A breach refuses the commit (a rollback)."""
+        lim = self.limits
+        if retained_size(list(self.env.ns.values()), lim.evaluation_memory_bytes) > lim.evaluation_memory_bytes:
+            raise _refusal("memory_exceeded", "evaluation_memory_bytes", lim.evaluation_memory_bytes)
+        if status == "ok":
+            history = (self.env.history + [value])[-3:]
+            if retained_size(history, lim.evaluation_history_bytes) > lim.evaluation_history_bytes:
+                raise _refusal("history_exceeded", "evaluation_history_bytes", lim.evaluation_history_bytes)
+            return
+        ok, projected = try_project(value)
+        if ok and _json_size(projected) > lim.terminal_result_bytes:
+            raise _refusal("result_exceeded", "terminal_result_bytes", lim.terminal_result_bytes)
 
     def _error(self, ev: Evaluation, kind: str, message: str) -> Evaluation:
         ev.outcome = "evaluation_error"
@@ -442,29 +454,6 @@ class MissionSession:
             ev.retryable = True
         return ev
 
-    def _terminal_value(self, ev: Evaluation, value, saved) -> Evaluation:
-        ok, projected = try_project(value)
-        if ok and _json_size(projected) > self.limits.terminal_result_bytes:
-            self._restore(saved)
-            return self._limit_failure(ev, "result_exceeded", "terminal_result_bytes",
-                                       self.limits.terminal_result_bytes)
-        ev.value = from_json(projected) if ok else value
-        return ev
-
-    def _commit_check(self, ev: Evaluation, saved, history: bool) -> Evaluation | None:
-        lim = self.limits
-        size = retained_size(list(self.env.ns.values()), lim.evaluation_memory_bytes)
-        if size > lim.evaluation_memory_bytes:
-            self._restore(saved)
-            return self._limit_failure(ev, "memory_exceeded", "evaluation_memory_bytes", lim.evaluation_memory_bytes)
-        if history:
-            hist_size = retained_size(list(self.env.history), lim.evaluation_history_bytes)
-            if hist_size > lim.evaluation_history_bytes:
-                self._restore(saved)
-                return self._limit_failure(ev, "history_exceeded", "evaluation_history_bytes",
-                                           lim.evaluation_history_bytes)
-        return None
-
     def _limit_failure(self, ev: Evaluation, outcome: str, reason: str, limit: int) -> Evaluation:
         ev.outcome = outcome
         ev.kind = outcome
@@ -476,16 +465,6 @@ class MissionSession:
         ev.retryable = not ev.unsafe_activity
         return ev
 
-    def _restore(self, saved):
-        ns = self.env.ns
-        defs, docs, hist = saved
-        dict.clear(ns)
-        dict.update(ns, defs)
-        ns.docs.clear()
-        ns.docs.update(docs)
-        ns.touch()
-        self.env.history[:] = hist
-
     # -- source checks
     def check(self, source: str, require_terminal: bool = False) -> dict:
         """Parse and analyze `source` against the committed state without running it."""
@@ -493,7 +472,7 @@ class MissionSession:
         if len(source.encode("utf-8", "surrogatepass")) > self.limits.subordinate_source_bytes:
             return {"outcome": "limit_exceeded", "reason": "subordinate_source_bytes"}
         try:
-            forms = read(source, max_depth=self.eval_limits.max_depth)
+            forms = read(source, max_depth=self.limits.max_depth)
             if require_terminal and not _is_terminal(forms):
                 return _invalid("terminal_source_required",
                                 "the program must be exactly one top-level (return ...) or (fail ...) form")
@@ -501,6 +480,15 @@ class MissionSession:
         except PtcError as e:
             return _invalid(e.kind, e.message)
         return {"outcome": "valid", "source_bytes": len(source.encode("utf-8", "surrogatepass"))}
+
+
+# the details key of a commit refused by MissionSession._admit: (outcome, limit name, limit value)
+_REFUSED = "mission_commit_refused"
+
+
+def _refusal(outcome: str, reason: str, limit: int) -> PtcError:
+    return PtcError(outcome, f"the evaluation exceeds {reason} ({limit}) and was rolled back",
+                    details={_REFUSED: (outcome, reason, limit)})
 
 
 def _invalid(kind: str, message: str) -> dict:

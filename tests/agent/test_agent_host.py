@@ -26,6 +26,54 @@ def test_session_commits_and_rolls_back():
     assert s.history == [10]                       # return does not advance history
 
 
+def test_a_mission_session_is_a_session_with_agent_limits():
+    import ptclisp
+    s = session(evaluation_timeout_ms=2000, max_print_chars=10)
+    assert isinstance(s, ptclisp.Session) and isinstance(s.limits, ptclisp.Limits)
+    assert s.limits.timeout_ms == s.limits.evaluation_timeout_ms == 2000
+    ev = s.eval('(println "0123456789abcdef") 1')  # every Limits field bounds a mission evaluation
+    assert ev.prints == ["0123456789... (10/16 chars)"]
+
+
+def test_agent_limits_are_checked_as_limits_are():
+    with pytest.raises(ValueError, match="AgentLimits.subordinate_source_bytes must be between 1 and 2"):
+        AgentLimits(subordinate_source_bytes=0)
+    with pytest.raises(TypeError, match="AgentLimits.workflow_timeout_ms must be a number of milliseconds"):
+        AgentLimits(workflow_timeout_ms="soon")
+    with pytest.raises(ValueError, match="AgentLimits.timeout_ms must be between"):
+        AgentLimits(evaluation_timeout_ms=10 ** 14)
+    with pytest.raises(TypeError, match="evaluation_timeout_ms and timeout_ms are the same limit"):
+        AgentLimits(evaluation_timeout_ms=5, timeout_ms=6)
+    limits = AgentLimits()
+    with pytest.raises(ValueError, match="AgentLimits.mission_capability_calls"):
+        limits.mission_capability_calls = -1
+    assert (limits.timeout_ms, limits.memory_bytes, limits.loop_limit) == (30_000, 10_000_000, 1000)
+    assert type(limits.mission_eval_limits()).__name__ == "Limits"
+
+
+def test_a_capability_calling_back_into_its_mission_session_finds_it_busy():
+    inner = []
+
+    def again(_args):
+        inner.append(s.eval("(def nested 1) 2"))
+        return "done"
+    s = session(Mission(capabilities=[Capability("again", again, effect="write")]))
+    ev = s.eval("(def outer (tool/again {})) 1")
+    assert [(e.outcome, e.reason) for e in inner] == [("busy", "evaluation_in_progress")]
+    assert ev.outcome == "continued" and ev.unsafe_activity   # the nested attempt left the activity record alone
+    assert set(s.definitions) == {"outer"} and s.evaluations == 1
+
+
+def test_a_refused_commit_rolls_back_through_the_transaction():
+    s = session(evaluation_memory_bytes=300)
+    s.eval("(def kept 1) 1")
+    ev = s.eval('(def kept 2) (def big "' + "x" * 400 + '") 3')
+    assert (ev.outcome, ev.reason, ev.continuation_effect) == ("memory_exceeded", "evaluation_memory_bytes",
+                                                                "preserved")
+    assert s.definitions == {"kept": 1} and s.history == [1]
+    assert s.eval("kept").value == 1                # the namespace's undo log restored it
+
+
 def test_session_history_ceiling():
     s = session(evaluation_history_bytes=200)
     ev = s.eval('"' + "y" * 500 + '"')
@@ -104,7 +152,7 @@ def test_normalize_shapes(response, kind):
     host, _ = make_host([])
     host_run, env = host._new_run()
     from ptclisp import from_python
-    from ptclisp.evaluator import evaluate
+    from ptclisp.session import evaluate
     env.context = from_python({"r": response})
     res = evaluate(env, "(get (agent.native/normalize data/r 1000) :kind)", host.limits.workflow_limits())
     assert res.value is K(kind)

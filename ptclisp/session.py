@@ -1,46 +1,40 @@
-"""One evaluation, end to end: size gate, read, symbol budget, analyze, compile, run.
+"""Sessions: one namespace kept across evaluations, and the pipeline of one evaluation.
 
-Owns the pipeline of runtime.md §1, the translation of every failure into a
-typed `PtcError` (with the PTC span recovered from the traceback through
-generated code), and `Environment`: the globals generated code runs against
-(meter, user namespace, data, tools, history). Sessions build on it.
+Owns `Session` (the host's handle: a user namespace kept across
+evaluations, `*1 *2 *3`, granted tools and data, attached preludes),
+`Environment` (what generated code runs against: the namespace, data,
+tools, history, the program cache), `ProgramCache`, `Result`, and
+`evaluate`: the pipeline of runtime.md §1 (size gate, read, symbol budget,
+analyze, build, run under a fresh meter and the guards) run as a
+transaction: definitions and history change only when it succeeds.
+`Namespace` (namespace.py) and `ErrorInfo` (error_translation.py) live in
+lower modules, since the prelude loader and the back ends use them too.
+
+Importing this module loads every builtin family (through the compiler).
+Imports the reader, analyzer, back ends, tools, inputs, guards, meter,
+namespace, convert, errors, error_translation, and the prelude loader when
+a session first attaches a prelude.
 """
 from __future__ import annotations
 
-import logging
-import os
-import re
 import threading
 import time
-import traceback
 
 import attrs
 
 from . import meter as M
 from .analyzer import Analyzer, Env
-from .compiler import FILENAME, compile_node, register_fn_meta, runtime_table
-from .errors import FailSignal, PtcError, ReturnSignal, Span
-from .isolation import HardStop, check_result_size, guard, hard_stop_error
-from .meter import Limits, Meter
-from .convert import from_python
+from .compiler import compile_node, register_fn_meta, runtime_table
+from .convert import detach, detach_all, from_python
+from .error_translation import ErrorInfo, to_error_info
+from .errors import FailSignal, PtcError, ReturnSignal
+from .guards import check_result_size, guard
+from .inputs import as_limits, check_inputs
 from .interp import Builder
+from .meter import Limits, Meter
+from .namespace import Namespace
 from .reader import read
 from .tools import ToolSet
-from .runtime import Namespace
-
-log = logging.getLogger("ptclisp")
-
-
-@attrs.define(slots=True)
-class ErrorInfo:
-    kind: str
-    message: str
-    span: Span | None = None
-    details: dict = attrs.Factory(dict)
-
-    def __str__(self):
-        where = f" (line {self.span.line}, column {self.span.col})" if self.span else ""
-        return f"{self.kind}: {self.message}{where}"
 
 
 @attrs.define(slots=True)
@@ -191,36 +185,40 @@ def build_main(node, host_refs, g: dict, backend: str = DEFAULT_BACKEND):
     return Builder(g, host_refs).build_program(node)
 
 
-def compile_source(source: str, env: Env, limits: Limits):
-    """Phases 1-6 plus code generation (whole program to bytecode): (code, consts)."""
-    node, host_refs = analyze_source(source, env, limits)
-    code, consts, meta = compile_node(node, host_refs)
-    register_fn_meta(code, meta)
-    return code, consts
-
-
 BUSY_MESSAGE = ("this session is already running an evaluation (a tool called eval on its own session, "
                 "or another thread is using it); evaluations of one session run one at a time")
 
 
 def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, commit_history=True,
-             backend: str | None = None) -> Result:
+             backend: str | None = None, admit=None) -> Result:
     """Evaluate `source` in `envr` transactionally (definitions and history change only on success).
 
     One evaluation at a time per environment: a second one started while the
     first runs (from a tool of the first, or from another thread) returns a
     `runtime_error` (details `reason: "session_busy"`) and changes nothing.
     `KeyboardInterrupt` and `SystemExit` roll the evaluation back and propagate.
+    `admit`: see `transact`.
     """
     if not envr.busy.acquire(blocking=False):
         return Result("error", error=ErrorInfo("runtime_error", BUSY_MESSAGE, details={"reason": "session_busy"}))
     try:
-        return _evaluate(envr, source, limits or Limits(), commit_history, backend)
+        return transact(envr, source, limits or Limits(), commit_history, backend, admit)
     finally:
         envr.busy.release()
 
 
-def _evaluate(envr: Environment, source: str, limits: Limits, commit_history: bool, backend: str | None) -> Result:
+def transact(envr: Environment, source: str, limits: Limits, commit_history: bool = True,
+             backend: str | None = None, admit=None) -> Result:
+    """One evaluation of `source` in `envr` as a transaction; the caller holds `envr.busy`.
+
+    Reads, analyzes and builds the program (or takes it from the environment's
+    program cache), runs it under a fresh meter and the guards, then commits
+    the namespace's changes (and `*1` for an ordinary value) or rolls them back.
+    A value larger than `max_result_bytes` is an error. `admit(status, value)`,
+    when given, runs before a successful evaluation ("ok" or "returned")
+    commits, with its definitions in place; it may raise PtcError to refuse
+    the commit (the evaluation is rolled back and the error is its result).
+    """
     meter = Meter(limits)
     meter.env = envr
     t0 = time.perf_counter()
@@ -264,6 +262,14 @@ def _evaluate(envr: Environment, source: str, limits: Limits, commit_history: bo
             check_result_size(value, limits)
         except PtcError as exc:
             status, value, error = "error", None, to_error_info(exc)
+    if admit is not None and status in ("ok", "returned"):
+        try:
+            admit(status, value)
+        except PtcError as exc:
+            status, value, error = "error", None, to_error_info(exc)
+        except BaseException:  # a bug in the check, or the host's KeyboardInterrupt: nothing is committed
+            ns.rollback()
+            raise
     if status in ("ok", "returned"):
         ns.commit()
         if status == "ok" and commit_history:
@@ -275,145 +281,93 @@ def _evaluate(envr: Environment, source: str, limits: Limits, commit_history: bo
                   meter.pmap_calls)
 
 
-# ------------------------------------------------------------------ error translation
+# ------------------------------------------------------------------ the host's handle
 
-def to_error_info(exc: BaseException) -> ErrorInfo:
-    err = to_ptc_error(exc)
-    span = err.span or _span_from_traceback(exc)
-    return ErrorInfo(err.kind, err.message, span, dict(err.details or {}))
+class Session:
+    """A user namespace kept across evaluations, with `*1 *2 *3` history.
 
+    Definitions and history change only when an evaluation succeeds; `return`
+    commits definitions but not history; a failure leaves both unchanged.
+    One evaluation runs at a time: `eval` called while another evaluation of
+    the same session runs (by one of its tools, or from another thread)
+    returns a `runtime_error` (details `reason: "session_busy"`) at once and
+    changes nothing. Use one Session per thread.
 
-def to_ptc_error(exc: BaseException) -> PtcError:
-    """The typed error for an exception that ended an evaluation.
-
-    Only failures whose cause is known are given a user-facing kind: PtcError
-    itself, the hard stop, exhausted recursion or memory, and the two
-    TypeErrors Python raises *at a call the program made* (calling a value
-    that is not a function; calling a PTC function with the wrong number of
-    arguments). Anything else is an `internal_error`: logged with its
-    traceback on the "ptclisp" logger (which has a NullHandler, so nothing
-    reaches stderr unless the host configures logging) and carried in
-    `details` ("exception", "traceback") for the host.
+    `context`: {name: value} (each becomes `data/<name>`).
+    `tools`: {name: callable or ptclisp.Tool} (or a list of Tools).
+    `limits`: a `ptclisp.Limits` or a dict of its fields.
+    `preludes`: one or a list of paths, prelude source texts or
+    `ptclisp.prelude.Component`s; a prelude that does not compile or needs an
+    ungranted tool raises `ptclisp.prelude.PreludeError` (a PtcError) here,
+    while `run` reports it as an error result.
+    Input of the wrong type or value raises TypeError or ValueError here.
     """
-    if isinstance(exc, PtcError):
-        return exc
-    if isinstance(exc, HardStop):
-        return hard_stop_error(M.current())
-    if isinstance(exc, RecursionError):
-        return PtcError("memory_exceeded", "recursion too deep; use loop/recur, reduce or a smaller input",
-                        details={"reason": "recursion_depth", "recursion_limit": M.current().limits.recursion_limit})
-    if isinstance(exc, MemoryError):
-        return PtcError("memory_exceeded", "out of memory")
-    if type(exc) is TypeError:
-        err = _call_error(exc)
-        if err is not None:
-            return err
-    return internal_error(exc)
 
+    def __init__(self, context=None, tools=None, limits: Limits | dict | None = None, preludes=None,
+                 strict_data: bool = False, program_cache: bool = True):
+        self.limits, self.prelude_sources = check_inputs(context, tools, limits, preludes, strict_data)
+        try:
+            self.env = Environment(context, tools, strict_data=strict_data)
+        except PtcError as e:  # host data the language cannot hold (a cycle, nesting too deep)
+            raise self._input_error(e) from None
+        self.env.programs.enabled = program_cache
+        if self.prelude_sources:
+            from .prelude import attach_preludes  # loaded on first use: importing ptclisp does not need it
+            attach_preludes(self.env, self.prelude_sources)
 
-def internal_error(exc: BaseException) -> PtcError:
-    """An `internal_error` for an unexpected exception: logged, with the traceback in its details."""
-    log.error("internal error in ptclisp evaluation", exc_info=exc)
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return PtcError("internal_error", f"internal error ({type(exc).__name__}); this is a ptclisp bug",
-                    details={"exception": f"{type(exc).__name__}: {exc}"[:500], "traceback": text[-8000:]})
+    @staticmethod
+    def _input_error(e: PtcError) -> Exception:
+        """What the constructor raises for context it cannot convert: a ValueError for a host."""
+        return ValueError(f"invalid session input: {e.message}")
 
-
-def _call_error(exc: TypeError) -> PtcError | None:
-    """not_callable / arity errors for a TypeError raised by a call in PTC code, else None.
-
-    Python raises these before the callee runs, so the innermost traceback
-    frame is the caller. It must be code that applies the program's function
-    values: generated code (programs and preludes), the tree interpreter, the
-    runtime support of generated code, a builtin, a parallel worker, or the
-    contract check around a prelude export. For an arity error the callee
-    must also be a PTC function (a compiled `fn`, or a builtin by its Python
-    name); a Python helper called wrongly is a bug, not the program's error.
-    """
-    tb = exc.__traceback__
-    if tb is None:
-        return None
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    code = tb.tb_frame.f_code
-    where = code.co_filename
-    if not (where.startswith("<ptc") or where in _CALLERS or where.startswith(_LIB)  # <ptc>, <ptc-prelude x>
-            or _CALLER_FUNCTIONS.get(where) == code.co_name):
-        return None
-    msg = str(exc)
-    if msg.endswith("object is not callable") and msg.startswith("'") and msg.count("'") == 2:
-        what = msg.split("'")[1]
-        return PtcError("not_callable", f"a {_py_type_label(what)} is not a function")
-    callee, sep, rest = msg.partition("() ")  # "<qualified name>() takes ..." / "... missing ..."
-    if not sep or not rest.startswith(("takes ", "missing ")) or "positional argument" not in rest:
-        return None
-    fname = callee.rsplit(".", 1)[-1]
-    if fname.startswith("fn__") and "__ptc_" in callee:  # a compiled PTC fn
-        label = re.sub(r"__\d+$", "", fname[4:])
-        if label == "anon":
-            label = "fn"
-        detail = re.sub(r"'l\d+_([^']*)'", r"\1", rest)
-        return PtcError("arity_mismatch", f"wrong number of arguments to {label}: {detail}")
-    specs = _builtins_by_code().get(callee)
-    if not specs:
-        return None
-    arities = {spec.arity_text() for spec in specs}
-    expects = f" (expects {arities.pop()})" if len(arities) == 1 else ""
-    return PtcError("arity_error", f"{' or '.join(spec.name for spec in specs)} called with the wrong number "
-                                   f"of arguments{expects}")
-
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_LIB = os.path.join(_HERE, "lib") + os.sep
-_CALLERS = frozenset(os.path.join(_HERE, f) for f in ("interp.py", "runtime.py"))
-# a single function of a module that otherwise does its own work: file -> function name
-_CALLER_FUNCTIONS = {os.path.join(_HERE, "parallel.py"): "_work", os.path.join(_HERE, "prelude.py"): "contract_checked"}
-
-
-_BY_CODE: dict | None = None
-
-
-def _builtins_by_code() -> dict:
-    """Qualified name of a builtin's code -> the builtins running that code (several builtins made
-    by one factory share it), to name them in the arity errors Python raises."""
-    global _BY_CODE
-    if _BY_CODE is None:
-        from .lib.registry import BUILTINS
-        table: dict = {}
-        for spec in BUILTINS.values():
-            code = getattr(spec.fn, "__code__", None)
-            if code is not None and spec not in table.get(code.co_qualname, ()):
-                table.setdefault(code.co_qualname, []).append(spec)
-        _BY_CODE = table
-    return _BY_CODE
-
-
-_PY_TYPES = {"NoneType": "nil", "int": "number", "float": "number", "str": "string", "bool": "boolean"}
-
-
-def _py_type_label(name: str) -> str:
-    return _PY_TYPES.get(name, name.lower())
-
-
-def _span_from_traceback(exc: BaseException, codes=None, filename: str = FILENAME) -> Span | None:
-    """The position of the innermost generated-code frame in `exc`'s traceback that was running
-    code with a PTC position (with `codes`, only frames running one of those code objects; with
-    `filename`, frames of that generated file, e.g. one prelude namespace's code).
-
-    Generated code that maps to no PTC form carries line 0 (compiler._PositionedAst): such a
-    frame is passed over, so the error points at the form that called it, or has no position,
-    rather than a made-up line 1, column 1."""
-    tb = exc.__traceback__
-    best = None
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if code.co_filename == filename and (codes is None or code in codes):
+    def eval(self, source: str, limits: Limits | dict | None = None) -> Result:
+        """Evaluate one program in this session (`limits`, if given, replace the session's for this one)."""
+        if not isinstance(source, str):
+            return Result("error", error=ErrorInfo("type_error", "source must be a string"))
+        if limits is not None:
             try:
-                positions = list(code.co_positions())
-                pos = positions[tb.tb_lasti // 2] if tb.tb_lasti >= 0 else None
-            except (IndexError, ValueError):
-                pos = None
-            if pos and pos[0] and pos[2] is not None:
-                best = Span(pos[0], pos[2] + 1)
-        tb = tb.tb_next
-    return best
+                limits = as_limits(limits)
+            except (TypeError, ValueError) as exc:
+                return Result("error", error=ErrorInfo("type_error", str(exc)))
+        if (limits or self.limits).isolation != "thread":  # a session's closures live in this process
+            return Result("error", error=ErrorInfo("type_error", "a Session evaluates in this process; "
+                                                                 "isolation='process' is available for ptclisp.run"))
+        try:
+            return _detached(evaluate(self.env, source, limits or self.limits))
+        except Exception as exc:  # noqa: BLE001 - defence in depth: never raise to the host
+            return Result("error", error=to_error_info(exc))
+
+    @property
+    def definitions(self) -> dict:
+        """The session's definitions, name -> a copy of the value (see `detach`)."""
+        ns = self.env.ns
+        return dict(zip(ns.keys(), detach_all(ns.values())))
+
+    @property
+    def history(self) -> list:
+        """Copies of `*1 *2 *3`, oldest first."""
+        return detach_all(self.env.history)
+
+
+def _detached(r: Result) -> Result:
+    """`r` with its value replaced by an independent copy: a host changing what it got back
+    cannot change the session's definitions, history or a cached program's constants."""
+    if r.value is not None:
+        try:
+            r.value = detach(r.value)
+        except PtcError as exc:  # a value nested too deeply to copy
+            return Result("error", error=to_error_info(exc), prints=r.prints, tool_calls=r.tool_calls,
+                          duration_ms=r.duration_ms, pmap_calls=r.pmap_calls)
+    return r
+
+
+def run_in_thread(source: str, context=None, tools=None, limits: Limits | None = None, preludes=None,
+                  strict_data: bool = False) -> Result:
+    """`ptclisp.run` on this thread: a fresh Session, one evaluation; input errors are error Results."""
+    try:
+        s = Session(context=context, tools=tools, limits=limits, preludes=preludes, strict_data=strict_data)
+    except (ValueError, TypeError) as exc:
+        return Result("error", error=ErrorInfo("type_error", str(exc)))
+    except PtcError as exc:
+        return Result("error", error=to_error_info(exc))
+    return s.eval(source)

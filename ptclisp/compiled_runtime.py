@@ -1,90 +1,28 @@
-"""Helpers that compiled code calls: destructuring, keyword lookup, iteration,
-definitions, literals, and the user `Namespace`.
+"""The run-time support of both back ends: helpers that generated code and the closure tier call.
 
-Owns the run-time half of lowered forms. Every name compiled code may use is
-put into `RT` (the `__builtins__` of generated modules) by the compiler; the
-generated code can reach nothing else of Python.
+Owns the run-time half of lowered forms: definitions (`rt_def`, into the
+session's `Namespace`), literals, keyword lookup, destructuring, iteration,
+`for` output, captured programs. Every name generated code may use is put by
+the compiler into its runtime table (the `__builtins__` of generated
+modules); the generated code can reach nothing else of Python. The tree
+interpreter (interp.py) calls the same helpers.
+Imports errors, meter, values and a few library helpers.
 """
 from __future__ import annotations
 
-import itertools
-
-from .errors import FailSignal, PtcError, ReturnSignal
+from .errors import PtcError
 from .lib.colls_maps import step_get
 from .lib.common import graphemes, seq_items
 from .meter import current, seq_cost
 from .values import Keyword, Map, Set, Vector, VarRef, hk, type_name
 
-# ------------------------------------------------------------------ namespace
+# ------------------------------------------------------------------ definitions
 
-_VERSIONS = itertools.count(1)
-
-
-class Namespace(dict):
-    """The user namespace: name -> value, with an undo log for transactions."""
-
-    __slots__ = ("log", "docs", "label", "frozen", "version")
-
-    def __init__(self, *a, label="user", **k):
-        super().__init__(*a, **k)
-        self.log = None          # list of (name, old value | _ABSENT) while an evaluation runs
-        self.docs: dict = {}
-        self.label = label
-        self.frozen = False      # parallel workers: defs are discarded
-        self.version = next(_VERSIONS)  # a new, never reused stamp after every change
-
-    def __missing__(self, name):
-        raise PtcError("unbound_var", f"Unable to resolve symbol: {name} in this context", details={"unbound_names": [name]})
-
-    def begin(self):
-        self.log = []
-
-    def touch(self):
-        """Record a change made from outside `define`/`rollback` (a wholesale restore)."""
-        self.version = next(_VERSIONS)
-
-    def commit(self):
-        self.log = None
-
-    def rollback(self):
-        log = self.log
-        self.log = None
-        if log:
-            self.version = next(_VERSIONS)
-            for name, old, olddoc in reversed(log):
-                if old is _ABSENT:
-                    self.pop(name, None)
-                else:
-                    dict.__setitem__(self, name, old)
-                if olddoc is _ABSENT:
-                    self.docs.pop(name, None)
-                else:
-                    self.docs[name] = olddoc
-
-    def define(self, name, value, doc=None):
-        log = self.log
-        if log is not None:
-            log.append((name, self.get(name, _ABSENT), self.docs.get(name, _ABSENT)))
-        dict.__setitem__(self, name, value)
-        self.version = next(_VERSIONS)
-        if doc is not None:
-            self.docs[name] = doc
-        else:
-            self.docs.pop(name, None)
-
-
-_ABSENT = object()
-
-
-def rt_def(ns: Namespace, name: str, value, doc=None):
+def rt_def(ns, name: str, value, doc=None):
     if ns.frozen or current().in_worker:  # parallel workers share the namespace read-only
         return VarRef(name)
     ns.define(name, value, doc if callable(value) else None)
     return VarRef(name)
-
-
-def rt_defined(ns: Namespace, name: str) -> bool:
-    return name in ns
 
 
 # ------------------------------------------------------------------ literals
@@ -133,14 +71,6 @@ def juxt(*fns):
         return Vector([f(*args) for f in fs])
 
     return juxt_fn
-
-
-def do_return(v):
-    raise ReturnSignal(v)
-
-
-def do_fail(v):
-    raise FailSignal(v)
 
 
 # ------------------------------------------------------------------ destructuring

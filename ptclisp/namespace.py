@@ -1,0 +1,70 @@
+"""The user namespace: name -> value, with an undo log for transactional evaluation.
+
+A session's definitions and every attached prelude namespace are one
+`Namespace` each; generated code defines into it through
+`compiled_runtime.rt_def`. It sits low (below the prelude loader and the
+session, which both make them) and imports errors only.
+"""
+from __future__ import annotations
+
+import itertools
+
+from .errors import PtcError
+
+_VERSIONS = itertools.count(1)
+
+
+class Namespace(dict):
+    """The user namespace: name -> value, with an undo log for transactions."""
+
+    __slots__ = ("log", "docs", "label", "frozen", "version")
+
+    def __init__(self, *a, label="user", **k):
+        super().__init__(*a, **k)
+        self.log = None          # list of (name, old value | _ABSENT) while an evaluation runs
+        self.docs: dict = {}
+        self.label = label
+        self.frozen = False      # parallel workers: defs are discarded
+        self.version = next(_VERSIONS)  # a new, never reused stamp after every change
+
+    def __missing__(self, name):
+        raise PtcError("unbound_var", f"Unable to resolve symbol: {name} in this context", details={"unbound_names": [name]})
+
+    def begin(self):
+        self.log = []
+
+    def touch(self):
+        """Record a change made from outside `define`/`rollback` (a wholesale restore)."""
+        self.version = next(_VERSIONS)
+
+    def commit(self):
+        self.log = None
+
+    def rollback(self):
+        log = self.log
+        self.log = None
+        if log:
+            self.version = next(_VERSIONS)
+            for name, old, olddoc in reversed(log):
+                if old is _ABSENT:
+                    self.pop(name, None)
+                else:
+                    dict.__setitem__(self, name, old)
+                if olddoc is _ABSENT:
+                    self.docs.pop(name, None)
+                else:
+                    self.docs[name] = olddoc
+
+    def define(self, name, value, doc=None):
+        log = self.log
+        if log is not None:
+            log.append((name, self.get(name, _ABSENT), self.docs.get(name, _ABSENT)))
+        dict.__setitem__(self, name, value)
+        self.version = next(_VERSIONS)
+        if doc is not None:
+            self.docs[name] = doc
+        else:
+            self.docs.pop(name, None)
+
+
+_ABSENT = object()
