@@ -46,7 +46,8 @@ def test_a_timeout_points_at_a_running_call_not_at_line_1(backend):
     assert err.kind == "timeout"
     line, col = err.span.line, err.span.col
     assert line in (2, 3)
-    assert FIB.splitlines()[line - 1][col - 1:].startswith("(f ")      # a call of f that was running
+    assert FIB.splitlines()[line - 1][col - 1:].startswith("(")        # a form of f that was running (which one
+    # depends on where the deadline fell: usually a call of f, on a loaded machine also its test or sum)
 
 
 def test_a_timeout_without_a_known_form_has_no_position(backend):
