@@ -9,6 +9,7 @@ from .convert import from_python, to_python
 from .errors import PtcError
 from .evaluator import ErrorInfo, Result
 from .meter import Limits
+from . import parallel as _parallel  # noqa: F401 - installs the pmap/pcalls engine into lib.parallel
 from .tools import Tool
 
 __version__ = "0.1.0"

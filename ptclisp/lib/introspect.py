@@ -10,10 +10,11 @@ is never an error: `doc`/`source` print a line saying nothing was found,
 describes a granted (non-private) tool named exactly, but nothing here
 enumerates `data/` keys or tools.
 
-Imports values, errors, meter, registry; the prelude module lazily.
+Imports values, errors, meter, the builtin registry and the Java-interop table.
 """
 from __future__ import annotations
 
+from .. import java_members as J
 from ..errors import PtcError
 from ..meter import current
 from ..values import Keyword, Map, SymbolRef, Vector, type_name
@@ -53,7 +54,6 @@ def _export(ns: str, name: str):
 
 
 def _java_member(ns: str | None, name: str):
-    from . import java as J
     try:
         if ns is None:
             if name.startswith(".") and len(name) > 1:
@@ -242,7 +242,6 @@ def _registry_entries():
         if not spec.plain:
             q = next((k for k, g in QUALIFIERS.items() if g == group and "." not in k), group)
             yield f"{q}/{name}", spec.category, " ".join((*spec.signatures, spec.doc or "", spec.category or ""))
-    from . import java as J
     for m in J.all_members():
         yield m.name, "java", " ".join((m.signature or "", m.doc or "", m.java_class or ""))
 

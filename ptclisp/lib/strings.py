@@ -11,7 +11,7 @@ Every builder charges the meter before it builds text whose size depends on
 its input; rendering a collection first walks it to estimate the text size
 (`charge_render`) so a value with heavy structural sharing cannot expand
 into gigabytes of text.
-Imports values, errors, meter, printer, lib.common, lib.registry, lib.regexes.
+Imports values, errors, meter, printer, the regex engine, lib.common, lib.registry.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from ..printer import pr_str, str_of
 from ..values import Keyword, Map, Regex, Set, SymbolRef, Vector, type_name
 from .common import charge, count_str, graphemes, need_str, out_vec, seq_items
 from .registry import as_fn, builtin
-from . import regexes as rx
+from .. import regex_engine as rx
 
 _NO = object()
 _MISSING = object()
