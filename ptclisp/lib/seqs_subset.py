@@ -159,28 +159,29 @@ def take(n, coll):
          doc="coll without its first n items (all of coll when n <= 0).",
          examples=("(drop 2 [1 2 3]) ;=> [3]",))
 def drop(n, coll):
-    n = count_arg(n, "drop")
-    items = seq_items(coll, "drop")
-    return out_vec(items[n:] if n > 0 else list(items))
+    return out_vec(_without_first("drop", n, coll))
+
+
+def _without_first(who: str, n, coll) -> list:
+    """A new list of coll's items without the first n (all of them when n <= 0): drop, nthrest, nthnext."""
+    n = count_arg(n, who)
+    items = seq_items(coll, who)
+    return items[n:] if n > 0 else list(items)
 
 
 @builtin("nthrest", "(nthrest coll n)", groups=("core",), category="sequences",
          doc="coll without its first n items, like drop but with the collection first.",
          examples=("(nthrest [1 2 3] 2) ;=> [3]",))
 def nthrest(coll, n):
-    n = count_arg(n, "nthrest")
-    items = seq_items(coll, "nthrest")
-    return out_vec(items[n:] if n > 0 else list(items))
+    return out_vec(_without_first("nthrest", n, coll))
 
 
 @builtin("nthnext", "(nthnext coll n)", groups=("core",), category="sequences",
          doc="coll without its first n items, or nil when nothing is left.",
          examples=("(nthnext [1 2 3] 1) ;=> [2 3]", "(nthnext [1 2 3] 3) ;=> nil"))
 def nthnext(coll, n):
-    n = count_arg(n, "nthnext")
-    items = seq_items(coll, "nthnext")
-    tail = items[n:] if n > 0 else items
-    return out_vec(list(tail)) if tail else None
+    rest = _without_first("nthnext", n, coll)
+    return out_vec(rest) if rest else None
 
 
 @builtin("take-last", "(take-last n coll)", groups=("core",), category="sequences",
