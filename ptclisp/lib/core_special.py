@@ -7,8 +7,8 @@ from __future__ import annotations
 from ..errors import PtcError
 from ..meter import current
 from ..printer import preview
-from .common import seq_items
-from .registry import as_fn, builtin
+from .common import need_fn, seq_items
+from .registry import builtin
 
 
 @builtin("apply", "(apply f args)", "(apply f x ... args)", groups=("core",), category="functions",
@@ -18,7 +18,7 @@ from .registry import as_fn, builtin
 def apply_(f, *args):
     if not args:
         raise PtcError("arity_error", "apply needs a function and a collection of arguments")
-    fn = as_fn(f, "apply")
+    fn = need_fn(f, "apply")
     spread = seq_items(args[-1], "apply")
     return fn(*args[:-1], *spread)
 

@@ -4,7 +4,7 @@ The arguments are checked here, before any worker starts. Running the
 workers (budget, deadline, effects) is the engine in `ptclisp.parallel`, a
 layer above the library: it installs itself here with `install_engine` when
 it loads (the `ptclisp` package imports it), so this module never imports it.
-Imports values, errors, lib.common, lib.seqs_common, lib.registry.
+Imports values, errors, lib.common, lib.registry.
 """
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import inspect
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, type_name
-from .common import seq_items
-from .seqs_common import fn_arg
+from .common import need_fn, seq_items
 from .registry import builtin
 
 
@@ -66,7 +65,7 @@ def pmap(f, coll, *colls):
     if type(f) is Keyword and not colls and type(coll) is Map:
         raise PtcError("type_error", "pmap: a keyword cannot be mapped over a map's entries; "
                                      "use (pmap #(get m %) (keys m)) or (vals m)")
-    f = fn_arg(f, "pmap")
+    f = need_fn(f, "pmap")
     return _run_parallel("pmap", Calls(f, [seq_items(c, "pmap") for c in (coll, *colls)]))
 
 

@@ -11,31 +11,9 @@ from __future__ import annotations
 from ..errors import PtcError
 from ..regex_engine import bound_input, compile_regex, fullmatch, groups_of, iter_matches, search, split_spans
 from ..values import Regex, type_name
-from .common import out_vec
+from .common import need_pattern, need_regex, need_str, out_vec
 from .registry import builtin
 from .strings import java_split, parse_long, split
-
-
-def as_regex(p, who: str) -> Regex:
-    """A Regex argument, or a string pattern compiled on the fly (extract)."""
-    t = type(p)
-    if t is Regex:
-        return p
-    if t is str:
-        return compile_regex(p, "runtime_error", who)
-    raise PtcError("type_error", f"{who}: expected a regex or pattern string, got {type_name(p)}")
-
-
-def need_regex(p, who: str) -> Regex:
-    if type(p) is not Regex:
-        raise PtcError("type_error", f"{who}: expected a regex, got {type_name(p)}")
-    return p
-
-
-def need_text(s, who: str) -> str:
-    if type(s) is not str:
-        raise PtcError("type_error", f"{who}: expected a string, got {type_name(s)}")
-    return s
 
 
 # ------------------------------------------------------------------ builtins
@@ -60,7 +38,7 @@ def re_pattern(s):
          examples=('(re-find #"\\d+" "v1") ;=> "1"', '(re-find #"(\\d+)-(\\d+)" "10-20") ;=> ["10-20" "10" "20"]'))
 def re_find(re, s):
     rx = need_regex(re, "re-find")
-    text = bound_input(need_text(s, "re-find"))
+    text = bound_input(need_str(s, "re-find"))
     mt = search(rx, text, 0, "re-find")
     return None if mt is None else groups_of(mt, rx)
 
@@ -70,7 +48,7 @@ def re_find(re, s):
          examples=('(re-matches #"\\d+" "123") ;=> "123"', '(re-matches #"\\d+" "123abc") ;=> nil'))
 def re_matches(re, s):
     rx = need_regex(re, "re-matches")
-    text = bound_input(need_text(s, "re-matches"))
+    text = bound_input(need_str(s, "re-matches"))
     mt = fullmatch(rx, text, "re-matches")
     return None if mt is None else groups_of(mt, rx)
 
@@ -81,7 +59,7 @@ def re_matches(re, s):
          examples=('(re-seq #"\\d+" "a1b22c333") ;=> ["1" "22" "333"]',))
 def re_seq(re, s):
     rx = need_regex(re, "re-seq")
-    text = bound_input(need_text(s, "re-seq"))
+    text = bound_input(need_str(s, "re-seq"))
     out = []
     for mt in iter_matches(rx, text, "re-seq"):
         out.append(groups_of(mt, rx))
@@ -96,7 +74,7 @@ def re_seq(re, s):
          examples=('(re-split #"\\s+" "a  b   c") ;=> ["a" "b" "c"]',))
 def re_split(re, s):
     rx = need_regex(re, "re-split")
-    text = need_text(s, "re-split")
+    text = need_str(s, "re-split")
     if rx.source == "":
         return split(text, rx)
     text = bound_input(text)
@@ -114,8 +92,8 @@ def is_regex(x):
 
 
 def _extract(who, pattern, s, group):
-    rx = as_regex(pattern, who)
-    text = bound_input(need_text(s, who))
+    rx = need_pattern(pattern, who)
+    text = bound_input(need_str(s, who))
     if type(group) is not int:
         raise PtcError("type_error", f"{who}: group must be an integer, got {type_name(group)}")
     mt = search(rx, text, 0, who)

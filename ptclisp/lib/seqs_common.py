@@ -13,7 +13,7 @@ from operator import ne
 from ..errors import PtcError
 from ..meter import SLOT, current, seq_cost
 from ..values import Keyword, SortKey, Vector, compare, type_name, utf16_key
-from .registry import as_fn
+from .common import need_fn
 from .timsort import java_sort
 
 NO = object()
@@ -23,22 +23,6 @@ ASC = Keyword("asc")
 DESC = Keyword("desc")
 _NUMBER_TYPES = frozenset((int, float))
 _STR_TYPE = {str}
-
-
-def fn_arg(f, who: str):
-    """A callable argument of a higher-order builtin (see `as_fn`)."""
-    return as_fn(f, who)
-
-
-def count_arg(n, who: str) -> int:
-    """An index or count argument: an integer; a finite float is truncated (GAP-S79, Clojure)."""
-    t = type(n)
-    if t is int:
-        return n
-    if t is float and math.isfinite(n):
-        return int(n)
-    what = "a non-finite number" if t is float else type_name(n)
-    raise PtcError("type_error", f"{who}: expected an integer, got {what}")
 
 
 def charge_slots(n: int):
@@ -117,7 +101,7 @@ def comparator(cmp, who: str):
     call decides between "after" and "equal" so an always-false comparator
     keeps the input order.
     """
-    f = fn_arg(cmp, who)
+    f = need_fn(cmp, who)
 
     def cmp3(a, b):
         r = f(a, b)

@@ -23,8 +23,9 @@ from ..errors import PtcError
 from ..meter import OBJ, SLOT, current, seq_cost, str_cost
 from ..printer import pr_str, str_of
 from ..values import Keyword, Map, Regex, Set, SymbolRef, Vector, type_name
-from .common import charge, count_str, graphemes, need_str, out_vec, seq_items
-from .registry import as_fn, builtin
+from .common import (charge, count_str, graphemes, need_count, need_fn, need_str, need_text, out_vec, seq_items,
+                     too_long_int)
+from .registry import builtin
 from .. import regex_engine as rx
 
 _NO = object()
@@ -94,16 +95,12 @@ def charge_render(x):
     m.alloc(str_cost(render_size(x, cap)))
 
 
-def _too_long_int() -> PtcError:
-    return PtcError("runtime_error", "an integer has too many digits to be turned into text (limit 4300)")
-
-
 def int_text(v: int) -> str:
     """Decimal text of an integer; huge integers are an error, not a crash."""
     try:
         return str(v)
     except ValueError:
-        raise _too_long_int() from None
+        raise too_long_int() from None
 
 
 def display(x) -> str:
@@ -121,19 +118,7 @@ def display(x) -> str:
             return pr_str(x)
         return str_of(x)
     except ValueError:
-        raise _too_long_int() from None
-
-
-def text_arg(x, who: str) -> str:
-    """The text argument of a clojure.string helper that Clojure reads through `.toString`
-    (GAP-S139): a string as it is; a number, boolean or keyword as its `str` form (a keyword
-    keeps its colon). nil and collections stay a `type_error`."""
-    t = type(x)
-    if t is str:
-        return x
-    if t is int or t is float or t is bool or t is Keyword:
-        return display(x)
-    raise PtcError("type_error", f"{who}: expected a string, got {type_name(x)}")
+        raise too_long_int() from None
 
 
 def readable(x) -> str:
@@ -146,17 +131,7 @@ def readable(x) -> str:
     try:
         return pr_str(x)
     except ValueError:
-        raise _too_long_int() from None
-
-
-def index_arg(x, who: str) -> int:
-    """An index/count argument: an integer, or a finite float truncated toward zero."""
-    t = type(x)
-    if t is int:
-        return x
-    if t is float and math.isfinite(x):
-        return int(x)
-    raise PtcError("type_error", f"{who}: expected an integer index, got {type_name(x)}")
+        raise too_long_int() from None
 
 
 def _g_to_cp(s: str, g: int) -> int:
@@ -250,8 +225,8 @@ def join(a, b=_NO):
          examples=('(subs "hello" 1 4) ;=> "ell"', '(subs "abc" 0 100) ;=> "abc"', '(subs "abc" -1) ;=> ""'))
 def subs(s, start, end=_NO):
     s = need_str(s, "subs")
-    a = index_arg(start, "subs")
-    b = None if end is _NO else index_arg(end, "subs")
+    a = need_count(start, "subs", "an integer index")
+    b = None if end is _NO else need_count(end, "subs", "an integer index")
     if s.isascii():
         n = len(s)
         if a < 0 or a >= n:
@@ -334,7 +309,7 @@ def split(s, sep, limit=_NO):
                 parts.pop()
         return Vector(parts)
     s = need_str(s, "split")
-    limit = 0 if limit is _NO else index_arg(limit, "split")
+    limit = 0 if limit is _NO else need_count(limit, "split", "an integer index")
     t = type(sep)
     if t is Regex:
         if sep.source == "":
@@ -420,7 +395,7 @@ def is_blank(s):
          examples=('(upper-case "hello") ;=> "HELLO"',))
 def upper_case(s):
     if type(s) is not str:
-        s = text_arg(s, "upper-case")
+        s = need_text(s, "upper-case")
     if len(s) > 256:
         charge(str_cost(len(s)))
     return s.upper()
@@ -431,7 +406,7 @@ def upper_case(s):
          examples=('(lower-case "HeLLo") ;=> "hello"',))
 def lower_case(s):
     if type(s) is not str:
-        s = text_arg(s, "lower-case")
+        s = need_text(s, "lower-case")
     if len(s) > 256:
         charge(str_cost(len(s)))
     return s.lower()
@@ -444,21 +419,21 @@ def lower_case(s):
          doc="True when s begins with prefix (always true for \"\").",
          examples=('(starts-with? "hello" "he") ;=> true',))
 def starts_with(s, prefix):
-    return text_arg(s, "starts-with?").startswith(need_str(prefix, "starts-with?"))
+    return need_text(s, "starts-with?").startswith(need_str(prefix, "starts-with?"))
 
 
 @builtin("ends-with?", "(ends-with? s suffix)", groups=("string",), category="strings",
          doc="True when s ends with suffix (always true for \"\").",
          examples=('(ends-with? "hello" "lo") ;=> true',))
 def ends_with(s, suffix):
-    return text_arg(s, "ends-with?").endswith(need_str(suffix, "ends-with?"))
+    return need_text(s, "ends-with?").endswith(need_str(suffix, "ends-with?"))
 
 
 @builtin("includes?", "(includes? s sub)", groups=("string",), category="strings",
          doc="True when sub occurs somewhere in s (always true for \"\").",
          examples=('(includes? "hello" "ll") ;=> true',))
 def includes(s, sub):
-    return need_str(sub, "includes?") in text_arg(s, "includes?")
+    return need_str(sub, "includes?") in need_text(s, "includes?")
 
 
 @builtin("index-of", "(index-of s value)", "(index-of s value from)", groups=("string",), category="strings",
@@ -466,9 +441,9 @@ def includes(s, sub):
              "nil when absent.",
          examples=('(index-of "hello" "l") ;=> 2', '(index-of "hello" "l" 3) ;=> 3', '(index-of "hello" "x") ;=> nil'))
 def index_of(s, value, frm=_NO):
-    s = text_arg(s, "index-of")
+    s = need_text(s, "index-of")
     v = need_str(value, "index-of")
-    start = 0 if frm is _NO else max(0, index_arg(frm, "index-of"))
+    start = 0 if frm is _NO else max(0, need_count(frm, "index-of", "an integer index"))
     if start == 0:
         i = s.find(v)
     else:
@@ -486,12 +461,12 @@ def index_of(s, value, frm=_NO):
          examples=('(last-index-of "hello" "l") ;=> 3', '(last-index-of "aaa" "aa") ;=> 1',
                    '(last-index-of "hello" "") ;=> 5'))
 def last_index_of(s, value, frm=_NO):
-    s = text_arg(s, "last-index-of")
+    s = need_text(s, "last-index-of")
     v = need_str(value, "last-index-of")
     if frm is _NO:
         i = s.rfind(v)
     else:
-        f = index_arg(frm, "last-index-of")
+        f = need_count(frm, "last-index-of", "an integer index")
         if f < 0:
             return None
         cp = _g_to_cp(s, f)
@@ -561,7 +536,7 @@ def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
         parts = _java_replacement(repl, rxv, who)
         fn = None
     else:
-        fn = as_fn(repl, who)
+        fn = need_fn(repl, who)
         parts = None
     out: list[str] = []
     pos = 0
@@ -613,7 +588,7 @@ def _replace_coll(smap, coll):
 def replace(a, b, c=_NO):
     if c is _NO:
         return _replace_coll(a, b)
-    s = text_arg(a, "replace")
+    s = need_text(a, "replace")
     t = type(b)
     if t is str:
         if type(c) is not str:
@@ -714,5 +689,5 @@ def parse_boolean(s):
     return None
 
 
-__all__ = ["display", "readable", "charge_render", "render_size", "index_arg", "java_split", "WHITESPACE",
+__all__ = ["display", "readable", "charge_render", "render_size", "java_split", "WHITESPACE",
            "parse_long"]
