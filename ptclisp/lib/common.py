@@ -149,9 +149,6 @@ def need_pattern(x, who: str) -> Regex:
     raise PtcError("type_error", f"{who}: expected a regex or pattern string, got {type_name(x)}")
 
 
-KW = Keyword
-
-
 # ------------------------------------------------------------------ key functions
 # Shared by the key-taking helpers (sort-by, distinct-by, group-by, sum-by, ...).
 

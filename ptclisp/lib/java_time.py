@@ -258,9 +258,6 @@ class JavaDate(JavaObject):
         return f"#java[{self.java_class} {self.to_text()}]"
 
 
-TEMPORAL_CLASSES = (LocalDate, Instant, Duration, JavaDate)
-
-
 # ------------------------------------------------------------------ statics
 
 def _parse_fail(who: str, what: str, text: str):
