@@ -7,7 +7,7 @@ the static checks that precede execution: unbound symbols, duplicate literal
 keys, malformed forms; `resolve` checks calls (builtin arity, tools, Java
 members, qualified names).
 Imports errors, meter, forms, values, nodes, the builtin registry, the regex
-engine and the analyzer's `base`, `bindings` and `resolve`.
+engine and the analyzer's `base`, `bindings`, `resolve` and `hints`.
 """
 from __future__ import annotations
 

@@ -3,10 +3,10 @@
 Owns functions.md §1.13 (`seq`, `keyword`), §1.14 (`count`, `reduce`,
 `sum`, `avg`, the `-by` aggregates, `min-key`/`max-key`, `group-by`,
 `frequencies`; `reduce-kv` lives with the maps) and §1.15 (`empty?`,
-`not-empty`, `distinct?`). Importing this module also registers the sibling
-families it groups: maps (§1.17), function combinators (§1.18), sets and
-constructors (§4) and clojure.walk.
-Imports values, errors, meter, lib.common, lib.registry.
+`not-empty`, `distinct?`). The related families are modules of their own:
+maps (§1.17, colls_maps), function combinators (§1.18, colls_fns), sets and
+constructors (§4, sets) and clojure.walk (walk).
+Imports values, errors, meter, lib.common, lib.numbers, lib.registry.
 """
 from __future__ import annotations
 

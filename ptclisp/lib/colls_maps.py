@@ -9,7 +9,7 @@ old-value read of `update-in` use flexible keyword/string lookup. `keys`,
 Memory: results are charged for the entries they add, not for the entries
 they share with their input (the accounting a persistent map would give),
 so growing a map one `assoc` at a time stays linear in budget.
-Imports values, errors, meter, lib.common, lib.registry.
+Imports values, errors, meter, lib.common, lib.registry, lib.seqs_build.
 """
 from __future__ import annotations
 

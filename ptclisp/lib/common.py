@@ -1,9 +1,11 @@
-"""Coercions shared by the builtin families.
+"""What the builtin families share: sequence views, argument checks, key functions.
 
 Owns "seqable" (functions.md preamble): how vectors, strings (graphemes),
-maps (key-sorted `[k v]` entries), sets and nil are viewed as a sequence,
-plus number checks and output wrapping that charge the meter.
-Imports values, errors, meter, lib.registry.
+maps (key-sorted `[k v]` entries), sets and nil are viewed as a sequence;
+the argument checks every family uses (`need_<what>(x, who)`); output
+wrapping that charges the meter; and the key extractors of the key-taking
+builtins (`keyfn`, `key_values`).
+Imports values, errors, meter, printer, the regex engine, lib.registry.
 """
 from __future__ import annotations
 

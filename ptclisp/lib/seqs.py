@@ -3,9 +3,8 @@
 Every builtin takes "seqables" (vector, string as graphemes, map as key-sorted
 `[k v]` entries, set, nil) and returns a fresh vector; nothing is lazy.
 Subsetting lives in seqs_subset.py; constructing, tree walking and `range` in
-seqs_build.py. Both are imported at the bottom so that importing this module
-registers the whole family.
-Imports values, errors, meter and the lib helpers.
+seqs_build.py.
+Imports values, errors and the lib helpers (common, seqs_common, registry).
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ value-stealing `Vector.conj_all` / `Set.conj`, so the agent idiom of growing
 a collection inside `reduce` stays linear (maps: see colls_maps.assoc_owned);
 the meter is charged only for the slots added. Builders whose output size depends on
 their arguments (`range`, `combinations`) charge before building.
-Imports values, errors, meter and the lib helpers.
+Imports values, errors, meter and the lib helpers (common, seqs_common, registry).
 """
 from __future__ import annotations
 

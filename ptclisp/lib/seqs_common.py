@@ -1,8 +1,9 @@
 """Small helpers shared by the sequence builtins (seqs*.py).
 
-Argument checks for callables and counts, truthiness of callback results,
-and the natural-order / comparator machinery used by `sort` and `sort-by`.
-Imports values, errors, meter, printer and the lib helpers.
+The marker for an absent optional argument, charges for nested vectors and
+appended slots, and the natural-order / comparator machinery used by `sort`
+and `sort-by` (Java's TimSort when a comparator may be inconsistent).
+Imports values, errors, meter, lib.common, lib.timsort.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ have no position (DIV-29); counting slicers (`take`, `drop`, `partition`, ...)
 accept every seqable. Out-of-range positions give nil or a clamped slice,
 never an error (DIV-26). Counts follow Clojure: a negative count takes
 nothing / drops nothing (GAP-S32), a finite float count is truncated (GAP-S79).
-Imports values, errors and the lib helpers.
+Imports values, errors and the lib helpers (common, seqs_common, registry).
 """
 from __future__ import annotations
 
