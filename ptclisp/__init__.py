@@ -17,6 +17,7 @@ from .error_translation import ErrorInfo
 from .errors import PtcError
 from .meter import Limits
 from .session import Result
+from . import parallel as _parallel  # noqa: F401 - installs the pmap/pcalls engine into lib.parallel
 from .tools import Tool
 
 __version__ = "0.1.0"

@@ -30,7 +30,7 @@ How one operation runs (`run_parallel`):
   extension of the result's collections and prices it, and the caller pays
   that price (and for the lines its workers printed) on its own budget.
 
-Imports meter, errors, values, guards, error_translation.
+Imports meter, errors, values, guards, error_translation, and lib.parallel to install itself as its engine.
 """
 from __future__ import annotations
 
@@ -46,6 +46,7 @@ from .error_translation import to_error_info
 from .guards import ENFORCER, guard
 from .meter import Meter, map_cost, merge_worker_caches, seq_cost, str_cost
 from .values import Keyword, OwnerToken, Set, Vector
+from .lib import parallel as _builtins
 
 # kinds a worker failure keeps as they are; anything else is wrapped in pmap_error / pcalls_error
 PASS_THROUGH = frozenset({
@@ -316,30 +317,6 @@ def _deadline_for(m: Meter) -> tuple[Meter, float | None]:
     return m, d
 
 
-class Calls:
-    """The applications of one operation, made on demand: `calls[i]` is `(fn, args)`.
-
-    `Calls(f, [c1])` applies f to each item of c1; `Calls(f, [c1, c2, ...])` to
-    items taken in step, stopping at the shortest; `Calls(None, thunks)` calls
-    each thunk with no arguments. Nothing per item is built in advance.
-    """
-
-    __slots__ = ("f", "cols", "n")
-
-    def __init__(self, f, cols: list):
-        self.f = f
-        self.cols = cols
-        self.n = len(cols) if f is None else min(len(c) for c in cols)
-
-    def __len__(self):
-        return self.n
-
-    def __getitem__(self, i: int):
-        if self.f is None:
-            return self.cols[i], ()
-        return self.f, tuple(c[i] for c in self.cols)
-
-
 @attrs.define
 class ParallelRecord:
     """One `pmap`/`pcalls` operation, for `Result.pmap_calls` (runtime.md §2.2)."""
@@ -493,3 +470,7 @@ def _merge(caller: Meter, effects: dict):
             caller.prints.extend(wm.prints)
         if wm.tool_calls:
             caller.tool_calls.extend(wm.tool_calls)
+
+
+# the pmap and pcalls builtins (lib.parallel, a layer below) run their calls here
+_builtins.install_engine(run_parallel)

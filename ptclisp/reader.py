@@ -631,7 +631,7 @@ def form_to_value(f: Form):
     if t is VarQuote:
         return VarRef(f.sym.full)
     if t is RegexLit:
-        from .lib.regexes import compile_regex
+        from .regex_engine import compile_regex
         return compile_regex(f.source)
     if t is ShortFn:
         raise ReadError("a short function #(...) is code, not data", f.span)

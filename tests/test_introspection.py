@@ -233,7 +233,7 @@ def test_introspection_without_preludes():
 
 
 def test_dir_without_preludes_lists_the_builtins_by_category():
-    from ptclisp.lib import java as J
+    from ptclisp import java_members as J
     from ptclisp.lib.registry import BUILTINS
     groups = py(Session(), "(dir)")
     assert groups["sets"] == sorted(n for n, b in BUILTINS.items() if b.category == "sets")

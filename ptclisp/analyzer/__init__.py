@@ -1,8 +1,12 @@
 """Forms -> core AST.
 
 Owns special forms, destructuring, symbol resolution and the static checks
-that run before evaluation. Imports values, errors, forms and the builtin
-registry; never the compiler.
+that run before evaluation. The form modules are imported here, explicitly,
+so that their `@special` handlers are registered before any program is
+analyzed. Imports errors, meter, values, reader, forms, the builtin registry,
+the Java-interop table and the regex engine; never the compiler or the
+builtin library.
 """
-from . import bindings, control, iteration  # noqa: F401 - fill the special-form table
-from .core import SPECIALS, Analyzer, Env, Scope  # noqa: F401
+from . import bindings, control, iteration  # noqa: F401 - register the special forms
+from .base import SPECIALS, Scope  # noqa: F401
+from .core import Analyzer, Env  # noqa: F401

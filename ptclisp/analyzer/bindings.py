@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..forms import List, Lit, MapForm, ShortFn, Sym, VecForm
 from ..values import Keyword, VarRef
 from . import nodes as N
-from .core import NOT_TAIL, Scope, Tail, err, special
+from .base import NOT_TAIL, Scope, Tail, err, special
 
 
 

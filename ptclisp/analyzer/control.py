@@ -11,7 +11,7 @@ from ..reader import form_to_value
 from ..values import Keyword, SymbolRef
 from . import nodes as N
 from .bindings import destructure
-from .core import NOT_TAIL, err, form_key, special
+from .base import NOT_TAIL, err, form_key, special
 
 
 def _parts(form: List, lo: int, hi: int | None, shape: str, kind="invalid_arity"):

@@ -1,76 +1,29 @@
-"""Forms -> core AST: symbol resolution, calls, literals and the special-form table.
+"""Forms -> core AST: the `Analyzer`, symbol resolution, calls and literals.
 
-Owns `Analyzer` (one per program), `Scope`, the `@special` registry that the
-family modules (`bindings`, `control`, `iteration`, `threading`) fill, and
-the static checks that run before anything executes: unbound symbols,
-builtin arity, recur position, duplicate literal keys, malformed forms.
-Imports errors, values, forms, nodes and the builtin/host registries.
+Owns `Analyzer` (one per program) and `Env` (what a program may resolve
+against), dispatches special forms through `base.SPECIALS` (filled by
+`bindings`, `control` and `iteration`, which the package imports), and runs
+the static checks that precede execution: unbound symbols, duplicate literal
+keys, malformed forms; `resolve` checks calls (builtin arity, tools, Java
+members, qualified names).
+Imports errors, meter, forms, values, nodes, the builtin registry, the regex
+engine and the analyzer's `base`, `bindings`, `resolve` and `hints`.
 """
 from __future__ import annotations
 
-from typing import Callable
-
 from ..errors import PtcError
 from ..meter import compile_tick
+from ..regex_engine import compile_regex
 from ..forms import Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm
 from ..lib.registry import BUILTINS
 from ..values import Keyword, SymbolRef, type_name
 from . import nodes as N
+from . import bindings as _bindings
+from . import resolve as _resolve
+from .base import NOT_TAIL, SPECIALS, Scope, Tail, check_duplicates, err
 
-# name -> handler(az, form, scope, tail) ; filled by @special in the family modules
-SPECIALS: dict[str, Callable] = {}
 # special forms a local binding can never shadow in call position
 UNSHADOWABLE = {"if", "def", "defonce", "do", "recur", "return", "fail", "program", "quote"}
-
-
-def special(*names: str):
-    """Register an analyzer handler for the special forms `names`."""
-
-    def deco(fn):
-        for n in names:
-            SPECIALS[n] = fn
-        return fn
-
-    return deco
-
-
-def err(kind: str, message: str, form: Form | None = None, /, **details) -> PtcError:
-    return PtcError(kind, message, getattr(form, "span", None), details or None)
-
-
-class Scope:
-    """Lexical scope: an immutable mapping of PTC names to Locals."""
-
-    __slots__ = ("vars",)
-
-    def __init__(self, vars: dict | None = None):
-        self.vars = vars or {}
-
-    def bind(self, name: str, local: N.Local) -> "Scope":
-        v = dict(self.vars)
-        v[name] = local
-        return Scope(v)
-
-    def bind_many(self, pairs) -> "Scope":
-        v = dict(self.vars)
-        for name, local in pairs:
-            v[name] = local
-        return Scope(v)
-
-    def get(self, name: str):
-        return self.vars.get(name)
-
-
-class Tail:
-    """Where an expression sits: `target` is the loop/fn a `recur` here would jump to (None = not tail)."""
-
-    __slots__ = ("target",)
-
-    def __init__(self, target=None):
-        self.target = target
-
-
-NOT_TAIL = Tail(None)
 
 
 class Env:
@@ -157,7 +110,6 @@ class Analyzer:
         if t is VarQuote:
             return self.symbol(form.sym, scope)
         if t is RegexLit:
-            from ..lib.regexes import compile_regex
             try:
                 return N.Const(compile_regex(form.source), span=form.span)
             except PtcError as e:
@@ -291,53 +243,3 @@ class Analyzer:
             raise err("not_callable", f"{type_name(v)} {head!r} is not a function", form)
         fn = self.analyze(head, scope, NOT_TAIL)
         return N.Call(fn, self.args(rest, scope), span=form.span)
-
-
-# ------------------------------------------------------------------ duplicate keys
-
-def form_key(f: Form):
-    """Structural identity of a literal form for the duplicate-key check."""
-    t = type(f)
-    if t is Lit:
-        v = f.value
-        if type(v) is float:
-            return ("num", 0.0 if v == 0 else v)
-        if type(v) is int:
-            return ("num", float(v)) if abs(v) < 2 ** 53 else ("int", v)
-        if type(v) is bool:
-            return ("bool", v)
-        return ("lit", type(v).__name__, v)
-    if t is Sym:
-        return ("sym", f.ns, f.name)
-    if t is Quote:
-        return ("quote", f.sym.ns, f.sym.name)
-    if t is VarQuote:
-        return ("var", f.sym.ns, f.sym.name)
-    if t in (List, VecForm):
-        return ("seq", tuple(form_key(x) for x in f.items))
-    if t is MapForm:
-        return ("map", frozenset((form_key(f.items[i]), form_key(f.items[i + 1])) for i in range(0, len(f.items), 2)))
-    if t is SetForm:
-        return ("set", frozenset(form_key(x) for x in f.items))
-    return ("unique", id(f))
-
-
-def check_duplicates(keys: list[Form], where: Form):
-    seen = {}
-    for k in keys:
-        fk = form_key(k)
-        if fk in seen:
-            what = "set element" if type(where) is SetForm else "map key"
-            raise err("duplicate_key", f"Duplicate {what}: {k!r}", k)
-        seen[fk] = k
-
-
-def sym_name(form: Form, what: str) -> str:
-    if type(form) is not Sym or form.ns is not None:
-        raise err("invalid_form", f"{what} must be a plain symbol, got {form!r}", form)
-    return form.name
-
-
-# the family modules import this one; bind them last (names above are defined by then)
-from . import bindings as _bindings  # noqa: E402
-from . import resolve as _resolve  # noqa: E402

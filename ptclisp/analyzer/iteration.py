@@ -10,7 +10,7 @@ from ..forms import Lit, VecForm
 from ..values import Keyword
 from . import nodes as N
 from .bindings import binding_vector, destructure
-from .core import NOT_TAIL, err, special
+from .base import NOT_TAIL, err, special
 
 
 def _clauses(az, form, scope, head):

@@ -7,11 +7,13 @@ unknown namespaces and members.
 """
 from __future__ import annotations
 
+from .. import java_members as J
 from ..errors import PtcError
-from ..forms import List, Sym
+from ..forms import List, Lit, Quote, Sym
 from ..lib import registry as R
+from ..values import Keyword, SymbolRef
 from . import nodes as N
-from .core import NOT_TAIL, err
+from .base import NOT_TAIL, err
 
 # two-argument builtins the compiler inlines as primitives
 PRIMS = {"+": "add", "-": "sub", "*": "mul", "mod": "mod", "<": "lt", ">": "gt", "<=": "le", ">=": "ge", "=": "eq",
@@ -49,7 +51,6 @@ def builtin_call_node(az, spec: R.Builtin, rest: list, scope, form: List):
     if name == "pmap" and n < 2:
         raise err("invalid_arity", "pmap needs a function and at least one collection", form)
     if name in AUTO_QUOTE and n == 1 and type(rest[0]) is Sym:
-        from ..values import SymbolRef
         args = [N.Const(SymbolRef(rest[0].ns, rest[0].name), span=rest[0].span)]
     else:
         args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
@@ -85,7 +86,6 @@ def qualified_call(az, head: Sym, rest: list, scope, form: List):
         raise err("not_callable", f"data/{name} is a data value, not a function; use it without parentheses", form)
     if ns == "java.util" and name == "Date.":
         return java_ctor_node(az, Sym(None, "java.util.Date.", head.span), [az.analyze(f, scope, NOT_TAIL) for f in rest], form)
-    from ..lib import java as J
     if J.is_java_class_spelling(ns):
         member = _java_lookup(J.java_static, head, ns, name)
         args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
@@ -112,7 +112,6 @@ def resolve_qualified(az, sym: Sym) -> N.Node:
     if ns == "data":
         az.data_used.add(name)
         return N.DataRef(name, span=sym.span)
-    from ..lib import java as J
     if ns == "java.util" and name == "Date.":
         return java_ctor_node(az, Sym(None, "java.util.Date.", sym.span), None)
     if J.is_java_class_spelling(ns):
@@ -170,7 +169,6 @@ def _java_arity(member, n, label, form):
 
 
 def java_method_node(az, sym: Sym, args, form=None):
-    from ..lib import java as J
     mname = sym.name[1:]
     member = _java_lookup(J.java_method, sym, mname)
     if args is None:
@@ -180,7 +178,6 @@ def java_method_node(az, sym: Sym, args, form=None):
 
 
 def java_ctor_node(az, sym: Sym, args, form=None):
-    from ..lib import java as J
     member = _java_lookup(J.java_constructor, sym, sym.name)
     if args is None:
         return az.host_ref(f"jc:{sym.name}", member.fn, sym.span)
@@ -204,8 +201,6 @@ def _check_tool(az, name, sym):
 
 def tool_call(az, head: Sym, rest: list, scope, form: List):
     _check_tool(az, head.name, head)
-    from ..values import Keyword
-    from ..forms import Lit, Quote
     n = len(rest)
     if n == 0:
         args = []

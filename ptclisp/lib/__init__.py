@@ -9,9 +9,9 @@ FAMILIES = (
     "numbers", "numbers_math", "predicates", "describe",
     "seqs", "seqs_build", "seqs_subset",
     "colls", "colls_fns", "colls_maps", "sets", "walk",
-    "strings", "regexes", "fmt", "jsonlib",
+    "strings", "regexes", "printf", "jsonlib",
     "java", "java_text", "java_time",
-    "core_special", "parallel", "introspect",
+    "output", "parallel", "introspect",
 )
 
 for _name in FAMILIES:

@@ -3,10 +3,10 @@
 Owns functions.md §1.13 (`seq`, `keyword`), §1.14 (`count`, `reduce`,
 `sum`, `avg`, the `-by` aggregates, `min-key`/`max-key`, `group-by`,
 `frequencies`; `reduce-kv` lives with the maps) and §1.15 (`empty?`,
-`not-empty`, `distinct?`). Importing this module also registers the sibling
-families it groups: maps (§1.17), function combinators (§1.18), sets and
-constructors (§4) and clojure.walk.
-Imports values, errors, meter, lib.common, lib.registry.
+`not-empty`, `distinct?`). The related families are modules of their own:
+maps (§1.17, colls_maps), function combinators (§1.18, colls_fns), sets and
+constructors (§4, sets) and clojure.walk (walk).
+Imports values, errors, meter, lib.common, lib.numbers, lib.registry.
 """
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from collections import Counter, defaultdict
 from ..errors import PtcError
 from ..meter import map_cost
 from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, type_name
-from .common import charge, count_str, entries, graphemes, key_values, keyfn, out_vec, seq_items
+from .common import charge, count_str, entries, graphemes, key_values, keyfn, need_fn, out_vec, seq_items
 from .numbers import add as _num_add
-from .registry import as_fn, builtin, hot
+from .registry import builtin, hot
 
 _NO = object()
 
@@ -135,7 +135,7 @@ count_.ptc_each = _count_each  # (map count coll): see seqs._mapper
              "is given. Without init an empty collection gives (f) and a single item is returned as is.",
          examples=("(reduce + 0 [1 2 3]) ;=> 6", "(reduce - 10 [1 2 3]) ;=> 4", "(reduce + []) ;=> 0"))
 def reduce_(f, a, b=_NO):
-    f = as_fn(f, "reduce")
+    f = need_fn(f, "reduce")
     if b is _NO:
         items = seq_items(a, "reduce")
         if not items:
@@ -285,7 +285,7 @@ def min_key(f, x, *more):
 
 def _pick_key(who, f, x, more, strict, loose):
     """Clojure's min-key/max-key: x vs y is strict (y wins unless x is better), then ties go to later items."""
-    f = as_fn(f, who)
+    f = need_fn(f, who)
     if not more:
         return x
     y = more[0]
@@ -370,6 +370,3 @@ def distinct_p(x, *more):
         seen.add(h)
     return True
 
-
-# register the sibling families grouped under this module
-from . import colls_fns, colls_maps, sets, walk  # noqa: E402,F401

@@ -1,16 +1,18 @@
-"""Function combinators (functions.md §1.18, all but `apply`).
+"""Function combinators and `apply` (functions.md §1.18).
 
 `comp`, `partial`, `complement`, `constantly`, `every-pred`, `some-fn` and
 `fnil` return plain Python closures, so they are ordinary PTC function
 values. Their arguments are not checked when the combinator is built; a
 value that cannot be called fails with `not_callable` when the combined
 function runs (so `((comp nil inc) 1)` fails at the call, like Clojure).
-Imports values, errors, lib.registry.
+`apply` checks its function and spreads its last argument at once.
+Imports values, errors, lib.common, lib.registry.
 """
 from __future__ import annotations
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, truthy, type_name
+from .common import need_fn, seq_items
 from .registry import builtin
 
 _NO = object()
@@ -142,3 +144,15 @@ def fnil(f, x, y=_NO, z=_NO):
         return _call(f, tuple(args))
 
     return _fn(patched, "fnil")
+
+
+@builtin("apply", "(apply f args)", "(apply f x ... args)", groups=("core",), category="functions",
+         doc="Call f with the given arguments, the last of which is a collection spread into separate "
+             "arguments: (apply + 1 [2 3]) is (+ 1 2 3).",
+         examples=("(apply + [1 2 3]) ;=> 6", "(apply max 1 [5 2]) ;=> 5"))
+def apply_(f, *args):
+    if not args:
+        raise PtcError("arity_error", "apply needs a function and a collection of arguments")
+    fn = need_fn(f, "apply")
+    spread = seq_items(args[-1], "apply")
+    return fn(*args[:-1], *spread)

@@ -9,7 +9,7 @@ old-value read of `update-in` use flexible keyword/string lookup. `keys`,
 Memory: results are charged for the entries they add, not for the entries
 they share with their input (the accounting a persistent map would give),
 so growing a map one `assoc` at a time stays linear in budget.
-Imports values, errors, meter, lib.common, lib.registry.
+Imports values, errors, meter, lib.common, lib.registry, lib.seqs_build.
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from ..meter import current, map_cost, seq_cost
 from sys import getrefcount as _getrefcount
 
 from ..values import OWNED_REFS, Map, Set, Vector, hk, sorted_items, type_name
-from .common import charge, entries, graphemes, out_vec, seq_items
-from .registry import as_fn, builtin
+from .common import charge, entries, graphemes, need_fn, need_map, out_vec, seq_items
+from .registry import builtin
 from .seqs_build import conj as _conj
 
 _NO = object()        # "argument not given"
@@ -183,7 +183,7 @@ def assoc_in(m, ks, v):
          examples=("(update {:n 1} :n inc) ;=> {:n 2}", "(update {:n 1} :n + 5) ;=> {:n 6}",
                    "(update {:n nil} :n (fnil inc 0)) ;=> {:n 1}"))
 def update(m, k, f, *args):
-    f = as_fn(f, "update")
+    f = need_fn(f, "update")
     t = type(m)
     if t is Map:
         old = m.get_exact(k)
@@ -202,7 +202,7 @@ def update(m, k, f, *args):
          doc="Nested update: applies (f old & args) to the value at the key path ks, creating missing levels.",
          examples=("(update-in {:a {:b 1}} [:a :b] + 10) ;=> {:a {:b 11}}", "(update-in [1 2 3] [1] inc) ;=> [1 3 3]"))
 def update_in(m, ks, f, *args):
-    f = as_fn(f, "update-in")
+    f = need_fn(f, "update-in")
     return _assoc_path(m, list(_path_items(ks, "update-in")), lambda old: f(old, *args), "update-in")
 
 
@@ -212,8 +212,7 @@ def update_in(m, ks, f, *args):
 def dissoc(m, *ks):
     if m is None:
         return None
-    if type(m) is not Map:
-        raise PtcError("type_error", f"dissoc: expected a map, got {type_name(m)}")
+    m = need_map(m, "dissoc")
     for k in ks:
         m = m.dissoc(k)
     return m
@@ -255,7 +254,7 @@ def conj_owned(m, x):
 def update_owned(m, k, f, *args):
     if type(m) is Map and _getrefcount(m) == OWNED_REFS:
         key = hk(k)
-        new = as_fn(f, "update")(m.get(key), *args)
+        new = need_fn(f, "update")(m.get(key), *args)
         charge(ENTRY)
         m[key] = new
         return m
@@ -314,7 +313,7 @@ def merge(*maps):
          examples=("(merge-with + {:a 1 :b 2} {:a 3 :c 4}) ;=> {:a 4 :b 2 :c 4}",
                    "(merge-with + {:a 1} {:a 2} {:a 3}) ;=> {:a 6}"))
 def merge_with(f, *maps):
-    f = as_fn(f, "merge-with")
+    f = need_fn(f, "merge-with")
     acc = _NO
     for x in maps:
         if x is None or x is False:
@@ -355,18 +354,12 @@ def select_keys(m, keyseq):
     return Map(d)
 
 
-def _need_map(m, who: str) -> Map:
-    if type(m) is not Map:
-        raise PtcError("type_error", f"{who}: expected a map, got {type_name(m)}")
-    return m
-
-
 @builtin("keys", "(keys m)", groups=("core",), category="maps",
          doc="The keys of a map as a vector, in key order. nil and an empty map give nil (as Clojure's "
              "empty seq), so (if (keys m) ...) tests for an empty map.",
          examples=("(keys {:b 2 :a 1}) ;=> [:a :b]", "(keys {}) ;=> nil"))
 def keys_(m):
-    if m is None or not _need_map(m, "keys"):
+    if m is None or not need_map(m, "keys"):
         return None
     return out_vec([k for k, _ in sorted_items(m)])
 
@@ -375,7 +368,7 @@ def keys_(m):
          doc="The values of a map as a vector, ordered by their keys. nil and an empty map give nil.",
          examples=("(vals {:b 2 :a 1}) ;=> [1 2]", "(vals {}) ;=> nil"))
 def vals_(m):
-    if m is None or not _need_map(m, "vals"):
+    if m is None or not need_map(m, "vals"):
         return None
     return out_vec([v for _, v in sorted_items(m)])
 
@@ -386,7 +379,7 @@ def vals_(m):
 def entries_(m):
     if m is None:
         return out_vec([])
-    m = _need_map(m, "entries")
+    m = need_map(m, "entries")
     charge(seq_cost(2) * len(m))
     return out_vec(entries(m))
 
@@ -414,12 +407,12 @@ def val_(e):
              "nil gives {}.",
          examples=("(update-vals {:a 1 :b 2} inc) ;=> {:a 2 :b 3}",))
 def update_vals(m, f):
-    f = as_fn(f, "update-vals")
+    f = need_fn(f, "update-vals")
     if m is None:
         return Map({})
     if type(m) is Vector:
         return out_vec([f(x) for x in m.lst()])
-    m = _need_map(m, "update-vals")
+    m = need_map(m, "update-vals")
     charge(map_cost(len(m)))
     d = {}
     for k, v in sorted_items(m):
@@ -432,13 +425,13 @@ def update_vals(m, f):
              "On a vector the keys are the indexes; nil gives {}.",
          examples=("(update-keys {:a 1 :b 2} str) ;=> {\":a\" 1 \":b\" 2}",))
 def update_keys(m, f):
-    f = as_fn(f, "update-keys")
+    f = need_fn(f, "update-keys")
     if m is None:
         return Map({})
     if type(m) is Vector:
         pairs = list(enumerate(m.lst()))
     else:
-        pairs = sorted_items(_need_map(m, "update-keys"))
+        pairs = sorted_items(need_map(m, "update-keys"))
     charge(map_cost(len(pairs)))
     d = {}
     for k, v in pairs:
@@ -451,7 +444,7 @@ def update_keys(m, f):
              "Vectors fold over (index, item); nil gives init.",
          examples=("(reduce-kv (fn [acc k v] (+ acc v)) 0 {:a 1 :b 2 :c 3}) ;=> 6",))
 def reduce_kv(f, init, m):
-    f = as_fn(f, "reduce-kv")
+    f = need_fn(f, "reduce-kv")
     if m is None:
         return init
     t = type(m)

@@ -1,20 +1,25 @@
-"""Coercions shared by the builtin families.
+"""What the builtin families share: sequence views, argument checks, key functions.
 
 Owns "seqable" (functions.md preamble): how vectors, strings (graphemes),
-maps (key-sorted `[k v]` entries), sets and nil are viewed as a sequence,
-plus number checks and output wrapping that charge the meter.
-Imports values, errors, meter, lib.registry.
+maps (key-sorted `[k v]` entries), sets and nil are viewed as a sequence;
+the argument checks every family uses (`need_<what>(x, who)`); output
+wrapping that charges the meter; and the key extractors of the key-taking
+builtins (`keyfn`, `key_values`).
+Imports values, errors, meter, printer, the regex engine, lib.registry.
 """
 from __future__ import annotations
 
+import math
 from operator import itemgetter
 
 import regex as _regex
 
 from ..errors import PtcError
 from ..meter import charge, seq_cost
-from ..values import Keyword, Map, Set, Vector, sorted_items, sorted_members, type_name
-from .registry import hot
+from ..printer import str_of
+from ..regex_engine import compile_regex
+from ..values import Keyword, Map, Regex, Set, Vector, sorted_items, sorted_members, type_name
+from .registry import as_fn, hot
 
 _GRAPHEME = _regex.compile(r"\X")
 
@@ -69,20 +74,16 @@ def out_vec(items: list) -> Vector:
     return Vector(items)
 
 
-def need_int(x, who: str) -> int:
-    if type(x) is not int:
-        raise PtcError("type_error", f"{who}: expected an integer, got {type_name(x)}")
-    return x
+# ------------------------------------------------------------------ argument checks
+# One pattern for every builtin family: `need_<what>(x, who)` returns the argument as the builtin
+# uses it, or raises `type_error` "who: expected <what>, got <type>". (The Java members' parameter
+# checks, in java_text, follow it too: `need_java_<what>`.)
 
-
-def need_num(x, who: str):
-    t = type(x)
-    if t is not int and t is not float:
-        raise PtcError("type_error", f"{who}: expected a number, got {type_name(x)}")
-    return x
+need_fn = as_fn  # a callable argument of a higher-order builtin: see `registry.as_fn`
 
 
 def need_str(x, who: str) -> str:
+    """A string argument; a number, boolean or keyword is refused with a hint to `(str x)`."""
     t = type(x)
     if t is not str:
         hint = "; (str x) gives its text" if t in (int, float, bool, Keyword) else ""
@@ -90,12 +91,64 @@ def need_str(x, who: str) -> str:
     return x
 
 
-def is_num(x) -> bool:
+def need_text(x, who: str) -> str:
+    """The text argument of a clojure.string helper that Clojure reads through `.toString`
+    (GAP-S139): a string as it is; a number, boolean or keyword as its `str` form (a keyword
+    keeps its colon). nil and collections stay a `type_error`."""
     t = type(x)
-    return t is int or t is float
+    if t is str:
+        return x
+    if t is int or t is float or t is bool or t is Keyword:
+        try:
+            return str_of(x)
+        except ValueError:  # an integer beyond Python's digit limit
+            raise too_long_int() from None
+    raise PtcError("type_error", f"{who}: expected a string, got {type_name(x)}")
 
 
-KW = Keyword
+def too_long_int() -> PtcError:
+    """The error for an integer too long to be turned into text."""
+    return PtcError("runtime_error", "an integer has too many digits to be turned into text (limit 4300)")
+
+
+def need_count(x, who: str, what: str = "an integer") -> int:
+    """An index or count argument: an integer; a finite float is truncated toward zero (GAP-S79,
+    Clojure). `what` names it in the error ("an integer index")."""
+    t = type(x)
+    if t is int:
+        return x
+    if t is float and math.isfinite(x):
+        return int(x)
+    got = "a non-finite number" if t is float else type_name(x)
+    raise PtcError("type_error", f"{who}: expected {what}, got {got}")
+
+
+def need_vector(x, who: str) -> Vector:
+    if type(x) is not Vector:
+        raise PtcError("type_error", f"{who}: expected a vector, got {type_name(x)}")
+    return x
+
+
+def need_map(x, who: str) -> Map:
+    if type(x) is not Map:
+        raise PtcError("type_error", f"{who}: expected a map, got {type_name(x)}")
+    return x
+
+
+def need_regex(x, who: str) -> Regex:
+    if type(x) is not Regex:
+        raise PtcError("type_error", f"{who}: expected a regex, got {type_name(x)}")
+    return x
+
+
+def need_pattern(x, who: str) -> Regex:
+    """A regex argument, or a pattern string compiled on the spot (an invalid one is a runtime_error)."""
+    t = type(x)
+    if t is Regex:
+        return x
+    if t is str:
+        return compile_regex(x, "runtime_error", who)
+    raise PtcError("type_error", f"{who}: expected a regex or pattern string, got {type_name(x)}")
 
 
 # ------------------------------------------------------------------ key functions
@@ -199,5 +252,4 @@ def keyfn(k, who: str):
         def by_path(x, _p=path, _v=k):
             return path_lookup(x, _p) if type(x) is not int else _v(x)
         return by_path
-    from .registry import as_fn
-    return as_fn(k, who)
+    return need_fn(k, who)

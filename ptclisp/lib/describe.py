@@ -18,7 +18,7 @@ Shape of the result:
   other        {:type :sample :types :examples [:distinct_count]}
 With `{:paths true}` a `:paths` map ("a.b" dotted paths down to `:depth`
 levels, through nested vectors) is added, each with presence counts.
-Imports values, printer, meter, lib.registry.
+Imports values, errors, printer, meter, lib.registry.
 """
 from __future__ import annotations
 

@@ -10,10 +10,11 @@ is never an error: `doc`/`source` print a line saying nothing was found,
 describes a granted (non-private) tool named exactly, but nothing here
 enumerates `data/` keys or tools.
 
-Imports values, errors, meter, registry; the prelude module lazily.
+Imports values, errors, meter, the builtin registry and the Java-interop table.
 """
 from __future__ import annotations
 
+from .. import java_members as J
 from ..errors import PtcError
 from ..meter import current
 from ..values import Keyword, Map, SymbolRef, Vector, type_name
@@ -24,7 +25,7 @@ def _env():
     return current().env
 
 
-def _name_arg(x, who: str) -> str:
+def _need_name(x, who: str) -> str:
     """The name an introspection form was asked about: a string or a (quoted) symbol."""
     if type(x) is str:
         return x.strip()
@@ -53,7 +54,6 @@ def _export(ns: str, name: str):
 
 
 def _java_member(ns: str | None, name: str):
-    from . import java as J
     try:
         if ns is None:
             if name.startswith(".") and len(name) > 1:
@@ -186,7 +186,7 @@ def _doc_lines(name: str) -> list[str] | None:
          examples=('(doc map) ;=> nil, prints the signature and description of map',
                    '(doc "crm/get-user") ;=> nil', "(doc tool/search) ;=> nil, prints the tool's call form"))
 def doc(name):
-    text = _name_arg(name, "doc")
+    text = _need_name(name, "doc")
     lines = _doc_lines(text) if text else None
     if lines is None:
         current().print_line(f"No documentation found for {text or '(blank)'}")
@@ -200,7 +200,7 @@ def doc(name):
              "that some public export uses. Builtins have no source to show. Returns nil.",
          examples=("(source crm/get-user) ;=> nil, prints the defn form",))
 def source(name):
-    text = _name_arg(name, "source")
+    text = _need_name(name, "source")
     ns, short = _split(text)
     body = None
     table = _tables().get(ns) if ns is not None else None
@@ -227,7 +227,7 @@ def dir_(ns=None):
     if ns is None:
         names = sorted(n for n, t in tables.items() if len(t))
         return Vector(names) if names else _builtin_groups()
-    name = _name_arg(ns, "dir")
+    name = _need_name(ns, "dir")
     table = tables.get(name)
     if not table:
         return Vector([])
@@ -242,7 +242,6 @@ def _registry_entries():
         if not spec.plain:
             q = next((k for k, g in QUALIFIERS.items() if g == group and "." not in k), group)
             yield f"{q}/{name}", spec.category, " ".join((*spec.signatures, spec.doc or "", spec.category or ""))
-    from . import java as J
     for m in J.all_members():
         yield m.name, "java", " ".join((m.signature or "", m.doc or "", m.java_class or ""))
 
@@ -266,7 +265,7 @@ def _builtin_groups() -> Map:
 def apropos(query):
     if type(query) not in (str, SymbolRef, Keyword):
         raise PtcError("type_error", f"apropos: expected a string or quoted symbol, got {type_name(query)}")
-    q = _name_arg(query, "apropos").lower()
+    q = _need_name(query, "apropos").lower()
     if not q:
         return Vector([])
     by_name, by_text = set(), set()
@@ -297,7 +296,7 @@ def _k(name: str) -> Keyword:
              "and :signature or :type when a contract is declared. Unknown refs give nil.",
          examples=("(export-meta crm/get-user) ;=> {:ref \"crm/get-user\" :kind :function ...}",))
 def export_meta(ref):
-    text = _name_arg(ref, "export-meta")
+    text = _need_name(ref, "export-meta")
     ns, short = _split(text)
     if ns is None:
         return None

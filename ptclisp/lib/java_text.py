@@ -1,15 +1,16 @@
 """Java-named numbers and strings: the `java.lang` half of the interop surface.
 
 Owns the Java failure conditions (`java_type_error`, `java_domain_error`,
-`invalid_java_string`), the argument coercions Java overloads apply to PTC
-numbers (int / long / double parameters), the UTF-16 view of strings used by
+`invalid_java_string`), the parameter checks of Java members (`need_java_int`,
+`need_java_long`, `need_java_double`: the coercions Java overloads apply to PTC
+numbers; `need_java_string`, `need_java_text`), the UTF-16 view of strings used by
 the `java.lang.String` methods, the Java number parsers (`Integer/parseInt`,
 `Long/parseLong`, `Double/parseDouble`, `Float/parseFloat`,
 `Boolean/parseBoolean`) and the `java.lang.Math` members.
 
 Everything here follows the Java contract (language.md R3): string searches
 answer -1, bad input raises a Java condition instead of returning nil.
-The member tables live in `ptclisp.lib.java`. Imports values, errors, meter.
+`lib.java` admits the members into the Java-interop table. Imports values, errors, meter.
 """
 from __future__ import annotations
 
@@ -72,7 +73,7 @@ def arg_type_error(who: str, expected: str, got, position: str = "argument") -> 
 
 # ------------------------------------------------------------------ coercions
 
-def as_int(x, who: str) -> int:
+def need_java_int(x, who: str) -> int:
     """A Java `int` parameter: 32-bit integers; floats truncate (NaN -> 0)."""
     t = type(x)
     if t is int:
@@ -91,7 +92,7 @@ def as_int(x, who: str) -> int:
     raise arg_type_error(who, "an integer (Java int)", x)
 
 
-def as_long(x, who: str) -> int:
+def need_java_long(x, who: str) -> int:
     """A Java `long` parameter: 64-bit integers; floats truncate (NaN -> 0, infinities rejected)."""
     t = type(x)
     if t is int:
@@ -109,7 +110,7 @@ def as_long(x, who: str) -> int:
     raise arg_type_error(who, "an integer (Java long)", x)
 
 
-def as_double(x, who: str) -> float:
+def need_java_double(x, who: str) -> float:
     """A Java `double` parameter: floats as is, long-range integers widened."""
     t = type(x)
     if t is float:
@@ -132,7 +133,7 @@ def _split_pair(m) -> str:
     return chr(0xD800 + (c >> 10)) + chr(0xDC00 + (c & 0x3FF))
 
 
-def check_view(s: str, who: str) -> str:
+def need_java_view(s: str, who: str) -> str:
     """Validate a string handed to a Java String method (size and well-formedness)."""
     if s.isascii():
         if len(s) > MAX_VIEW_BYTES:
@@ -174,12 +175,22 @@ def from_u16(v: str, who: str) -> str:
                                        "Basic Multilingual Plane)", "unpaired_surrogate") from None
 
 
-def _str_arg(x, who: str, what: str = "argument") -> str:
+def need_java_string(x, who: str, what: str = "argument") -> str:
+    """A Java String parameter: a string within the view limits (nil is a NullPointerException)."""
     if type(x) is str:
-        return check_view(x, who)
+        return need_java_view(x, who)
     if x is None:
         raise null_pointer(who, what)
     raise arg_type_error(who, "a string", x, what)
+
+
+def need_java_text(x, who: str) -> str:
+    """A text parameter of a date/time parser: a string (nil is a NullPointerException)."""
+    if x is None:
+        raise null_pointer(who, "text")
+    if type(x) is not str:
+        raise arg_type_error(who, "a string", x)
+    return x
 
 
 # ------------------------------------------------------------------ String methods
@@ -197,14 +208,14 @@ def _needle(x, who: str) -> str | None:
         if 0 <= x < 0xD800 or 0xE000 <= x <= 0x10FFFF:
             return u16(chr(x))
         return None
-    return u16(_str_arg(x, who))
+    return u16(need_java_string(x, who))
 
 
 def s_index_of(s, sub, from_index=_NO_ARG):
     who = ".indexOf"
-    check_view(s, who)
+    need_java_view(s, who)
     w = _needle(sub, who)
-    start = 0 if from_index is _NO_ARG else as_int(from_index, who)
+    start = 0 if from_index is _NO_ARG else need_java_int(from_index, who)
     if w is None:
         return -1
     v = u16(s)
@@ -218,9 +229,9 @@ def s_index_of(s, sub, from_index=_NO_ARG):
 
 def s_last_index_of(s, sub, from_index=_NO_ARG):
     who = ".lastIndexOf"
-    check_view(s, who)
+    need_java_view(s, who)
     w = _needle(sub, who)
-    start = None if from_index is _NO_ARG else as_int(from_index, who)
+    start = None if from_index is _NO_ARG else need_java_int(from_index, who)
     if w is None:
         return -1
     v = u16(s)
@@ -236,11 +247,11 @@ def s_last_index_of(s, sub, from_index=_NO_ARG):
 
 def s_starts_with(s, prefix, offset=_NO_ARG):
     who = ".startsWith"
-    check_view(s, who)
-    p = _str_arg(prefix, who)
+    need_java_view(s, who)
+    p = need_java_string(prefix, who)
     if offset is _NO_ARG:
         return s.startswith(p)
-    k = as_int(offset, who)
+    k = need_java_int(offset, who)
     v, w = u16(s), u16(p)
     if k < 0 or k > len(v) - len(w):
         return False
@@ -249,18 +260,18 @@ def s_starts_with(s, prefix, offset=_NO_ARG):
 
 def s_ends_with(s, suffix):
     who = ".endsWith"
-    check_view(s, who)
-    return s.endswith(_str_arg(suffix, who))
+    need_java_view(s, who)
+    return s.endswith(need_java_string(suffix, who))
 
 
 def s_contains(s, sub):
     who = ".contains"
-    check_view(s, who)
-    return _str_arg(sub, who) in s
+    need_java_view(s, who)
+    return need_java_string(sub, who) in s
 
 
 def s_length(s):
-    check_view(s, ".length")
+    need_java_view(s, ".length")
     if s.isascii():
         return len(s)
     return len(s) + len(_ASTRAL.findall(s))
@@ -268,11 +279,11 @@ def s_length(s):
 
 def s_substring(s, begin, end=_NO_ARG):
     who = ".substring"
-    check_view(s, who)
-    b = as_int(begin, who)
+    need_java_view(s, who)
+    b = need_java_int(begin, who)
     v = u16(s)
     n = len(v)
-    e = n if end is _NO_ARG else as_int(end, who)
+    e = n if end is _NO_ARG else need_java_int(end, who)
     if b < 0 or e > n or b > e:
         raise java_domain_error(who, "StringIndexOutOfBoundsException",
                                 f"begin {brief_int(b)}, end {brief_int(e)}, length {n}", begin=b, end=e, length=n)
@@ -284,7 +295,7 @@ _JAVA_WS = "".join(chr(i) for i in range(0x21))
 
 
 def s_trim(s):
-    check_view(s, ".trim")
+    need_java_view(s, ".trim")
     out = s.strip(_JAVA_WS)
     current().alloc(str_cost(len(out)))
     return out
@@ -560,7 +571,7 @@ def math_min(a, b):
 
 
 def math_ceil(x):
-    x = as_double(x, "Math/ceil")
+    x = need_java_double(x, "Math/ceil")
     if not math.isfinite(x) or x.is_integer():
         return x
     r = float(math.ceil(x))
@@ -568,7 +579,7 @@ def math_ceil(x):
 
 
 def math_floor(x):
-    x = as_double(x, "Math/floor")
+    x = need_java_double(x, "Math/floor")
     if not math.isfinite(x) or x.is_integer():
         return x
     return float(math.floor(x))
@@ -595,7 +606,7 @@ def math_round(x):
 
 
 def math_sqrt(x):
-    x = as_double(x, "Math/sqrt")
+    x = need_java_double(x, "Math/sqrt")
     if x != x or x < 0:
         return math.nan
     return math.sqrt(x)
@@ -606,8 +617,8 @@ def _odd_integer(y: float) -> bool:
 
 
 def math_pow(a, b):
-    a = as_double(a, "Math/pow")
-    b = as_double(b, "Math/pow")
+    a = need_java_double(a, "Math/pow")
+    b = need_java_double(b, "Math/pow")
     if b != b:
         return math.nan
     if b == 0:

@@ -9,7 +9,7 @@ Values are plain integers underneath, so the full Java ranges are covered
 without Python's `datetime` year limits:
     LocalDate -> epoch day;  Instant/Duration -> (seconds, nano);
     java.util.Date -> signed 64-bit epoch milliseconds.
-Imports values, errors and java_text (for the Java conditions).
+Imports values and java_text (the Java conditions and parameter checks).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import time
 
 from ..values import JavaObject, type_name
 from .java_text import (
-    LONG_MAX, LONG_MIN, _show, arg_type_error, as_long, java_domain_error, java_type_error, null_pointer,
+    LONG_MAX, LONG_MIN, _show, java_domain_error, java_type_error, need_java_long, need_java_text, null_pointer,
 )
 
 NANOS = 1_000_000_000
@@ -258,18 +258,7 @@ class JavaDate(JavaObject):
         return f"#java[{self.java_class} {self.to_text()}]"
 
 
-TEMPORAL_CLASSES = (LocalDate, Instant, Duration, JavaDate)
-
-
 # ------------------------------------------------------------------ statics
-
-def _text_arg(x, who: str) -> str:
-    if x is None:
-        raise null_pointer(who, "text")
-    if type(x) is not str:
-        raise arg_type_error(who, "a string", x)
-    return x
-
 
 def _parse_fail(who: str, what: str, text: str):
     return java_domain_error(who, "DateTimeParseException", f"text {_show(text)} could not be parsed as {what}",
@@ -278,7 +267,7 @@ def _parse_fail(who: str, what: str, text: str):
 
 def local_date_parse(text):
     who = "LocalDate/parse"
-    text = _text_arg(text, who)
+    text = need_java_text(text, who)
     ymd = _parse_ymd(text, MIN_YEAR, MAX_YEAR)
     if ymd is None:
         raise _parse_fail(who, "an ISO date (yyyy-MM-dd)", text)
@@ -324,7 +313,7 @@ def _parse_instant(text: str):
 
 def instant_parse(text):
     who = "Instant/parse"
-    text = _text_arg(text, who)
+    text = need_java_text(text, who)
     inst = _parse_instant(text)
     if inst is None:
         raise _parse_fail(who, "an ISO instant (e.g. 2024-01-01T00:00:00Z)", text)
@@ -473,7 +462,7 @@ def ld_to_epoch_day(d):
 
 
 def _shift(d, n, who: str, sign: int):
-    n = as_long(n, who)
+    n = need_java_long(n, who)
     day = d.epoch_day + sign * n
     if not LONG_MIN <= day <= LONG_MAX:
         raise java_domain_error(who, "ArithmeticException", "long overflow")

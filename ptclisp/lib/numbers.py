@@ -486,7 +486,3 @@ def boolean(x):
          examples=("(identity 42) ;=> 42", "(filter identity [1 nil 2]) ;=> [1 2]"))
 def identity(x):
     return x
-
-
-# §6 math functions live in numbers_math.py (module size); importing it here registers them.
-from . import numbers_math as _numbers_math  # noqa: E402,F401

@@ -1,18 +1,57 @@
 """Parallel builtins: pmap, pcalls (functions.md §2, runtime.md §9).
 
-The arguments are checked here, before any worker starts; running the
-workers (budget, deadline, effects) is `ptclisp.parallel`.
+The arguments are checked here, before any worker starts. Running the
+workers (budget, deadline, effects) is the engine in `ptclisp.parallel`, a
+layer above the library: it installs itself here with `install_engine` when
+it loads (the `ptclisp` package imports it), so this module never imports it.
+Imports values, errors, lib.common, lib.registry.
 """
 from __future__ import annotations
 
 import inspect
 
 from ..errors import PtcError
-from ..parallel import Calls, run_parallel
 from ..values import Keyword, Map, Set, Vector, type_name
-from .common import seq_items
-from .seqs_common import fn_arg
+from .common import need_fn, seq_items
 from .registry import builtin
+
+
+class Calls:
+    """The applications of one operation, made on demand: `calls[i]` is `(fn, args)`.
+
+    `Calls(f, [c1])` applies f to each item of c1; `Calls(f, [c1, c2, ...])` to
+    items taken in step, stopping at the shortest; `Calls(None, thunks)` calls
+    each thunk with no arguments. Nothing per item is built in advance.
+    """
+
+    __slots__ = ("f", "cols", "n")
+
+    def __init__(self, f, cols: list):
+        self.f = f
+        self.cols = cols
+        self.n = len(cols) if f is None else min(len(c) for c in cols)
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i: int):
+        if self.f is None:
+            return self.cols[i], ()
+        return self.f, tuple(c[i] for c in self.cols)
+
+
+def _no_engine(who: str, calls: Calls):
+    raise RuntimeError(f"{who}: no parallel engine is installed (ptclisp.parallel installs it)")
+
+
+_run_parallel = _no_engine
+
+
+def install_engine(run) -> None:
+    """Make `run(who, calls)` the engine of pmap and pcalls: it runs every `(fn, args)` of `calls`
+    on parallel workers and returns the values, in input order, as a vector."""
+    global _run_parallel
+    _run_parallel = run
 
 
 @builtin("pmap", "(pmap f coll)", "(pmap f c1 c2 ...)", groups=("core",), category="functions",
@@ -26,8 +65,8 @@ def pmap(f, coll, *colls):
     if type(f) is Keyword and not colls and type(coll) is Map:
         raise PtcError("type_error", "pmap: a keyword cannot be mapped over a map's entries; "
                                      "use (pmap #(get m %) (keys m)) or (vals m)")
-    f = fn_arg(f, "pmap")
-    return run_parallel("pmap", Calls(f, [seq_items(c, "pmap") for c in (coll, *colls)]))
+    f = need_fn(f, "pmap")
+    return _run_parallel("pmap", Calls(f, [seq_items(c, "pmap") for c in (coll, *colls)]))
 
 
 @builtin("pcalls", "(pcalls f1 f2 ...)", groups=("core",), category="functions",
@@ -40,7 +79,7 @@ def pcalls(*thunks):
         if not _takes_no_args(t):
             raise PtcError("pcalls_error", f"pcalls: argument {i} must be a function of no arguments, "
                                            f"got {_label(t)}", details={"index": i})
-    return run_parallel("pcalls", Calls(None, list(thunks)))
+    return _run_parallel("pcalls", Calls(None, list(thunks)))
 
 
 def _label(t) -> str:

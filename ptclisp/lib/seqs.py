@@ -3,17 +3,17 @@
 Every builtin takes "seqables" (vector, string as graphemes, map as key-sorted
 `[k v]` entries, set, nil) and returns a fresh vector; nothing is lazy.
 Subsetting lives in seqs_subset.py; constructing, tree walking and `range` in
-seqs_build.py. Both are imported at the bottom so that importing this module
-registers the whole family.
-Imports values, errors, meter and the lib helpers.
+seqs_build.py.
+Imports values, errors and the lib helpers (common, seqs_common, registry).
 """
 from __future__ import annotations
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, equal, hk, type_name, unhk
-from .common import graphemes, key_values, keyfn, kw_values, out_vec, path_lookup, positional_items, seq_items
+from .common import (graphemes, key_values, keyfn, kw_values, need_fn, out_vec, path_lookup, positional_items,
+                     seq_items)
 from .registry import builtin, hot
-from .seqs_common import NO, fn_arg, order_indexes, sort_values
+from .seqs_common import NO, order_indexes, sort_values
 
 _ABSENT = object()
 
@@ -22,7 +22,7 @@ _ABSENT = object()
 
 def _selector(who: str, keep: bool):
     def select(pred, coll):
-        f = fn_arg(pred, who)
+        f = need_fn(pred, who)
         items = seq_items(coll, who)
         f = hot(f, len(items))
         out = []
@@ -63,7 +63,7 @@ builtin("remove", "(remove pred coll)", groups=("core",), category="sequences",
              "(false is kept). f may be a keyword to pluck a field where present.",
          examples=("(keep :email [{:email \"a@x\"} {}]) ;=> [\"a@x\"]",))
 def keep(f, coll):
-    f = fn_arg(f, "keep")
+    f = need_fn(f, "keep")
     items = seq_items(coll, "keep")
     f = hot(f, len(items))
     out = []
@@ -79,7 +79,7 @@ def keep(f, coll):
          doc="Calls (f index item) for every item and collects the non-nil results.",
          examples=("(keep-indexed (fn [i x] (when (even? i) x)) [:a :b :c]) ;=> [:a :c]",))
 def keep_indexed(f, coll):
-    f = fn_arg(f, "keep-indexed")
+    f = need_fn(f, "keep-indexed")
     items = seq_items(coll, "keep-indexed")
     f = hot(f, len(items), 2)
     out = []
@@ -134,7 +134,7 @@ def find(coll, key):
              "With a keyword it returns the first truthy field; with a set, the first member found.",
          examples=("(some #{3} [1 3 5]) ;=> 3", "(some even? [1 3]) ;=> nil"))
 def some(pred, coll):
-    f = fn_arg(pred, "some")
+    f = need_fn(pred, "some")
     for x in seq_items(coll, "some"):
         r = f(x)
         if r is not None and r is not False:
@@ -146,7 +146,7 @@ def some(pred, coll):
          doc="true when (pred item) is truthy for every item (and for an empty coll), else false.",
          examples=("(every? pos? [1 2]) ;=> true", "(every? pos? []) ;=> true"))
 def every_p(pred, coll):
-    f = fn_arg(pred, "every?")
+    f = need_fn(pred, "every?")
     for x in seq_items(coll, "every?"):
         r = f(x)
         if r is None or r is False:
@@ -158,7 +158,7 @@ def every_p(pred, coll):
          doc="true when (pred item) is truthy for no item (true for an empty coll).",
          examples=("(not-any? neg? [1 2]) ;=> true",))
 def not_any_p(pred, coll):
-    f = fn_arg(pred, "not-any?")
+    f = need_fn(pred, "not-any?")
     for x in seq_items(coll, "not-any?"):
         r = f(x)
         if r is not None and r is not False:
@@ -170,7 +170,7 @@ def not_any_p(pred, coll):
          doc="true when (pred item) is falsy for at least one item (false for an empty coll).",
          examples=("(not-every? even? [2 3]) ;=> true",))
 def not_every_p(pred, coll):
-    f = fn_arg(pred, "not-every?")
+    f = need_fn(pred, "not-every?")
     for x in seq_items(coll, "not-every?"):
         r = f(x)
         if r is None or r is False:
@@ -192,7 +192,7 @@ def _leading_run(f, items) -> int:
          doc="The items from the start of coll up to (not including) the first one for which pred is falsy.",
          examples=("(take-while pos? [2 1 0 3]) ;=> [2 1]",))
 def take_while(pred, coll):
-    f = fn_arg(pred, "take-while")
+    f = need_fn(pred, "take-while")
     items = seq_items(coll, "take-while")
     return out_vec(items[:_leading_run(f, items)])
 
@@ -201,7 +201,7 @@ def take_while(pred, coll):
          doc="What is left of coll after skipping the leading items for which pred is truthy.",
          examples=("(drop-while pos? [2 1 0 3]) ;=> [0 3]",))
 def drop_while(pred, coll):
-    f = fn_arg(pred, "drop-while")
+    f = need_fn(pred, "drop-while")
     items = seq_items(coll, "drop-while")
     return out_vec(items[_leading_run(f, items):])
 
@@ -251,7 +251,7 @@ def distinct_by(k, coll):
 
 def _mapper(who: str):
     def mapping(f, c1, c2=NO, c3=NO):
-        f = fn_arg(f, who)
+        f = need_fn(f, who)
         if c2 is NO:
             if type(f) is Keyword:
                 return out_vec(kw_values(f, seq_items(c1, who)))
@@ -314,7 +314,7 @@ def mapcat(f, c1, c2=NO, c3=NO):
             elif r is not None:
                 out.append(r)
         return out_vec(out)
-    f = fn_arg(f, "mapcat")
+    f = need_fn(f, "mapcat")
     if c2 is NO:
         items = seq_items(c1, "mapcat")
         f = hot(f, len(items))
@@ -339,7 +339,7 @@ def mapcat(f, c1, c2=NO, c3=NO):
          doc="A vector of (f index item) for every item, indexes counting from 0.",
          examples=("(map-indexed vector [:a :b]) ;=> [[0 :a] [1 :b]]",))
 def map_indexed(f, coll):
-    f = fn_arg(f, "map-indexed")
+    f = need_fn(f, "map-indexed")
     items = seq_items(coll, "map-indexed")
     f = hot(f, len(items), 2)
     return out_vec([f(i, x) for i, x in enumerate(items)])
@@ -391,5 +391,3 @@ def sort_by(k, a, b=NO):
 def reverse(coll):
     return out_vec(positional_items(coll, "reverse")[::-1])
 
-
-from . import seqs_build, seqs_subset  # noqa: E402,F401  (register the rest of the family)

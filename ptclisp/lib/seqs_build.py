@@ -7,7 +7,7 @@ value-stealing `Vector.conj_all` / `Set.conj`, so the agent idiom of growing
 a collection inside `reduce` stays linear (maps: see colls_maps.assoc_owned);
 the meter is charged only for the slots added. Builders whose output size depends on
 their arguments (`range`, `combinations`) charge before building.
-Imports values, errors, meter and the lib helpers.
+Imports values, errors, meter and the lib helpers (common, seqs_common, registry).
 """
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import math
 from ..errors import PtcError
 from ..meter import SLOT, current, map_cost, seq_cost
 from ..values import Map, Set, Vector, hk, type_name
-from .common import out_vec, positional_items, seq_items
+from .common import need_count, need_fn, need_vector, out_vec, positional_items, seq_items
 from .registry import builtin
-from .seqs_common import NO, charge_slots, charge_vecs, count_arg, fn_arg
+from .seqs_common import NO, charge_slots, charge_vecs
 
 _ENTRY_COST = 40
 
@@ -231,19 +231,13 @@ def empty(coll):
     return None
 
 
-def _need_vector(v, who: str) -> list:
-    if type(v) is not Vector:
-        raise PtcError("type_error", f"{who}: expected a vector, got {type_name(v)}")
-    return v.lst()
-
-
 @builtin("peek", "(peek v)", groups=("core",), category="sequences",
          doc="The last item of a vector; nil for an empty vector or nil.",
          examples=("(peek [1 2 3]) ;=> 3",))
 def peek(v):
     if v is None:
         return None
-    items = _need_vector(v, "peek")
+    items = need_vector(v, "peek").lst()
     return items[-1] if items else None
 
 
@@ -253,7 +247,7 @@ def peek(v):
 def pop(v):
     if v is None:
         return None
-    items = _need_vector(v, "pop")
+    items = need_vector(v, "pop").lst()
     return out_vec(items[:-1]) if items else None
 
 
@@ -262,10 +256,10 @@ def pop(v):
              "Indexes are clamped to the vector, so this never fails on range.",
          examples=("(subvec [0 1 2 3] 1 3) ;=> [1 2]", "(subvec [0 1] 1 9) ;=> [1]"))
 def subvec(v, start, end=NO):
-    items = _need_vector(v, "subvec")
+    items = need_vector(v, "subvec").lst()
     n = len(items)
-    s = min(max(count_arg(start, "subvec"), 0), n)
-    e = n if end is NO else min(max(count_arg(end, "subvec"), s), n)
+    s = min(max(need_count(start, "subvec"), 0), n)
+    e = n if end is NO else min(max(need_count(end, "subvec"), s), n)
     return out_vec(items[s:e])
 
 
@@ -303,7 +297,7 @@ builtin("array-map", "(array-map & keyvals)", groups=("core",), category="sequen
              "n = 0 gives [[]]; n larger than the collection gives [].",
          examples=("(combinations [1 2 3] 2) ;=> [[1 2] [1 3] [2 3]]",))
 def combinations(coll, n):
-    k = count_arg(n, "combinations")
+    k = need_count(n, "combinations")
     items = seq_items(coll, "combinations")
     if k < 0 or k > len(items):
         return out_vec([])
@@ -316,8 +310,8 @@ def combinations(coll, n):
              "is truthy the nodes of (children node) follow it. branch? and children may be keywords.",
          examples=("(map :id (tree-seq :kids :kids {:id 1 :kids [{:id 2}]})) ;=> [1 2]",))
 def tree_seq(branch, children, root):
-    br = fn_arg(branch, "tree-seq")
-    ch = fn_arg(children, "tree-seq")
+    br = need_fn(branch, "tree-seq")
+    ch = need_fn(children, "tree-seq")
     meter = current()
     out = []
     charged = 0
@@ -420,7 +414,7 @@ def take_zero_step_range(n, start, end):
     Not a builtin: the analyzer may route that exact call shape here, since a
     zero step alone never terminates (functions.md §1.16, GAP-S45).
     """
-    k = count_arg(n, "take")
+    k = need_count(n, "take")
     _range_num(start, "start")
     _range_num(end, "end")
     if k <= 0 or start == end:

@@ -1,8 +1,9 @@
 """Small helpers shared by the sequence builtins (seqs*.py).
 
-Argument checks for callables and counts, truthiness of callback results,
-and the natural-order / comparator machinery used by `sort` and `sort-by`.
-Imports values, errors, meter, printer and the lib helpers.
+The marker for an absent optional argument, charges for nested vectors and
+appended slots, and the natural-order / comparator machinery used by `sort`
+and `sort-by` (Java's TimSort when a comparator may be inconsistent).
+Imports values, errors, meter, lib.common, lib.timsort.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from operator import ne
 from ..errors import PtcError
 from ..meter import SLOT, current, seq_cost
 from ..values import Keyword, SortKey, Vector, compare, type_name, utf16_key
-from .registry import as_fn
+from .common import need_fn
 from .timsort import java_sort
 
 NO = object()
@@ -23,22 +24,6 @@ ASC = Keyword("asc")
 DESC = Keyword("desc")
 _NUMBER_TYPES = frozenset((int, float))
 _STR_TYPE = {str}
-
-
-def fn_arg(f, who: str):
-    """A callable argument of a higher-order builtin (see `as_fn`)."""
-    return as_fn(f, who)
-
-
-def count_arg(n, who: str) -> int:
-    """An index or count argument: an integer; a finite float is truncated (GAP-S79, Clojure)."""
-    t = type(n)
-    if t is int:
-        return n
-    if t is float and math.isfinite(n):
-        return int(n)
-    what = "a non-finite number" if t is float else type_name(n)
-    raise PtcError("type_error", f"{who}: expected an integer, got {what}")
 
 
 def charge_slots(n: int):
@@ -117,7 +102,7 @@ def comparator(cmp, who: str):
     call decides between "after" and "equal" so an always-false comparator
     keeps the input order.
     """
-    f = fn_arg(cmp, who)
+    f = need_fn(cmp, who)
 
     def cmp3(a, b):
         r = f(a, b)

@@ -5,15 +5,15 @@ have no position (DIV-29); counting slicers (`take`, `drop`, `partition`, ...)
 accept every seqable. Out-of-range positions give nil or a clamped slice,
 never an error (DIV-26). Counts follow Clojure: a negative count takes
 nothing / drops nothing (GAP-S32), a finite float count is truncated (GAP-S79).
-Imports values, errors and the lib helpers.
+Imports values, errors and the lib helpers (common, seqs_common, registry).
 """
 from __future__ import annotations
 
 from ..errors import PtcError, brief_int
 from ..values import Map, Set, Vector, equal, type_name
-from .common import graphemes, out_vec, positional_items, seq_items
+from .common import graphemes, need_count, need_fn, out_vec, positional_items, seq_items
 from .registry import builtin
-from .seqs_common import NO, charge_vecs, count_arg, fn_arg
+from .seqs_common import NO, charge_vecs
 
 _ABSENT = object()
 
@@ -83,7 +83,7 @@ def nth(coll, index, not_found=NO):
         if 0 <= index < len(items):
             return items[index]
         return None if not_found is NO else not_found
-    i = count_arg(index, "nth")
+    i = need_count(index, "nth")
     default = None if not_found is NO else not_found
     if coll is None:
         return default
@@ -150,7 +150,7 @@ def nnext(coll):
              "A map gives [k v] entries, a string characters.",
          examples=("(take 2 [1 2 3]) ;=> [1 2]", "(take 2 \"hey\") ;=> [\"h\" \"e\"]"))
 def take(n, coll):
-    n = count_arg(n, "take")
+    n = need_count(n, "take")
     items = seq_items(coll, "take")
     return out_vec(items[:n] if n > 0 else [])
 
@@ -159,35 +159,36 @@ def take(n, coll):
          doc="coll without its first n items (all of coll when n <= 0).",
          examples=("(drop 2 [1 2 3]) ;=> [3]",))
 def drop(n, coll):
-    n = count_arg(n, "drop")
-    items = seq_items(coll, "drop")
-    return out_vec(items[n:] if n > 0 else list(items))
+    return out_vec(_without_first("drop", n, coll))
+
+
+def _without_first(who: str, n, coll) -> list:
+    """A new list of coll's items without the first n (all of them when n <= 0): drop, nthrest, nthnext."""
+    n = need_count(n, who)
+    items = seq_items(coll, who)
+    return items[n:] if n > 0 else list(items)
 
 
 @builtin("nthrest", "(nthrest coll n)", groups=("core",), category="sequences",
          doc="coll without its first n items, like drop but with the collection first.",
          examples=("(nthrest [1 2 3] 2) ;=> [3]",))
 def nthrest(coll, n):
-    n = count_arg(n, "nthrest")
-    items = seq_items(coll, "nthrest")
-    return out_vec(items[n:] if n > 0 else list(items))
+    return out_vec(_without_first("nthrest", n, coll))
 
 
 @builtin("nthnext", "(nthnext coll n)", groups=("core",), category="sequences",
          doc="coll without its first n items, or nil when nothing is left.",
          examples=("(nthnext [1 2 3] 1) ;=> [2 3]", "(nthnext [1 2 3] 3) ;=> nil"))
 def nthnext(coll, n):
-    n = count_arg(n, "nthnext")
-    items = seq_items(coll, "nthnext")
-    tail = items[n:] if n > 0 else items
-    return out_vec(list(tail)) if tail else None
+    rest = _without_first("nthnext", n, coll)
+    return out_vec(rest) if rest else None
 
 
 @builtin("take-last", "(take-last n coll)", groups=("core",), category="sequences",
          doc="The last n items of coll, or nil when that is empty (including n <= 0).",
          examples=("(take-last 2 [1 2 3]) ;=> [2 3]", "(take-last 2 []) ;=> nil"))
 def take_last(n, coll):
-    n = count_arg(n, "take-last")
+    n = need_count(n, "take-last")
     items = seq_items(coll, "take-last")
     if n <= 0 or not items:
         return None
@@ -201,7 +202,7 @@ def drop_last(a, b=NO):
     if b is NO:
         n, coll = 1, a
     else:
-        n, coll = count_arg(a, "drop-last"), b
+        n, coll = need_count(a, "drop-last"), b
     items = seq_items(coll, "drop-last")
     if n <= 0:
         return out_vec(list(items))
@@ -212,7 +213,7 @@ def drop_last(a, b=NO):
          doc="[(take n coll) (drop n coll)]: coll cut in two after n items.",
          examples=("(split-at 1 [1 2 3]) ;=> [[1] [2 3]]",))
 def split_at(n, coll):
-    n = max(0, count_arg(n, "split-at"))
+    n = max(0, need_count(n, "split-at"))
     items = seq_items(coll, "split-at")
     charge_vecs(2, 0)
     return out_vec([Vector(items[:n]), Vector(items[n:])])
@@ -222,7 +223,7 @@ def split_at(n, coll):
          doc="[(take-while pred coll) (drop-while pred coll)]: coll cut at the first item for which pred is falsy.",
          examples=("(split-with odd? [1 3 4 5]) ;=> [[1 3] [4 5]]",))
 def split_with(pred, coll):
-    f = fn_arg(pred, "split-with")
+    f = need_fn(pred, "split-with")
     items = seq_items(coll, "split-with")
     n = 0
     for x in items:
@@ -235,7 +236,7 @@ def split_with(pred, coll):
 
 
 def _positive(x, who: str, what: str) -> int:
-    n = count_arg(x, who)
+    n = need_count(x, who)
     if n <= 0:
         raise PtcError("type_error", f"{who}: {what} must be a positive integer, got {brief_int(n)}")
     return n
@@ -255,7 +256,7 @@ def partition(n, a, b=NO, c=NO):
         step, pad, coll = a, NO, b
     else:
         step, pad, coll = a, b, c
-    size = count_arg(n, "partition")
+    size = need_count(n, "partition")
     if size < 0:
         seq_items(coll, "partition")
         return out_vec([])
@@ -293,7 +294,7 @@ def partition_all(n, a, b=NO):
          doc="Splits coll into runs: a new chunk starts whenever (f item) differs (by =) from the previous item's.",
          examples=("(partition-by odd? [1 3 2 4 5]) ;=> [[1 3] [2 4] [5]]",))
 def partition_by(f, coll):
-    f = fn_arg(f, "partition-by")
+    f = need_fn(f, "partition-by")
     out = []
     chunk: list = []
     prev = _ABSENT

@@ -5,7 +5,7 @@
 Membership is exact (language.md §3.4: 1 and 1.0 are different members);
 `contains?` on a map uses flexible key lookup and on a vector tests element
 membership (DIV-27).
-Imports values, errors, lib.common, lib.registry, lib.colls_maps.
+Imports values, errors, meter, lib.common, lib.registry, lib.colls_maps, lib.seqs_build.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ Every builder charges the meter before it builds text whose size depends on
 its input; rendering a collection first walks it to estimate the text size
 (`charge_render`) so a value with heavy structural sharing cannot expand
 into gigabytes of text.
-Imports values, errors, meter, printer, lib.common, lib.registry, lib.regexes.
+Imports values, errors, meter, printer, the regex engine, lib.common, lib.registry.
 """
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ from ..meter import OBJ, SLOT, current, seq_cost, str_cost
 from ..printer import pr_str, str_of
 from ..values import Keyword, Map, Regex, Set, SymbolRef, Vector, type_name
 from ..values.walk import Stop, walk
-from .common import charge, count_str, graphemes, need_str, out_vec, seq_items
-from .registry import as_fn, builtin
-from . import regexes as rx
+from .common import charge, count_str, graphemes, need_count, need_fn, need_str, need_text, out_vec, seq_items
+from .registry import builtin
+from .. import regex_engine as rx
 
 _NO = object()
 _MISSING = object()
@@ -139,16 +139,6 @@ def readable(x) -> str:
     return pr_str(x)
 
 
-def index_arg(x, who: str) -> int:
-    """An index/count argument: an integer, or a finite float truncated toward zero."""
-    t = type(x)
-    if t is int:
-        return x
-    if t is float and math.isfinite(x):
-        return int(x)
-    raise PtcError("type_error", f"{who}: expected an integer index, got {type_name(x)}")
-
-
 def _g_to_cp(s: str, g: int) -> int:
     """Code point offset where grapheme number `g` starts (clamped to the end)."""
     if s.isascii():
@@ -240,8 +230,8 @@ def join(a, b=_NO):
          examples=('(subs "hello" 1 4) ;=> "ell"', '(subs "abc" 0 100) ;=> "abc"', '(subs "abc" -1) ;=> ""'))
 def subs(s, start, end=_NO):
     s = need_str(s, "subs")
-    a = index_arg(start, "subs")
-    b = None if end is _NO else index_arg(end, "subs")
+    a = need_count(start, "subs", "an integer index")
+    b = None if end is _NO else need_count(end, "subs", "an integer index")
     if s.isascii():
         n = len(s)
         if a < 0 or a >= n:
@@ -324,7 +314,7 @@ def split(s, sep, limit=_NO):
                 parts.pop()
         return Vector(parts)
     s = need_str(s, "split")
-    limit = 0 if limit is _NO else index_arg(limit, "split")
+    limit = 0 if limit is _NO else need_count(limit, "split", "an integer index")
     t = type(sep)
     if t is Regex:
         if sep.source == "":
@@ -410,7 +400,7 @@ def is_blank(s):
          examples=('(upper-case "hello") ;=> "HELLO"',))
 def upper_case(s):
     if type(s) is not str:
-        s = text_arg(s, "upper-case")
+        s = need_text(s, "upper-case")
     if len(s) > 256:
         charge(str_cost(len(s)))
     return s.upper()
@@ -421,7 +411,7 @@ def upper_case(s):
          examples=('(lower-case "HeLLo") ;=> "hello"',))
 def lower_case(s):
     if type(s) is not str:
-        s = text_arg(s, "lower-case")
+        s = need_text(s, "lower-case")
     if len(s) > 256:
         charge(str_cost(len(s)))
     return s.lower()
@@ -434,21 +424,21 @@ def lower_case(s):
          doc="True when s begins with prefix (always true for \"\").",
          examples=('(starts-with? "hello" "he") ;=> true',))
 def starts_with(s, prefix):
-    return text_arg(s, "starts-with?").startswith(need_str(prefix, "starts-with?"))
+    return need_text(s, "starts-with?").startswith(need_str(prefix, "starts-with?"))
 
 
 @builtin("ends-with?", "(ends-with? s suffix)", groups=("string",), category="strings",
          doc="True when s ends with suffix (always true for \"\").",
          examples=('(ends-with? "hello" "lo") ;=> true',))
 def ends_with(s, suffix):
-    return text_arg(s, "ends-with?").endswith(need_str(suffix, "ends-with?"))
+    return need_text(s, "ends-with?").endswith(need_str(suffix, "ends-with?"))
 
 
 @builtin("includes?", "(includes? s sub)", groups=("string",), category="strings",
          doc="True when sub occurs somewhere in s (always true for \"\").",
          examples=('(includes? "hello" "ll") ;=> true',))
 def includes(s, sub):
-    return need_str(sub, "includes?") in text_arg(s, "includes?")
+    return need_str(sub, "includes?") in need_text(s, "includes?")
 
 
 @builtin("index-of", "(index-of s value)", "(index-of s value from)", groups=("string",), category="strings",
@@ -456,9 +446,9 @@ def includes(s, sub):
              "nil when absent.",
          examples=('(index-of "hello" "l") ;=> 2', '(index-of "hello" "l" 3) ;=> 3', '(index-of "hello" "x") ;=> nil'))
 def index_of(s, value, frm=_NO):
-    s = text_arg(s, "index-of")
+    s = need_text(s, "index-of")
     v = need_str(value, "index-of")
-    start = 0 if frm is _NO else max(0, index_arg(frm, "index-of"))
+    start = 0 if frm is _NO else max(0, need_count(frm, "index-of", "an integer index"))
     if start == 0:
         i = s.find(v)
     else:
@@ -476,12 +466,12 @@ def index_of(s, value, frm=_NO):
          examples=('(last-index-of "hello" "l") ;=> 3', '(last-index-of "aaa" "aa") ;=> 1',
                    '(last-index-of "hello" "") ;=> 5'))
 def last_index_of(s, value, frm=_NO):
-    s = text_arg(s, "last-index-of")
+    s = need_text(s, "last-index-of")
     v = need_str(value, "last-index-of")
     if frm is _NO:
         i = s.rfind(v)
     else:
-        f = index_arg(frm, "last-index-of")
+        f = need_count(frm, "last-index-of", "an integer index")
         if f < 0:
             return None
         cp = _g_to_cp(s, f)
@@ -551,7 +541,7 @@ def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
         parts = _java_replacement(repl, rxv, who)
         fn = None
     else:
-        fn = as_fn(repl, who)
+        fn = need_fn(repl, who)
         parts = None
     out: list[str] = []
     pos = 0
@@ -603,7 +593,7 @@ def _replace_coll(smap, coll):
 def replace(a, b, c=_NO):
     if c is _NO:
         return _replace_coll(a, b)
-    s = text_arg(a, "replace")
+    s = need_text(a, "replace")
     t = type(b)
     if t is str:
         if type(c) is not str:
@@ -704,5 +694,5 @@ def parse_boolean(s):
     return None
 
 
-__all__ = ["display", "readable", "charge_render", "render_size", "index_arg", "java_split", "WHITESPACE",
+__all__ = ["display", "readable", "charge_render", "render_size", "java_split", "WHITESPACE",
            "parse_long"]

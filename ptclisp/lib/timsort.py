@@ -9,7 +9,9 @@ other stable sort; Python's own sort is used for those (it is much faster).
 
 `java_sort(a, cmp)` sorts the list `a` in place; `cmp(x, y)` returns a
 negative, zero or positive int. Like Java, a merge that finds the
-comparator contradicting itself raises (`runtime_error`).
+comparator contradicting itself raises (`runtime_error`). Java's mergeLo and
+mergeHi are kept as written, each split into its one-at-a-time and galloping
+phases, which share the merge's cursors through a `_Merge`.
 Imports errors.
 """
 from __future__ import annotations
@@ -199,195 +201,246 @@ class _TimSort:
             self._merge_hi(base1, len1, base2, len2)
 
     def _merge_lo(self, base1, len1, base2, len2):
-        a, c = self.a, self.c
-        tmp = a[base1:base1 + len1]
-        cursor1, cursor2, dest = 0, base2, base1
+        """Merge the adjacent runs in place, left to right; run 1 (the shorter) is copied out."""
+        a = self.a
+        m = _Merge(a, a[base1:base1 + len1], self.c, 0, base2, base1, len1, len2)
+        a[m.dest] = a[m.cursor2]
+        m.dest += 1
+        m.cursor2 += 1
+        m.len2 -= 1
+        if m.len2 == 0:
+            a[m.dest:m.dest + m.len1] = m.tmp[m.cursor1:m.cursor1 + m.len1]
+            return
+        if m.len1 == 1:
+            a[m.dest:m.dest + m.len2] = a[m.cursor2:m.cursor2 + m.len2]
+            a[m.dest + m.len2] = m.tmp[m.cursor1]
+            return
+        min_gallop = self.min_gallop
+        while True:
+            if _lo_one_at_a_time(m, min_gallop):
+                break
+            done, min_gallop = _lo_galloping(m, min_gallop)
+            if done:
+                break
+            if min_gallop < 0:
+                min_gallop = 0
+            min_gallop += 2
+        self.min_gallop = 1 if min_gallop < 1 else min_gallop
+        dest, cursor1, len1 = m.dest, m.cursor1, m.len1
+        if len1 == 1:
+            a[dest:dest + m.len2] = a[m.cursor2:m.cursor2 + m.len2]
+            a[dest + m.len2] = m.tmp[cursor1]
+        elif len1 == 0:
+            raise _contract()
+        else:
+            a[dest:dest + len1] = m.tmp[cursor1:cursor1 + len1]
+
+    def _merge_hi(self, base1, len1, base2, len2):
+        """Merge the adjacent runs in place, right to left; run 2 (the shorter) is copied out."""
+        a = self.a
+        m = _Merge(a, a[base2:base2 + len2], self.c, base1 + len1 - 1, len2 - 1, base2 + len2 - 1, len1, len2)
+        a[m.dest] = a[m.cursor1]
+        m.dest -= 1
+        m.cursor1 -= 1
+        m.len1 -= 1
+        if m.len1 == 0:
+            a[m.dest - (m.len2 - 1):m.dest + 1] = m.tmp[0:m.len2]
+            return
+        if m.len2 == 1:
+            _hi_move_run1(m)
+            return
+        min_gallop = self.min_gallop
+        while True:
+            if _hi_one_at_a_time(m, min_gallop):
+                break
+            done, min_gallop = _hi_galloping(m, min_gallop, base1)
+            if done:
+                break
+            if min_gallop < 0:
+                min_gallop = 0
+            min_gallop += 2
+        self.min_gallop = 1 if min_gallop < 1 else min_gallop
+        if m.len2 == 1:
+            _hi_move_run1(m)
+        elif m.len2 == 0:
+            raise _contract()
+        else:
+            a[m.dest - (m.len2 - 1):m.dest + 1] = m.tmp[0:m.len2]
+
+
+class _Merge:
+    """The cursors of one merge: the next items of run 1 (`cursor1`, `len1` left) and run 2
+    (`cursor2`, `len2` left) go to `a[dest]`; the shorter run was copied to `tmp` and its cursor
+    indexes `tmp`."""
+
+    __slots__ = ("a", "tmp", "c", "cursor1", "cursor2", "dest", "len1", "len2")
+
+    def __init__(self, a, tmp, c, cursor1, cursor2, dest, len1, len2):
+        self.a, self.tmp, self.c = a, tmp, c
+        self.cursor1, self.cursor2, self.dest, self.len1, self.len2 = cursor1, cursor2, dest, len1, len2
+
+
+def _lo_one_at_a_time(m: _Merge, min_gallop: int) -> bool:
+    """mergeLo, one item at a time until a run wins `min_gallop` times in a row; True when done."""
+    a, tmp, c = m.a, m.tmp, m.c
+    cursor1, cursor2, dest, len1, len2 = m.cursor1, m.cursor2, m.dest, m.len1, m.len2
+    count1 = count2 = 0
+    done = False
+    while True:
+        if c(a[cursor2], tmp[cursor1]) < 0:
+            a[dest] = a[cursor2]
+            dest += 1
+            cursor2 += 1
+            count2 += 1
+            count1 = 0
+            len2 -= 1
+            if len2 == 0:
+                done = True
+                break
+        else:
+            a[dest] = tmp[cursor1]
+            dest += 1
+            cursor1 += 1
+            count1 += 1
+            count2 = 0
+            len1 -= 1
+            if len1 == 1:
+                done = True
+                break
+        if (count1 | count2) >= min_gallop:
+            break
+    m.cursor1, m.cursor2, m.dest, m.len1, m.len2 = cursor1, cursor2, dest, len1, len2
+    return done
+
+
+def _lo_galloping(m: _Merge, min_gallop: int) -> tuple[bool, int]:
+    """mergeLo in galloping mode until neither run wins by MIN_GALLOP; (done, min_gallop)."""
+    a, tmp, c = m.a, m.tmp, m.c
+    cursor1, cursor2, dest, len1, len2 = m.cursor1, m.cursor2, m.dest, m.len1, m.len2
+    done = False
+    while True:
+        count1 = _gallop_right(a[cursor2], tmp, cursor1, len1, 0, c)
+        if count1 != 0:
+            a[dest:dest + count1] = tmp[cursor1:cursor1 + count1]
+            dest += count1
+            cursor1 += count1
+            len1 -= count1
+            if len1 <= 1:
+                done = True
+                break
         a[dest] = a[cursor2]
         dest += 1
         cursor2 += 1
         len2 -= 1
         if len2 == 0:
-            a[dest:dest + len1] = tmp[cursor1:cursor1 + len1]
-            return
-        if len1 == 1:
-            a[dest:dest + len2] = a[cursor2:cursor2 + len2]
-            a[dest + len2] = tmp[cursor1]
-            return
-        min_gallop = self.min_gallop
-        done = False
-        while not done:
-            count1 = count2 = 0
-            while True:
-                if c(a[cursor2], tmp[cursor1]) < 0:
-                    a[dest] = a[cursor2]
-                    dest += 1
-                    cursor2 += 1
-                    count2 += 1
-                    count1 = 0
-                    len2 -= 1
-                    if len2 == 0:
-                        done = True
-                        break
-                else:
-                    a[dest] = tmp[cursor1]
-                    dest += 1
-                    cursor1 += 1
-                    count1 += 1
-                    count2 = 0
-                    len1 -= 1
-                    if len1 == 1:
-                        done = True
-                        break
-                if (count1 | count2) >= min_gallop:
-                    break
-            if done:
+            done = True
+            break
+        count2 = _gallop_left(tmp[cursor1], a, cursor2, len2, 0, c)
+        if count2 != 0:
+            a[dest:dest + count2] = a[cursor2:cursor2 + count2]
+            dest += count2
+            cursor2 += count2
+            len2 -= count2
+            if len2 == 0:
+                done = True
                 break
-            while True:
-                count1 = _gallop_right(a[cursor2], tmp, cursor1, len1, 0, c)
-                if count1 != 0:
-                    a[dest:dest + count1] = tmp[cursor1:cursor1 + count1]
-                    dest += count1
-                    cursor1 += count1
-                    len1 -= count1
-                    if len1 <= 1:
-                        done = True
-                        break
-                a[dest] = a[cursor2]
-                dest += 1
-                cursor2 += 1
-                len2 -= 1
-                if len2 == 0:
-                    done = True
-                    break
-                count2 = _gallop_left(tmp[cursor1], a, cursor2, len2, 0, c)
-                if count2 != 0:
-                    a[dest:dest + count2] = a[cursor2:cursor2 + count2]
-                    dest += count2
-                    cursor2 += count2
-                    len2 -= count2
-                    if len2 == 0:
-                        done = True
-                        break
-                a[dest] = tmp[cursor1]
-                dest += 1
-                cursor1 += 1
-                len1 -= 1
-                if len1 == 1:
-                    done = True
-                    break
-                min_gallop -= 1
-                if not (count1 >= MIN_GALLOP or count2 >= MIN_GALLOP):
-                    break
-            if done:
-                break
-            if min_gallop < 0:
-                min_gallop = 0
-            min_gallop += 2
-        self.min_gallop = 1 if min_gallop < 1 else min_gallop
+        a[dest] = tmp[cursor1]
+        dest += 1
+        cursor1 += 1
+        len1 -= 1
         if len1 == 1:
-            a[dest:dest + len2] = a[cursor2:cursor2 + len2]
-            a[dest + len2] = tmp[cursor1]
-        elif len1 == 0:
-            raise _contract()
-        else:
-            a[dest:dest + len1] = tmp[cursor1:cursor1 + len1]
+            done = True
+            break
+        min_gallop -= 1
+        if not (count1 >= MIN_GALLOP or count2 >= MIN_GALLOP):
+            break
+    m.cursor1, m.cursor2, m.dest, m.len1, m.len2 = cursor1, cursor2, dest, len1, len2
+    return done, min_gallop
 
-    def _merge_hi(self, base1, len1, base2, len2):
-        a, c = self.a, self.c
-        tmp = a[base2:base2 + len2]
-        cursor1 = base1 + len1 - 1
-        cursor2 = len2 - 1
-        dest = base2 + len2 - 1
+
+def _hi_move_run1(m: _Merge) -> None:
+    """mergeHi's ending when one item of run 2 is left: what is left of run 1 moves up, then the item."""
+    a = m.a
+    m.dest -= m.len1
+    m.cursor1 -= m.len1
+    dest, cursor1, len1 = m.dest, m.cursor1, m.len1
+    a[dest + 1:dest + 1 + len1] = a[cursor1 + 1:cursor1 + 1 + len1]
+    a[dest] = m.tmp[m.cursor2]
+
+
+def _hi_one_at_a_time(m: _Merge, min_gallop: int) -> bool:
+    """mergeHi, one item at a time until a run wins `min_gallop` times in a row; True when done."""
+    a, tmp, c = m.a, m.tmp, m.c
+    cursor1, cursor2, dest, len1, len2 = m.cursor1, m.cursor2, m.dest, m.len1, m.len2
+    count1 = count2 = 0
+    done = False
+    while True:
+        if c(tmp[cursor2], a[cursor1]) < 0:
+            a[dest] = a[cursor1]
+            dest -= 1
+            cursor1 -= 1
+            count1 += 1
+            count2 = 0
+            len1 -= 1
+            if len1 == 0:
+                done = True
+                break
+        else:
+            a[dest] = tmp[cursor2]
+            dest -= 1
+            cursor2 -= 1
+            count2 += 1
+            count1 = 0
+            len2 -= 1
+            if len2 == 1:
+                done = True
+                break
+        if (count1 | count2) >= min_gallop:
+            break
+    m.cursor1, m.cursor2, m.dest, m.len1, m.len2 = cursor1, cursor2, dest, len1, len2
+    return done
+
+
+def _hi_galloping(m: _Merge, min_gallop: int, base1: int) -> tuple[bool, int]:
+    """mergeHi in galloping mode until neither run wins by MIN_GALLOP; (done, min_gallop)."""
+    a, tmp, c = m.a, m.tmp, m.c
+    cursor1, cursor2, dest, len1, len2 = m.cursor1, m.cursor2, m.dest, m.len1, m.len2
+    done = False
+    while True:
+        count1 = len1 - _gallop_right(tmp[cursor2], a, base1, len1, len1 - 1, c)
+        if count1 != 0:
+            dest -= count1
+            cursor1 -= count1
+            len1 -= count1
+            a[dest + 1:dest + 1 + count1] = a[cursor1 + 1:cursor1 + 1 + count1]
+            if len1 == 0:
+                done = True
+                break
+        a[dest] = tmp[cursor2]
+        dest -= 1
+        cursor2 -= 1
+        len2 -= 1
+        if len2 == 1:
+            done = True
+            break
+        count2 = len2 - _gallop_left(a[cursor1], tmp, 0, len2, len2 - 1, c)
+        if count2 != 0:
+            dest -= count2
+            cursor2 -= count2
+            len2 -= count2
+            a[dest + 1:dest + 1 + count2] = tmp[cursor2 + 1:cursor2 + 1 + count2]
+            if len2 <= 1:
+                done = True
+                break
         a[dest] = a[cursor1]
         dest -= 1
         cursor1 -= 1
         len1 -= 1
         if len1 == 0:
-            a[dest - (len2 - 1):dest + 1] = tmp[0:len2]
-            return
-        if len2 == 1:
-            dest -= len1
-            cursor1 -= len1
-            a[dest + 1:dest + 1 + len1] = a[cursor1 + 1:cursor1 + 1 + len1]
-            a[dest] = tmp[cursor2]
-            return
-        min_gallop = self.min_gallop
-        done = False
-        while not done:
-            count1 = count2 = 0
-            while True:
-                if c(tmp[cursor2], a[cursor1]) < 0:
-                    a[dest] = a[cursor1]
-                    dest -= 1
-                    cursor1 -= 1
-                    count1 += 1
-                    count2 = 0
-                    len1 -= 1
-                    if len1 == 0:
-                        done = True
-                        break
-                else:
-                    a[dest] = tmp[cursor2]
-                    dest -= 1
-                    cursor2 -= 1
-                    count2 += 1
-                    count1 = 0
-                    len2 -= 1
-                    if len2 == 1:
-                        done = True
-                        break
-                if (count1 | count2) >= min_gallop:
-                    break
-            if done:
-                break
-            while True:
-                count1 = len1 - _gallop_right(tmp[cursor2], a, base1, len1, len1 - 1, c)
-                if count1 != 0:
-                    dest -= count1
-                    cursor1 -= count1
-                    len1 -= count1
-                    a[dest + 1:dest + 1 + count1] = a[cursor1 + 1:cursor1 + 1 + count1]
-                    if len1 == 0:
-                        done = True
-                        break
-                a[dest] = tmp[cursor2]
-                dest -= 1
-                cursor2 -= 1
-                len2 -= 1
-                if len2 == 1:
-                    done = True
-                    break
-                count2 = len2 - _gallop_left(a[cursor1], tmp, 0, len2, len2 - 1, c)
-                if count2 != 0:
-                    dest -= count2
-                    cursor2 -= count2
-                    len2 -= count2
-                    a[dest + 1:dest + 1 + count2] = tmp[cursor2 + 1:cursor2 + 1 + count2]
-                    if len2 <= 1:
-                        done = True
-                        break
-                a[dest] = a[cursor1]
-                dest -= 1
-                cursor1 -= 1
-                len1 -= 1
-                if len1 == 0:
-                    done = True
-                    break
-                min_gallop -= 1
-                if not (count1 >= MIN_GALLOP or count2 >= MIN_GALLOP):
-                    break
-            if done:
-                break
-            if min_gallop < 0:
-                min_gallop = 0
-            min_gallop += 2
-        self.min_gallop = 1 if min_gallop < 1 else min_gallop
-        if len2 == 1:
-            dest -= len1
-            cursor1 -= len1
-            a[dest + 1:dest + 1 + len1] = a[cursor1 + 1:cursor1 + 1 + len1]
-            a[dest] = tmp[cursor2]
-        elif len2 == 0:
-            raise _contract()
-        else:
-            a[dest - (len2 - 1):dest + 1] = tmp[0:len2]
+            done = True
+            break
+        min_gallop -= 1
+        if not (count1 >= MIN_GALLOP or count2 >= MIN_GALLOP):
+            break
+    m.cursor1, m.cursor2, m.dest, m.len1, m.len2 = cursor1, cursor2, dest, len1, len2
+    return done, min_gallop

@@ -14,8 +14,8 @@ from __future__ import annotations
 from ..errors import PtcError
 from ..meter import map_cost
 from ..values import Map, Set, Vector, hk, sorted_members, type_name
-from .common import charge, entries, out_vec
-from .registry import as_fn, builtin
+from .common import charge, entries, need_fn, out_vec
+from .registry import builtin
 
 from ..values import owner_token as _owner_token
 
@@ -59,8 +59,8 @@ def _rebuild(kind, items: list):
              "gives (outer form).",
          examples=("(walk inc #(apply + %) [1 2 3]) ;=> 9", "(walk inc identity #{1 2 3}) ;=> #{2 3 4}"))
 def walk(inner, outer, form):
-    inner = as_fn(inner, "walk")
-    outer = as_fn(outer, "walk")
+    inner = need_fn(inner, "walk")
+    outer = need_fn(outer, "walk")
     kc = _children(form)
     if kc is None:
         return outer(form)
@@ -117,11 +117,11 @@ def _walk_tree(form, pre, post):
          doc="Top-down rewrite: applies f to form, then walks into the children of what f returned.",
          examples=("(prewalk #(if (number? %) (inc %) %) [1 [2 3]]) ;=> [2 [3 4]]",))
 def prewalk(f, form):
-    return _walk_tree(form, as_fn(f, "prewalk"), None)
+    return _walk_tree(form, need_fn(f, "prewalk"), None)
 
 
 @builtin("postwalk", "(postwalk f form)", groups=("walk",), category="tree",
          doc="Bottom-up rewrite: walks the children first, rebuilds each node, then applies f to it.",
          examples=("(postwalk #(if (vector? %) (apply + %) %) [[1 2] [3 4]]) ;=> 10",))
 def postwalk(f, form):
-    return _walk_tree(form, None, as_fn(f, "postwalk"))
+    return _walk_tree(form, None, need_fn(f, "postwalk"))

@@ -40,7 +40,7 @@ class PreludeError(PtcError):
 
 
 def _is_reserved(name: str) -> bool:
-    from ..lib import java as J
+    from .. import java_members as J
     from ..lib.registry import QUALIFIERS
     return name in RESERVED or name in QUALIFIERS or J.is_java_class_spelling(name) or name.startswith("java.")
 

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from ptclisp.errors import PtcError
-from ptclisp.lib.java import (
+from ptclisp.java_members import (
     JAVA_CLASS_ALIASES, JavaMember, all_members, is_java_class_spelling, java_constructor, java_method,
     java_static,
 )

@@ -454,6 +454,27 @@ def test_builtin(name, args, expected):
         assert pr_str(got) == pr_str(read_string(expected))
 
 
+@pytest.mark.parametrize("coll", ["[1 2 3]", '"h\u00e9llo"', "{:a 1 :b 2}", "#{1 2 3}", "nil", "[]"])
+@pytest.mark.parametrize("n", ["0", "1", "2", "-1", "9", "1.5"])
+def test_nthrest_and_nthnext_are_drop_with_the_collection_first(coll, n):
+    dropped = _call("drop", [n, coll])
+    assert pr_str(_call("nthrest", [coll, n])) == pr_str(dropped)
+    assert pr_str(_call("nthnext", [coll, n])) == (pr_str(dropped) if len(dropped) else "nil")
+
+
+@pytest.mark.parametrize("name,args,message", [
+    ("drop", [":a", "[1]"], "drop: expected an integer, got keyword"),
+    ("nthrest", ["[1]", ":a"], "nthrest: expected an integer, got keyword"),
+    ("nthnext", ["[1]", "##Inf"], "nthnext: expected an integer, got a non-finite number"),
+    ("drop", ["1", "1"], "drop: expected a collection, got number"),
+    ("nthrest", ["1", "1"], "nthrest: expected a collection, got number"),
+])
+def test_the_drop_family_names_itself_in_errors(name, args, message):
+    with pytest.raises(PtcError) as ei:
+        _call(name, args)
+    assert (ei.value.kind, ei.value.message) == ("type_error", message)
+
+
 def test_range_charges_before_building():
     meter = Meter(Limits(memory_bytes=1_000_000))
     prev = install(meter)

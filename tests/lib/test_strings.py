@@ -12,9 +12,9 @@ import time
 import pytest
 
 from helpers import check_builtin as check
-import ptclisp.lib.fmt  # noqa: F401  (registers the family)
+import ptclisp.lib.printf  # noqa: F401  (registers the family)
 import ptclisp.lib.jsonlib  # noqa: F401
-import ptclisp.lib.regexes as R
+import ptclisp.regex_engine as R
 import ptclisp.lib.strings  # noqa: F401
 from ptclisp.errors import PtcError
 from ptclisp.lib.registry import BUILTINS, QUALIFIED

@@ -1,4 +1,4 @@
-"""`format`: Java-style %-formatting, implemented here from scratch.
+"""printf-style `format`: Java's %-formatting, implemented here from scratch.
 
 Owns functions.md §3 `format`. The format string is parsed by our own
 scanner (Java Formatter syntax `%[index$][flags][width][.precision]conv`);
@@ -14,21 +14,27 @@ Numbers are rounded HALF_UP on their shortest decimal form, as Java does
 at 1,000,000 and every padded or expanded piece is charged to the meter.
 Any format problem (unknown conversion, flag mismatch, missing argument,
 wrong argument kind) is a `runtime_error`.
-Imports values, errors, meter, lib.common, lib.registry, lib.strings.
+Imports values, errors, meter, lib.common, lib.registry, lib.strings, lib.java_time,
+lib.javahash.
 """
 from __future__ import annotations
 
 import math
 import re as _re
+from typing import TYPE_CHECKING
 
 from ..errors import PtcError, brief_int
 from ..intstr import int_text
 from ..meter import str_cost
 from ..values import type_name
 from .common import charge, count_str, graphemes
+from .java_time import Instant, JavaDate, LocalDate, civil_from_days, days_from_civil
 from .javahash import java_hash
 from .registry import builtin
 from .strings import display
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 MAX_WIDTH = 1_000_000
 
@@ -291,8 +297,26 @@ def _check_time_spec(flags: str, conv: str, width, prec, spec: str):
         raise _err(f"{spec}: the '-' flag needs a width")
 
 
-def _datetime(arg, conv: str, spec: str) -> str:
-    from .java_time import Instant, JavaDate, LocalDate, civil_from_days
+class _When:
+    """The calendar fields of one date/time argument; those its kind lacks stay None (a LocalDate
+    has no time of day, an Instant no calendar fields: `_when` refuses conversions that need them)."""
+
+    __slots__ = ("day", "y", "mo", "d", "wd", "hh", "mi", "ss", "sec", "nanos")
+
+    def __init__(self, day, ms, nanos, sec):
+        self.day, self.nanos, self.sec = day, nanos, sec
+        self.y = self.mo = self.d = self.wd = self.hh = self.mi = self.ss = None
+        if day is not None:
+            self.y, self.mo, self.d = civil_from_days(day)
+            self.wd = (day + 3) % 7  # 1970-01-01 was a Thursday
+        if ms is not None:
+            self.hh, rem = divmod(ms, 3_600_000)
+            self.mi, rem = divmod(rem, 60_000)
+            self.ss = rem // 1000
+
+
+def _when(arg, conv: str, spec: str) -> _When:
+    """The fields of a date argument: a java.util.Date or epoch millis (UTC), a LocalDate, an Instant."""
     t = type(arg)
     if t is int or t is JavaDate:
         millis = arg if t is int else arg.millis
@@ -301,86 +325,65 @@ def _datetime(arg, conv: str, spec: str) -> str:
         if millis < _GREGORIAN_START:
             raise _err(f"{spec}: dates before 1582-10-15 are not supported")
         day, ms = divmod(millis, 86_400_000)
-        nanos, sec = (ms % 1000) * 1_000_000, millis // 1000
-    elif t is LocalDate:
+        return _When(day, ms, (ms % 1000) * 1_000_000, millis // 1000)
+    if t is LocalDate:
         if conv not in _DATE_ONLY:
             raise _err(f"{spec}: a java.time.LocalDate has no time of day")
-        day, ms, nanos, sec = arg.epoch_day, None, None, None
-    elif t is Instant:
+        return _When(arg.epoch_day, None, None, None)
+    if t is Instant:
         if conv not in _INSTANT_ONLY:
             raise _err(f"{spec}: a java.time.Instant has no calendar fields; use a java.util.Date or millis")
-        day, ms, nanos, sec = None, None, arg.nano, arg.seconds
-    else:
-        raise _err(f"{spec} needs a date (java.util.Date, LocalDate, Instant or epoch millis), got {_describe(arg)}")
-    if day is not None:
-        y, mo, d = civil_from_days(day)
-        wd = (day + 3) % 7  # 1970-01-01 was a Thursday
-    if ms is not None:
-        hh, rem = divmod(ms, 3_600_000)
-        mi, rem = divmod(rem, 60_000)
-        ss = rem // 1000
-    c = conv
-    if c == "Y":
-        return f"{y:04d}" if y >= 0 else f"-{-y:04d}"
-    if c == "y":
-        return f"{y % 100:02d}"
-    if c == "C":
-        return f"{y // 100:02d}"
-    if c == "m":
-        return f"{mo:02d}"
-    if c == "d":
-        return f"{d:02d}"
-    if c == "e":
-        return str(d)
-    if c == "j":
-        from .java_time import days_from_civil
-        return f"{day - days_from_civil(y, 1, 1) + 1:03d}"
-    if c == "B":
-        return _MONTHS[mo - 1]
-    if c in "bh":
-        return _MONTHS[mo - 1][:3]
-    if c == "A":
-        return _DAYS[wd]
-    if c == "a":
-        return _DAYS[wd][:3]
-    if c == "D":
-        return f"{mo:02d}/{d:02d}/{y % 100:02d}"
-    if c == "F":
-        return f"{y:04d}-{mo:02d}-{d:02d}"
-    if c == "s":
-        return str(sec)
-    if c == "Q":
-        return str(sec * 1000 + nanos // 1_000_000)
-    if c == "L":
-        return f"{nanos // 1_000_000:03d}"
-    if c == "N":
-        return f"{nanos:09d}"
-    if c == "H":
-        return f"{hh:02d}"
-    if c == "k":
-        return str(hh)
-    if c == "I":
-        return f"{(hh % 12) or 12:02d}"
-    if c == "l":
-        return str((hh % 12) or 12)
-    if c == "M":
-        return f"{mi:02d}"
-    if c == "S":
-        return f"{ss:02d}"
-    if c == "p":
-        return "am" if hh < 12 else "pm"
-    if c == "z":
-        return "+0000"
-    if c == "Z":
-        return "UTC"
-    if c == "R":
-        return f"{hh:02d}:{mi:02d}"
-    if c == "T":
-        return f"{hh:02d}:{mi:02d}:{ss:02d}"
-    if c == "r":
-        return f"{(hh % 12) or 12:02d}:{mi:02d}:{ss:02d} {'AM' if hh < 12 else 'PM'}"
-    # c == "c"
-    return f"{_DAYS[wd][:3]} {_MONTHS[mo - 1][:3]} {d:02d} {hh:02d}:{mi:02d}:{ss:02d} UTC {y:04d}"
+        return _When(None, None, arg.nano, arg.seconds)
+    raise _err(f"{spec} needs a date (java.util.Date, LocalDate, Instant or epoch millis), got {_describe(arg)}")
+
+
+def _year(w: _When) -> str:
+    return f"{w.y:04d}" if w.y >= 0 else f"-{-w.y:04d}"
+
+
+def _hour12(w: _When) -> int:
+    return (w.hh % 12) or 12
+
+
+# date/time conversion (after %t / %T) -> its text
+_TIME_TEXT = {
+    "Y": _year,
+    "y": lambda w: f"{w.y % 100:02d}",
+    "C": lambda w: f"{w.y // 100:02d}",
+    "m": lambda w: f"{w.mo:02d}",
+    "d": lambda w: f"{w.d:02d}",
+    "e": lambda w: str(w.d),
+    "j": lambda w: f"{w.day - days_from_civil(w.y, 1, 1) + 1:03d}",
+    "B": lambda w: _MONTHS[w.mo - 1],
+    "b": lambda w: _MONTHS[w.mo - 1][:3],
+    "h": lambda w: _MONTHS[w.mo - 1][:3],
+    "A": lambda w: _DAYS[w.wd],
+    "a": lambda w: _DAYS[w.wd][:3],
+    "D": lambda w: f"{w.mo:02d}/{w.d:02d}/{w.y % 100:02d}",
+    "F": lambda w: f"{w.y:04d}-{w.mo:02d}-{w.d:02d}",
+    "s": lambda w: str(w.sec),
+    "Q": lambda w: str(w.sec * 1000 + w.nanos // 1_000_000),
+    "L": lambda w: f"{w.nanos // 1_000_000:03d}",
+    "N": lambda w: f"{w.nanos:09d}",
+    "H": lambda w: f"{w.hh:02d}",
+    "k": lambda w: str(w.hh),
+    "I": lambda w: f"{_hour12(w):02d}",
+    "l": lambda w: str(_hour12(w)),
+    "M": lambda w: f"{w.mi:02d}",
+    "S": lambda w: f"{w.ss:02d}",
+    "p": lambda w: "am" if w.hh < 12 else "pm",
+    "z": lambda w: "+0000",
+    "Z": lambda w: "UTC",
+    "R": lambda w: f"{w.hh:02d}:{w.mi:02d}",
+    "T": lambda w: f"{w.hh:02d}:{w.mi:02d}:{w.ss:02d}",
+    "r": lambda w: f"{_hour12(w):02d}:{w.mi:02d}:{w.ss:02d} {'AM' if w.hh < 12 else 'PM'}",
+    "c": lambda w: (f"{_DAYS[w.wd][:3]} {_MONTHS[w.mo - 1][:3]} {w.d:02d} {w.hh:02d}:{w.mi:02d}:{w.ss:02d} "
+                    f"UTC {w.y:04d}"),
+}
+
+
+def _datetime(arg, conv: str, spec: str) -> str:
+    return _TIME_TEXT[conv](_when(arg, conv, spec))
 
 
 # ------------------------------------------------------------------ driver
@@ -411,10 +414,9 @@ def _check_flags(flags: str, conv: str, width, spec: str):
 def render_format(fmt: str, args) -> str:
     """Apply Java-style format string `fmt` to the sequence `args`."""
     out: list[str] = []
+    picker = _Picker(args)
     i = 0
     n = len(fmt)
-    ordinary = 0
-    last = None
     while i < n:
         j = fmt.find("%", i)
         if j < 0:
@@ -426,93 +428,110 @@ def render_format(fmt: str, args) -> str:
         if m is None:
             bad = fmt[j:j + 2]
             raise _err(f"unknown or incomplete conversion {bad!r} at position {j}")
-        idx, flags, width_s, prec_s, tt, conv = m.groups()
-        spec = m.group(0)
         i = m.end()
-        width = int(width_s) if width_s else None
-        prec = int(prec_s[1:]) if prec_s else None
-        if width is not None and not (1 <= width <= MAX_WIDTH):
-            raise _err(f"width must be between 1 and {MAX_WIDTH} ({spec})")
-        if prec is not None and prec > MAX_WIDTH:
-            raise _err(f"precision must be at most {MAX_WIDTH} ({spec})")
-        relative = "<" in flags
-        flags = flags.replace("<", "")
-        if tt:
-            _check_time_spec(flags, conv, width, prec, spec)
-        else:
-            _check_flags(flags, conv, width, spec)
-        if conv == "%":
-            if prec is not None:
-                raise _err(f"precision is not allowed with {spec}")
-            out.append(_justify("%", flags, width))
-            continue
-        if conv == "n":
-            if width is not None or prec is not None:
-                raise _err(f"width and precision are not allowed with {spec}")
-            out.append("\n")
-            continue
-        # pick the argument
+        out.append(_render_spec(m, picker))
+    charge(str_cost(sum(len(p) for p in out)))
+    return "".join(out)
+
+
+class _Picker:
+    """Which argument each conversion takes: the next one in order, the one an `n$` index names, or
+    with `<` the one the previous conversion took."""
+
+    def __init__(self, args):
+        self.args = args
+        self.ordinary = 0
+        self.last = None
+
+    def pick(self, idx: str | None, relative: bool, spec: str):
         if relative:
-            if last is None:
+            if self.last is None:
                 raise _err(f"{spec} refers to a previous argument but there is none")
-            k = last
+            k = self.last
         elif idx:
             k = int(idx[:-1]) - 1
             if k < 0:
                 raise _err(f"argument index must start at 1 ({spec})")
         else:
-            k = ordinary
-            ordinary += 1
-        if k >= len(args):
-            raise _err(f"not enough arguments for {spec} (got {len(args)})")
-        last = k
-        arg = args[k]
-        low = conv.lower()
-        if tt:
-            s = "null" if arg is None else _datetime(arg, conv, spec)
-            out.append(_justify(s.upper() if tt == "T" else s, flags, width))
-        elif low == "s":
-            if "#" in flags:
-                raise _err(f"flag '#' is not allowed with {spec}")
-            s = _truncate(display(arg), prec)
-            if conv == "S":
-                s = s.upper()
-            out.append(_justify(s, flags, width, count_str(s) if width is not None else None))
-        elif low == "b":
-            s = "false" if arg is None or arg is False else "true"
-            s = _truncate(s, prec)
-            out.append(_justify(s.upper() if conv == "B" else s, flags, width))
-        elif low == "h":
-            if arg is None:
-                s = "null"
-            else:
-                h = java_hash(arg)
-                if h is None:
-                    raise _err(f"{spec}: a {_describe(arg)} has no reproducible hash code")
-                s = format(h & 0xFFFFFFFF, "x")
-            s = _truncate(s, prec)
-            out.append(_justify(s.upper() if conv == "H" else s, flags, width))
-        elif low == "c":
-            if prec is not None:
-                raise _err(f"precision is not allowed with {spec}")
-            s = "null" if arg is None else _char(arg, spec)
-            out.append(_justify(s.upper() if conv == "C" else s, flags, width, 1))
-        elif low in ("d", "o", "x"):
-            if prec is not None:
-                raise _err(f"precision is not allowed with {spec}")
-            if arg is None:
-                out.append(_justify("null", flags.replace("0", ""), width))
-            else:
-                out.append(_integral(arg, conv, flags, width, spec))
-        elif low in ("e", "f", "g"):
-            if arg is None:
-                out.append(_justify("NULL" if conv != low else "null", flags.replace("0", ""), width))
-            else:
-                out.append(_floating(arg, conv, flags, width, prec, spec))
-        else:  # pragma: no cover - _check_flags rejects the rest
-            raise _err(f"unsupported conversion {spec}")
-    charge(str_cost(sum(len(p) for p in out)))
-    return "".join(out)
+            k = self.ordinary
+            self.ordinary += 1
+        if k >= len(self.args):
+            raise _err(f"not enough arguments for {spec} (got {len(self.args)})")
+        self.last = k
+        return self.args[k]
+
+
+def _render_spec(m, picker: _Picker) -> str:
+    """The text of one conversion `m` (a match of `_SPEC`), taking its argument from `picker`."""
+    idx, flags, width_s, prec_s, tt, conv = m.groups()
+    spec = m.group(0)
+    width = int(width_s) if width_s else None
+    prec = int(prec_s[1:]) if prec_s else None
+    if width is not None and not (1 <= width <= MAX_WIDTH):
+        raise _err(f"width must be between 1 and {MAX_WIDTH} ({spec})")
+    if prec is not None and prec > MAX_WIDTH:
+        raise _err(f"precision must be at most {MAX_WIDTH} ({spec})")
+    relative = "<" in flags
+    flags = flags.replace("<", "")
+    if tt:
+        _check_time_spec(flags, conv, width, prec, spec)
+    else:
+        _check_flags(flags, conv, width, spec)
+    if conv == "%":
+        if prec is not None:
+            raise _err(f"precision is not allowed with {spec}")
+        return _justify("%", flags, width)
+    if conv == "n":
+        if width is not None or prec is not None:
+            raise _err(f"width and precision are not allowed with {spec}")
+        return "\n"
+    arg = picker.pick(idx, relative, spec)
+    if tt:
+        s = "null" if arg is None else _datetime(arg, conv, spec)
+        return _justify(s.upper() if tt == "T" else s, flags, width)
+    return _convert(arg, conv, flags, width, prec, spec)
+
+
+def _convert(arg, conv: str, flags: str, width, prec, spec: str) -> str:
+    """The text of a conversion other than %%, %n and the date/time ones."""
+    low = conv.lower()
+    if low == "s":
+        if "#" in flags:
+            raise _err(f"flag '#' is not allowed with {spec}")
+        s = _truncate(display(arg), prec)
+        if conv == "S":
+            s = s.upper()
+        return _justify(s, flags, width, count_str(s) if width is not None else None)
+    if low == "b":
+        s = "false" if arg is None or arg is False else "true"
+        s = _truncate(s, prec)
+        return _justify(s.upper() if conv == "B" else s, flags, width)
+    if low == "h":
+        if arg is None:
+            s = "null"
+        else:
+            h = java_hash(arg)
+            if h is None:
+                raise _err(f"{spec}: a {_describe(arg)} has no reproducible hash code")
+            s = format(h & 0xFFFFFFFF, "x")
+        s = _truncate(s, prec)
+        return _justify(s.upper() if conv == "H" else s, flags, width)
+    if low == "c":
+        if prec is not None:
+            raise _err(f"precision is not allowed with {spec}")
+        s = "null" if arg is None else _char(arg, spec)
+        return _justify(s.upper() if conv == "C" else s, flags, width, 1)
+    if low in ("d", "o", "x"):
+        if prec is not None:
+            raise _err(f"precision is not allowed with {spec}")
+        if arg is None:
+            return _justify("null", flags.replace("0", ""), width)
+        return _integral(arg, conv, flags, width, spec)
+    if low in ("e", "f", "g"):
+        if arg is None:
+            return _justify("NULL" if conv != low else "null", flags.replace("0", ""), width)
+        return _floating(arg, conv, flags, width, prec, spec)
+    raise _err(f"unsupported conversion {spec}")  # pragma: no cover - _check_flags rejects the rest
 
 
 @builtin("format", "(format fmt & args)", groups=("core", "string"), category="strings",
