@@ -32,13 +32,17 @@ from . import api
 from .cli_common import UsageError, lenient_output, load_data, load_tools, read_text
 from .jsonout import JsonValueError, to_json, write_json
 from .meter import MAX_TIME_MS, Limits
+from .operate import EXIT_CLASSES, CommandFailure, run_record
 from .printer import preview
+
+
+DEFAULT_TIMEOUT_MS = 5000
 
 
 def _repl_config(args):
     from .repl import ReplConfig
     return ReplConfig(preludes=list(args.prelude or []), data=load_data(args.data), tools=load_tools(args.tools),
-                      limits=Limits(timeout_ms=args.timeout_ms),
+                      limits=Limits(timeout_ms=args.timeout_ms or DEFAULT_TIMEOUT_MS),
                       preview_chars=getattr(args, "preview_chars", 2048))
 
 
@@ -52,20 +56,26 @@ def _session(args):
 def _report(result, as_json: bool, source: str, source_name: str) -> int:
     status = result.status
     if as_json:
-        rec = {"status": status, "prints": result.prints, "duration_ms": round(result.duration_ms, 3)}
-        if result.error is not None:
-            e = result.error
-            rec["error"] = {"kind": e.kind, "message": e.message,
-                            "line": e.span.line if e.span else None, "column": e.span.col if e.span else None}
+        e = result.error
+        error = value = None
+        if e is not None:
+            error = {"kind": e.kind, "reason": e.kind, "message": e.message, "details": {},
+                     "line": e.span.line if e.span else None, "column": e.span.col if e.span else None}
         else:
             try:
-                rec["value"] = to_json(result.value)       # the rules of docs/json.md
-            except JsonValueError as e:                    # an error record, exit 2: never a guess
+                value = to_json(result.value)              # the rules of docs/json.md
+            except JsonValueError as je:                   # an error record, exit 2: never a guess
                 what = "fail value" if status == "failed" else "value"
-                status = rec["status"] = "error"
-                rec["error"] = {"kind": e.kind, "message": f"the {what} cannot be given as JSON: {e.message}",
-                                "line": None, "column": None}
-        write_json(sys.stdout, rec)
+                status = "error"
+                error = {"kind": je.kind, "reason": je.kind,
+                         "message": f"the {what} cannot be given as JSON: {je.message}", "details": {},
+                         "line": None, "column": None}
+            if status == "failed":
+                error = {"kind": "failed", "reason": "explicit_failure", "message": "the program called fail",
+                         "details": {}, "line": None, "column": None}
+        code = {"ok": 0, "returned": 0, "failed": 1}.get(status, 2)
+        write_json(sys.stdout, run_record(status=status, value=value, prints=result.prints, error=error,
+                                          duration_ms=result.duration_ms, exit_code=code))
     else:
         for line in result.prints:
             print(line)
@@ -86,14 +96,26 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
 
 
 def cmd_run(args) -> int:
+    if os.path.isdir(args.file):                  # a project directory: ptclisp run DIR
+        from .project.commands import cmd_run_project
+        return cmd_run_project(args)
+    project_only = [flag for flag, value in (("--input", args.input), ("--mission", args.mission)) if value]
+    if project_only:
+        raise UsageError(f"{project_only[0]} applies to a project directory (ptclisp run DIR)")
     source = read_text(args.file)
     if args.model or args.replay or args.record:  # an agent workflow: run it in the agent host's session
         from .agent.cli import run_workflow_file
         return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
                                  record=args.record, trace_path=args.trace, data=load_data(args.data),
-                                 tool_specs=args.tools or (), preludes=args.prelude or (), as_json=args.json)
+                                 tool_specs=args.tools or (), preludes=args.prelude or (), as_json=args.json,
+                                 opts=args)
     if args.trace:
         raise UsageError("--trace needs a model: add --model ALIAS=PROVIDER:MODEL or --replay FILE")
+    agent_only = [flag for flag, value in (("--envelope", args.envelope), ("--output", args.output),
+                                           ("--env-file", args.env_file), ("--text-protocol", args.text_protocol))
+                  if value]
+    if agent_only:
+        raise UsageError(f"{agent_only[0]} applies to agent runs: add --model ALIAS=PROVIDER:MODEL or --replay FILE")
     session = _session(args)
     return _report(session.eval(source), args.json, source, args.file)
 
@@ -109,6 +131,11 @@ def cmd_repl(args) -> int:
     from .repl import start
     if not 64 <= args.preview_chars <= 65536:
         raise UsageError("--preview-chars must be between 64 and 65536")
+    if args.project:
+        from .project.commands import cmd_repl_project
+        return cmd_repl_project(args)
+    if args.mission:
+        raise UsageError("--mission needs --project DIR")
     return start(_repl_config(args))
 
 
@@ -190,13 +217,20 @@ def _timeout_ms(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The `ptclisp` parser: one subcommand per `_add_*` function below."""
+    from . import __version__
     p = argparse.ArgumentParser(
-        prog="ptclisp", description="PTC-Lisp: run, evaluate, explore, check and format programs.",
+        prog="ptclisp", description="PTC-Lisp: run, evaluate, explore, check and format programs; run agent "
+                                    "projects.", formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Run 'ptclisp COMMAND --help' for a command's options. With no command on a terminal, "
-               "ptclisp starts the REPL.")
+               "ptclisp starts the REPL.\n\nAgent-running commands (agent, run with a model, run DIR) "
+               "exit with these classes:\n" + EXIT_CLASSES.split("\n", 1)[1])
+    p.add_argument("--version", action="version", version=f"ptclisp {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent):
+    for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent, _add_init,
+                _add_validate, _add_doctor, _add_models, _add_docs):
         add(sub)
+    for sp in sub.choices.values():          # an unknown flag is reported with that command's usage
+        sp.set_defaults(_parser=sp)
     return p
 
 
@@ -208,8 +242,9 @@ def _session_flags(sp, json_flag=True) -> None:
     sp.add_argument("--tools", metavar="module:attr", action="append",
                     help="grant Python tools: a dict name -> callable/ptclisp.Tool, or a list of "
                          "ptclisp.Tool (repeatable; the current directory is importable)")
-    sp.add_argument("--timeout-ms", type=_timeout_ms, default=5000, metavar="MS",
-                    help="wall-clock limit per evaluation (default 5000)")
+    sp.add_argument("--timeout-ms", type=_timeout_ms, default=None, metavar="MS",
+                    help=f"wall-clock limit per evaluation (default {DEFAULT_TIMEOUT_MS}); of the whole "
+                         f"agent run for a workflow or project (default 600000)")
     if json_flag:
         sp.add_argument("--json", action="store_true",
                         help="print one JSON record: status, value or error, prints, duration")
@@ -221,6 +256,12 @@ def _add_repl(sub) -> None:
                                    "balance; :help lists the commands. When stdin is not a terminal the forms "
                                    "are read from it and their results printed (exit 2 if any failed).")
     _session_flags(r, json_flag=False)
+    r.add_argument("--project", metavar="DIR",
+                   help="start inside an agent project: with --mission M, exactly the environment the "
+                        "model's programs of mission M run in (:context shows the model context); without, "
+                        "the project's workflow with its models live")
+    r.add_argument("--mission", metavar="M", help="the project mission to enter (with --project)")
+    r.add_argument("--env-file", metavar="FILE", help="credentials for the project's models (KEY=VALUE lines)")
     r.add_argument("--preview-chars", type=int, default=2048, metavar="N",
                    help="show at most N characters of each value (64-65536, default 2048); a larger budget "
                         "also shows more items of each collection (N/128, at least 16)")
@@ -228,10 +269,14 @@ def _add_repl(sub) -> None:
 
 
 def _add_run(sub) -> None:
-    r = sub.add_parser("run", help="run a program file",
-                       description="Run a PTC-Lisp program file and print its value. "
-                                   "Exit 0 on a value or return, 1 on fail, 2 on an error.")
-    r.add_argument("file", metavar="FILE.clj", help="program file ('-' reads stdin)")
+    r = sub.add_parser("run", help="run a program file or an agent project",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Run a PTC-Lisp program file and print its value "
+                                   "(exit 0 on a value or return, 1 on fail, 2 on an error), or run an agent "
+                                   "project: ptclisp run DIR [--input FILE] [--mission M].",
+                       epilog="With a model (a workflow) or a project directory the exit status is a class:\n"
+                              + EXIT_CLASSES.split("\n", 1)[1])
+    r.add_argument("file", metavar="FILE.clj|DIR", help="program file ('-' reads stdin) or project directory")
     _session_flags(r)
     agent_flags = r.add_argument_group(
         "agent workflows", "With --model, --replay or --record the file runs as an agent workflow (it may call "
@@ -242,8 +287,14 @@ def _add_run(sub) -> None:
                              help="a model alias (repeatable; the first is the default), e.g. fast=openai:gpt-4o-mini")
     replay = agent_flags.add_mutually_exclusive_group()
     replay.add_argument("--replay", metavar="FILE", help="serve every model from this replay file (no network)")
-    replay.add_argument("--record", metavar="FILE", help="write every model answer to this replay file")
-    agent_flags.add_argument("--trace", metavar="FILE", help="JSON Lines log of the run, credentials redacted")
+    replay.add_argument("--record", metavar="FILE", help="add every model answer to this replay file "
+                                                          "(answers already in it are kept)")
+    agent_flags.add_argument("--trace", metavar="FILE", help="JSON Lines log of the run, credentials redacted "
+                                                            "(an existing FILE is overwritten)")
+    from .operate import add_operation_flags
+    add_operation_flags(r, timeout_ms=False, title="agent runs (a workflow file or a project)")
+    from .project.commands import add_project_run_flags
+    add_project_run_flags(r)
     r.set_defaults(func=cmd_run)
 
 
@@ -298,6 +349,31 @@ def _add_agent(sub) -> None:
     a.set_defaults(func=cmd_agent)
 
 
+def _add_init(sub) -> None:
+    from .project.commands import add_init
+    add_init(sub)
+
+
+def _add_validate(sub) -> None:
+    from .project.commands import add_validate
+    add_validate(sub)
+
+
+def _add_doctor(sub) -> None:
+    from .project.commands import add_doctor
+    add_doctor(sub)
+
+
+def _add_models(sub) -> None:
+    from .project.commands import add_models
+    add_models(sub)
+
+
+def _add_docs(sub) -> None:
+    from .docs_cmd import add_docs
+    add_docs(sub)
+
+
 def cmd_bench(args) -> int:
     if args.suite == "agent":
         from .bench_agent.cli import cli_main
@@ -324,8 +400,10 @@ def _main(argv) -> int:
         if raw and raw[0] == "agent":  # its options (including --help) belong to the agent command
             args = argparse.Namespace(func=cmd_agent, rest=raw[1:])
         else:
-            args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, or a usage error argparse already explained
+            args, extra = parser.parse_known_args(argv)
+            if extra:  # with the usage of the command it was given to, not the top-level one
+                getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as exc:  # --help, --version, or a usage error argparse already explained
         return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         if sys.stdin.isatty() and argv is None:
@@ -339,6 +417,9 @@ def _main(argv) -> int:
     except (UsageError, SetupError) as exc:
         print(f"ptclisp: {exc}", file=sys.stderr)
         return 2
+    except CommandFailure as exc:  # an invalid document (3), a provider not ready (4), an output failure (7)
+        print(f"ptclisp: {exc.message}", file=sys.stderr)
+        return exc.code
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130

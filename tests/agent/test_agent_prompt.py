@@ -28,15 +28,19 @@ def test_a35_empty_mission_has_a_one_line_api_section():
     assert system.endswith(section) and section.endswith("\n")
 
 
-def test_a36_data_entries_show_kinds_never_values():
-    data = {"cash_usd": 1250000, "active": True, "notes": ["private value sentinel"], "input": {"a": 1}}
+def test_a36_data_entries_show_shapes_never_values():
+    data = {"cash_usd": 1250000, "active": True, "notes": ["private value sentinel"], "input": {"a": 1},
+            "rows": [{"id": 1, "tag": "secret-a"}, {"id": 2, "note": None}], "empty": []}
     system = system_for({"default": Mission(data=data)})
     api = api_section(system)
     assert re.search(r"- Value: data/cash_usd\n  Type: :int\n", api)
     assert re.search(r"- Value: data/active\n  Type: :bool\n", api)
-    assert re.search(r"- Value: data/notes\n  Type: \[:any\?\]\n", api)
-    assert re.search(r"- Value: data/input\n  Type: \{\}\n", api)
-    assert "1250000" not in system and "private value sentinel" not in system
+    assert re.search(r"- Value: data/notes\n  Type: \[:string\]\n", api)           # the items' type, sampled
+    assert re.search(r"- Value: data/input\n  Type: \{a :int\}\n", api)            # keys and their types
+    # a key missing from some sampled items is optional; a null makes a type nullable
+    assert re.search(r"- Value: data/rows\n  Type: \[\{id :int, tag\? :string, note\? nil\}\]\n", api)
+    assert re.search(r"- Value: data/empty\n  Type: \[:any\?\]\n", api)
+    assert "1250000" not in system and "private value sentinel" not in system and "secret-a" not in system
 
 
 def test_a36_data_is_readable_by_programs():
