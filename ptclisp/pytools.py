@@ -19,7 +19,8 @@ Two calling conventions, told apart by the signature:
 
 Type hints map to JSON Schema: int -> integer, float -> number, str ->
 string, bool -> boolean, list/tuple/set[X] -> array of X, dict[str, X] ->
-object, `X | None` / Optional[X] -> X or null, Literal[...] -> enum,
+object, `X | None` / Optional[X] -> X or null, Literal[...] -> enum (typed when
+its values share one type),
 anything else -> no constraint.  Imports ptclisp.agent (Capability).
 """
 from __future__ import annotations
@@ -114,9 +115,14 @@ def schema_of(hint, depth: int = 0) -> dict:
         simple = [p.get("type") for p in parts if set(p) == {"type"} and isinstance(p.get("type"), str)]
         if len(simple) == len(parts):
             return {"type": simple}
+        rest = [p for p in parts if p != {"type": "null"}]
+        if len(rest) == 1 and len(parts) == 2 and isinstance(rest[0].get("type"), str):
+            return dict(rest[0], type=[rest[0]["type"], "null"])      # Optional[X]: X or null
         return {"anyOf": parts} if all(parts) else {}
     if origin is typing.Literal:
-        return {"enum": list(args)}
+        kinds = {_SCALARS.get(type(a)) for a in args}
+        return {"type": kinds.pop(), "enum": list(args)} if len(kinds) == 1 and None not in kinds \
+            else {"enum": list(args)}
     if _is_typed_dict(hint):
         return _typed_dict_schema(hint)
     base = origin or hint

@@ -425,17 +425,17 @@ class RunKit:
     reports through `ptclisp.operate.finish` with the exit class.
     """
 
-    def __init__(self, host, trace, meter, timeout_ms: int | None):
-        self.host, self.trace, self.meter, self.timeout_ms = host, trace, meter, timeout_ms
-        self.started = time.monotonic()
+    def __init__(self, host, trace, meter, started: float):
+        self.host, self.trace, self.meter = host, trace, meter
+        self.started = started          # before the providers took their deadline from the clock
 
     def run(self, action, run_record: dict):
-        self.started = time.monotonic()
         return _traced(self.host, self.trace, run_record, action)
 
     @property
     def deadline_hit(self) -> bool:
-        ms = self.timeout_ms or self.host.limits.workflow_timeout_ms
+        """Has the run's overall time limit passed (so a provider timeout is the limit, exit 6)?"""
+        ms = self.host.limits.workflow_timeout_ms
         return (time.monotonic() - self.started) * 1000 >= ms * 0.99
 
     def finish(self, prog: str, args, out, **kw) -> int:
@@ -445,6 +445,7 @@ class RunKit:
 def open_kit(args, make_host, *, env=None, models=None, prices=None):
     """Check --output, read --env-file, open --trace, build the host with `make_host(trace, env)` and
     attach a usage meter; raises UsageError / CommandFailure (the trace is closed again on failure)."""
+    started = time.monotonic()
     operate.check_output_target(getattr(args, "output", None))
     env = operate.environment(getattr(args, "env_file", None)) if env is None else env
     trace = Trace(args.trace, env) if getattr(args, "trace", None) else None
@@ -457,7 +458,7 @@ def open_kit(args, make_host, *, env=None, models=None, prices=None):
     from ..envelope import UsageMeter
     meter = UsageMeter(prices, models)
     meter.attach(host.router)
-    return RunKit(host, trace, meter, getattr(args, "timeout_ms", None))
+    return RunKit(host, trace, meter, started)
 
 
 def setup_errors(exc: BaseException, prog: str = "ptclisp agent") -> Exception:
