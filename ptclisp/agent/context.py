@@ -87,7 +87,7 @@ def type_from_schema(schema, depth: int = 0) -> dict:
 SHAPE_DEPTH = 4
 SHAPE_FIELDS = 24
 SHAPE_SAMPLE = 20
-SHAPE_NODES = 120
+SHAPE_NODES = 160
 SHAPE_KEY_CHARS = 64
 
 
@@ -118,7 +118,15 @@ def type_of_data(value, depth: int = 0, budget: list | None = None) -> dict:
     if isinstance(value, (list, tuple)):
         items = {"kind": "any", "nullable": True}
         if deeper and value:
-            items = _merge_types([type_of_data(v, depth + 1, budget) for v in list(value[:SHAPE_SAMPLE])])
+            sampled = []
+            for v in value[:SHAPE_SAMPLE]:
+                t = type_of_data(v, depth + 1, budget)
+                if budget[0] < 0 and sampled:
+                    break               # this item was cut short by the budget: merging it would mislead
+                sampled.append(t)
+                if budget[0] <= 0:
+                    break
+            items = _merge_types(sampled)
         return {"kind": "array", "nullable": False, "items": items}
     if isinstance(value, dict):
         fields = []

@@ -157,3 +157,18 @@ def test_model_context_json_is_deterministic():
     doc = json.loads(a["value"])
     assert doc["schema_version"] == 2
     assert [e["form"] for e in doc["entries"]] == sorted(e["form"] for e in doc["entries"])
+
+
+def test_data_shapes_are_sampled_and_bounded():
+    from ptclisp.agent.context import SHAPE_FIELDS, type_of_data
+    rows = [{"id": i, "name": f"n{i}", "tags": ["a"], "extra": {"x": 1.5}} for i in range(500)]
+    shape = type_of_data(rows)
+    fields = shape["items"]["fields"]
+    assert [f["name"] for f in fields] == ["id", "name", "tags", "extra"]
+    assert all(f["required"] for f in fields)              # a budget that runs out never makes keys optional
+    wide = type_of_data({f"k{i}": i for i in range(1000)})
+    assert len(wide["fields"]) == SHAPE_FIELDS
+    deep = type_of_data([[[[[[1]]]]]])
+    assert deep["items"]["items"]["items"]["items"] == {"kind": "array", "nullable": False,
+                                                        "items": {"kind": "any", "nullable": True}}
+    assert type_of_data([1, 2.5])["items"]["kind"] == "number" and type_of_data([1, "a"])["items"]["kind"] == "any"
