@@ -1,25 +1,36 @@
-"""The `ptclisp` command: repl, run, eval, check, fmt, bench, agent.
+"""The `ptclisp` command: repl, run, eval, check, fmt, bench, agent, init, validate, doctor, models, docs.
 
-    ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr]
+    ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr] [--project DIR [--mission M]]
     ptclisp run   FILE.clj [same flags] [--json]
                   [--model ALIAS=PROVIDER:MODEL]... [--replay FILE | --record FILE] [--trace FILE]
+                  [--envelope] [--output FILE] [--retries N] [--provider-timeout S] [--env-file FILE] ...
                   (a model flag runs FILE as an agent workflow: see ptclisp/agent/cli.py)
+    ptclisp run   DIR [--input FILE] [--mission M] [same agent flags]   (an agent project: ptclisp/project/)
     ptclisp eval  EXPR     [same flags] [--json]
     ptclisp check FILE.clj... [--prelude FILE]... [--tools module:attr]
     ptclisp fmt   FILE.clj... [--check] [--diff]
     ptclisp bench lang|agent ...   (ptclisp/bench.py, ptclisp/bench_agent/cli.py)
     ptclisp agent TASK ...         (ptclisp/agent/cli.py)
+    ptclisp init DIR [--example NAME] | validate DIR | doctor DIR [--connect] | models DIR
+    ptclisp docs [PAGE]            (ptclisp/docs_cmd.py)
+    ptclisp --version              (also python -m ptclisp)
 
-Exit codes. run/eval: 0 value or `return`, 1 `fail`, 2 error. check: 1 when
-it found problems. fmt --check: 1 when a file would change. Any command: 2
-for bad usage or unreadable input, 130 when interrupted. A user mistake
-never shows a Python traceback (set PTCLISP_DEBUG=1 to see one for a bug).
+Exit codes. run/eval of a program: 0 value or `return`, 1 `fail`, 2 error.
+check: 1 when it found problems. fmt --check: 1 when a file would change.
+The agent-running commands (agent, run with a model, run DIR) exit with the
+classes of `ptclisp.exitcodes` (`ptclisp.operate.EXIT_CLASSES`: 0 ok, 2 bad
+arguments, 3 invalid document, 4 provider not ready, 5 run failed, 6 limit
+hit, 7 output not written); validate 3 and doctor 3/4 likewise. Any command:
+2 for bad usage or unreadable input (an unknown flag is shown with that
+command's usage), 130 when interrupted. A user mistake never shows a Python
+traceback (set PTCLISP_DEBUG=1 to see one for a bug).
 
-The top of the layers: imports api, jsonout, meter, printer and
+The top of the layers: imports api, jsonout, meter, printer, operate and
 cli_common (helpers shared with the other command modules); lazily the
 REPL, the source tools (`ptclisp.tooling`: check, fmt), the prelude loader,
-tools, and the command modules `ptclisp.agent.cli`, `ptclisp.bench_agent.cli`
-and `ptclisp.bench`. Nothing in the package imports this module.
+tools, and the command modules `ptclisp.agent.cli`, `ptclisp.bench_agent.cli`,
+`ptclisp.bench`, `ptclisp.project.commands` and `ptclisp.docs_cmd`. Only
+`ptclisp.__main__` imports this module.
 """
 from __future__ import annotations
 
@@ -282,7 +293,7 @@ def _add_run(sub) -> None:
         "agent workflows", "With --model, --replay or --record the file runs as an agent workflow (it may call "
         "agent.core/run-value ...): --data is data/<name> for both the file and the model's mission, --tools go "
         "to the mission (the model's programs), --prelude to the workflow. "
-        "Exit 1 then means the agent or a provider failed.")
+        "The exit status is then a class (see below).")
     agent_flags.add_argument("--model", metavar="ALIAS=PROVIDER:MODEL", action="append",
                              help="a model alias (repeatable; the first is the default), e.g. fast=openai:gpt-4o-mini")
     replay = agent_flags.add_mutually_exclusive_group()
