@@ -55,8 +55,9 @@ def calling_convention(fn):
         hint = hints.get(params[0].name, inspect.Parameter.empty)
         if hint is inspect.Parameter.empty or _is_mapping(hint):
             return fn, _typed_dict_schema(hint) if _is_typed_dict(hint) else None
-    if any(p.kind == p.POSITIONAL_ONLY for p in params):
-        return fn, None                      # cannot be called with keywords: leave it as it is
+    if any(p.kind == p.POSITIONAL_ONLY for p in params) or \
+            any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()):
+        return fn, None                      # not callable with keywords alone: leave it as it is
     props, required = {}, []
     for p in params:
         props[p.name] = schema_of(hints.get(p.name, inspect.Parameter.empty))

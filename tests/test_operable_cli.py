@@ -308,3 +308,10 @@ def test_help_documents_the_exit_classes(capsys):
         assert main(argv) == 0
         out = capsys.readouterr().out
         assert "4  the provider is not ready" in out and "7  the output could not be written" in out
+
+
+def test_provider_timeout_bounds_one_call(work, llm, capsys):
+    llm.program("(return 1)", delay=30)
+    assert main(agent(llm, "--provider-timeout", "0.2", "--retries", "0")) == X.RUN_FAILED
+    assert "did not answer within 0.2s" in capsys.readouterr().err
+    assert main(agent(llm, "--provider-timeout", "0")) == X.USAGE
