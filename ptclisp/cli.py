@@ -145,8 +145,8 @@ def cmd_repl(args) -> int:
     if args.project:
         from .project.commands import cmd_repl_project
         return cmd_repl_project(args)
-    if args.mission:
-        raise UsageError("--mission needs --project DIR")
+    if args.mission or args.env_file:
+        raise UsageError(f"{'--mission' if args.mission else '--env-file'} needs --project DIR")
     return start(_repl_config(args))
 
 

@@ -56,6 +56,7 @@ _SOURCE_KINDS = frozenset({
     "program_too_large", "parse_error", "symbol_limit_exceeded", "invalid_form", "invalid_arity",
     "invalid_cond_form", "invalid_thread_form", "invalid_placeholder", "unsupported_pattern", "duplicate_key",
     "unsupported_java_class", "unsupported_java_member", "java_arity_error", "compile_error",
+    "unbound_var", "unknown_tool",
 })
 #: Reasons that mean "a limit was hit".
 _LIMIT_REASONS = frozenset({

@@ -315,3 +315,9 @@ def test_provider_timeout_bounds_one_call(work, llm, capsys):
     assert main(agent(llm, "--provider-timeout", "0.2", "--retries", "0")) == X.RUN_FAILED
     assert "did not answer within 0.2s" in capsys.readouterr().err
     assert main(agent(llm, "--provider-timeout", "0")) == X.USAGE
+
+
+def test_a_workflow_that_does_not_analyze_is_an_invalid_document(work, llm, capsys):
+    (work / "w.clj").write_text('(println "start")\n(agent.core/no-such-thing 1)\n')
+    assert main(["run", "w.clj", "--model", f"m=openai:fake-model@{llm.url}"]) == X.INVALID_DOCUMENT
+    assert "w.clj:2:" in capsys.readouterr().err and llm.requests == []

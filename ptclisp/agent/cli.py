@@ -497,8 +497,7 @@ def cli_main(argv=None) -> int:
         return operate.usage_failure(PROG, args, UsageError(
             'give a TASK, e.g. ptclisp agent "Which region sold most?" --data orders.json --model ...'))
     try:
-        kit = open_kit(args, lambda trace, env: _setup(args, trace, env),
-                       models=_describe_models(args))
+        kit = open_kit(args, lambda trace, env: _setup(args, trace, env), models=_model_names(args.model))
         entry_input = _input(args) if args.eval is None else None
     except Exception as e:  # noqa: BLE001 - mapped to a class below, or re-raised as a bug
         mapped = setup_errors(e)
@@ -544,6 +543,14 @@ def _replay_files(args) -> list[str]:
 def _describe_models(args) -> dict:
     try:
         return {alias: str(spec) for alias, spec in parse_models(args.model)} or {"main": "replay"}
+    except ValueError:
+        return {}
+
+
+def _model_names(model_specs) -> dict:
+    """alias -> "provider:model" (no endpoint), the keys of the usage record's by_model."""
+    try:
+        return {alias: f"{spec.provider}:{spec.model}" for alias, spec in parse_models(model_specs)}
     except ValueError:
         return {}
 
@@ -640,7 +647,7 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
                          on_event=trace.write if trace is not None else None)
 
     try:
-        kit = open_kit(args, make_host, models={a: str(s) for a, s in parse_models(models)})
+        kit = open_kit(args, make_host, models=_model_names(models))
     except Exception as e:  # noqa: BLE001 - mapped to a class below, or re-raised as a bug
         mapped = setup_errors(e, prog)
         if mapped is None:

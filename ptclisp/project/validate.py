@@ -32,6 +32,7 @@ def validate(path: str) -> tuple[Project | None, list[Problem]]:
     out += _models(project)
     out += _schemas(project)
     tools_ok = _tools(project, out)
+    _mcp(project, out)
     _missions(project, out, tools_ok)
     _workflow(project, out)
     return project, out
@@ -88,6 +89,20 @@ def _tools(project: Project, out: list) -> set[str]:
         if _collect(out, project.python_tool, name) is not None:
             ok.add(name)
     return ok
+
+
+def _mcp(project: Project, out: list) -> None:
+    """Each [mcp] server makes a valid MCPServerSpec (when MCP support is installed; nothing is started)."""
+    from .load import mcp_available
+    if not project.mcp or not mcp_available():
+        return                                  # without MCP support the reference check reported it
+    for name in project.mcp:
+        try:
+            project.mcp_specs([name])
+        except ProjectError as e:
+            out.extend(e.problems)
+        except (ValueError, TypeError) as e:
+            out.append(project.problem(f"/mcp/{name}", str(e), "mcp_invalid"))
 
 
 def _missions(project: Project, out: list, tools_ok: set[str]) -> None:
