@@ -1,4 +1,4 @@
-"""The `ptclisp` command: repl, run, eval, check, fmt, bench, agent.
+"""The `ptclisp` command: repl, run, eval, check, fmt, bench, agent, mcp.
 
     ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr]
     ptclisp run   FILE.clj [same flags] [--json]
@@ -9,6 +9,7 @@
     ptclisp fmt   FILE.clj... [--check] [--diff]
     ptclisp bench lang|agent ...   (ptclisp/bench.py, ptclisp/bench_agent/cli.py)
     ptclisp agent TASK ...         (ptclisp/agent/cli.py)
+    ptclisp mcp serve [...]        (ptclisp/mcp/server.py)
 
 Exit codes. run/eval: 0 value or `return`, 1 `fail`, 2 error. check: 1 when
 it found problems. fmt --check: 1 when a file would change. Any command: 2
@@ -18,8 +19,8 @@ never shows a Python traceback (set PTCLISP_DEBUG=1 to see one for a bug).
 The top of the layers: imports api, jsonout, meter, printer and
 cli_common (helpers shared with the other command modules); lazily the
 REPL, the source tools (`ptclisp.tooling`: check, fmt), the prelude loader,
-tools, and the command modules `ptclisp.agent.cli`, `ptclisp.bench_agent.cli`
-and `ptclisp.bench`. Nothing in the package imports this module.
+tools, and the command modules `ptclisp.agent.cli`, `ptclisp.bench_agent.cli`,
+`ptclisp.bench` and `ptclisp.mcp.server`. Nothing in the package imports this module.
 """
 from __future__ import annotations
 
@@ -184,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'ptclisp COMMAND --help' for a command's options. With no command on a terminal, "
                "ptclisp starts the REPL.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent):
+    for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent, _add_mcp):
         add(sub)
     return p
 
@@ -285,6 +286,11 @@ def _add_agent(sub) -> None:
                        description="Run the agent loop on a task (see 'ptclisp agent --help').")
     a.add_argument("rest", nargs=argparse.REMAINDER)
     a.set_defaults(func=cmd_agent)
+
+
+def _add_mcp(sub) -> None:
+    from .mcp.server import add_mcp_command  # the flags and the command live there (ptclisp/mcp/server.py)
+    add_mcp_command(sub)
 
 
 def cmd_bench(args) -> int:
