@@ -383,7 +383,8 @@ def outcome_of(result, program: str, session_record: dict | None = None,
                          "line": None, "column": None}
     if error is not None:
         rec["error"] = error
-        return Outcome(rec, _error_text(error, program, rec), True)
+        span = result.error.span if result.status == "error" else None
+        return Outcome(rec, _error_text(error, program, rec, span), True)
     return Outcome(rec, dumps(rec), False)
 
 
@@ -392,12 +393,11 @@ def _preview(value, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _error_text(error: dict, program: str, rec: dict) -> str:
+def _error_text(error: dict, program: str, rec: dict, span=None) -> str:
     where = f" at line {error['line']}, column {error['column']}" if error["line"] else ""
     lines = [f"Error ({error['kind']}){where}: {error['message']}"]
-    if error["line"]:
-        from ..errors import Span
-        lines += internals.caret_lines(program, Span(error["line"], error["column"]))
+    if span is not None:
+        lines += internals.caret_lines(program, span)
     if rec["prints"]:
         shown = rec["prints"][:MAX_ERROR_PRINT_LINES]
         more = len(rec["prints"]) - len(shown) + rec.get("prints_omitted", 0)
@@ -574,7 +574,7 @@ def config_from_args(args, upstream: dict) -> ServeConfig:
         try:
             preludes.append(internals.prelude_component(path))
         except PtcError as exc:
-            raise UsageError(f"--prelude: {exc.message}") from None
+            raise UsageError(f"--prelude: Error ({exc.kind}): {exc.message}") from None
     tools: dict = {}
     for name, t in (load_tools(args.tools) or {}).items():
         tools[name] = t if isinstance(t, Tool) else Tool(name, t, description=(getattr(t, "__doc__", "") or "").strip())
@@ -603,14 +603,17 @@ def cmd_serve(args) -> int:
         service.check()
         with _sweeper(service):
             if http is None:
-                import anyio
-
-                from .app import build_server
-                server = build_server(service)
-                anyio.run(server.run_stdio_async)
+                _serve_stdio(service)
             else:
                 _serve_http(service, *http, token)
     return 0
+
+
+def _serve_stdio(service: PtcService) -> None:
+    import anyio
+
+    from .app import build_server
+    anyio.run(build_server(service).run_stdio_async)
 
 
 @contextlib.contextmanager
@@ -643,6 +646,8 @@ def _serve_http(service: PtcService, host: str, port: int, token: str | None) ->
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        sock.listen(128)  # connections wait in the backlog until the server accepts them: the address printed
+        #                   below is usable at once
     except OSError as exc:
         sock.close()
         raise UsageError(f"--http {host}:{port}: cannot listen there: {exc.strerror or exc}") from None
