@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import __version__
 from .discovery import INTRO
-from .server import DESCRIBE_DESCRIPTION, RUN_DESCRIPTION, PtcService
+from .server import DESCRIBE_DESCRIPTION, PtcService
 
 
 class ErrorRecord(BaseModel):
@@ -120,7 +120,7 @@ def build_server(service: PtcService, *, token: str | None = None, url: str | No
                               structured_content=doc)
 
     read_only = all(t.effect == "read" for t in service.tools.values())
-    server.add_tool(run_ptc_lisp, description=RUN_DESCRIPTION,
+    server.add_tool(run_ptc_lisp, description=service.run_description(),
                     annotations=ToolAnnotations(title="Run a PTC-Lisp program", read_only_hint=read_only,
                                                 open_world_hint=bool(service.tools)))
     server.add_tool(describe_ptc_lisp, description=DESCRIBE_DESCRIPTION,

@@ -15,7 +15,8 @@ one:
 * `printed_size(value, cap)`: about how many bytes the printed form of a
   value takes, counting stops past `cap`;
 * `caret_lines(source, span)`: the source line an error points at, with
-  carets under it.
+  carets under it;
+* `STACK_LOCK`: the lock held while a thread starts with a chosen stack size.
 """
 from __future__ import annotations
 
@@ -74,6 +75,20 @@ def printed_size(value, cap: int) -> int:
     except ImportError:
         from ..isolation import result_bytes
     return result_bytes(value, cap)
+
+
+def _stack_lock():
+    try:
+        from ..parallel import _STACK_LOCK
+    except ImportError:
+        import threading
+        return threading.Lock()
+    return _STACK_LOCK
+
+
+#: Held while a thread is started with a non-default stack size (`threading.stack_size` is process-wide);
+#: the same lock the parallel workers take, so neither resets the size under the other.
+STACK_LOCK = _stack_lock()
 
 
 def caret_lines(source: str, span) -> list[str]:

@@ -72,6 +72,8 @@ MAX_LEDGER_RESULT_CHARS = 4_000
 MAX_PRINT_RESPONSE_CHARS = 100_000
 #: An error's readable text shows at most this many of the lines printed before it.
 MAX_ERROR_PRINT_LINES = 20
+#: run_ptc_lisp's description names at most this many data keys and tools (describe_ptc_lisp lists all).
+MAX_NAMES_IN_DESCRIPTION = 20
 #: How often idle sessions are swept (at most; a shorter --session-ttl sweeps more often).
 SWEEP_EVERY_S = 30.0
 
@@ -118,9 +120,6 @@ class Outcome:
 
 # ---------------------------------------------------------------------- evaluation threads
 
-_STACK_LOCK = threading.Lock()
-
-
 def _on_eval_thread(fn: Callable[[], object], wait_s: float):
     """Run `fn` on a new daemon thread with a deep stack; (finished, value). A raised exception is re-raised."""
     box: dict = {}
@@ -132,7 +131,7 @@ def _on_eval_thread(fn: Callable[[], object], wait_s: float):
             box["error"] = exc
 
     t = threading.Thread(target=target, name="ptclisp-mcp-eval", daemon=True)
-    with _STACK_LOCK:  # the size is process-wide; set it just for this thread
+    with internals.STACK_LOCK:  # the size is process-wide; set it just for this thread
         old = threading.stack_size(STACK_BYTES)
         try:
             t.start()
@@ -277,6 +276,19 @@ class PtcService:
         except Exception:  # noqa: BLE001 - discovery shows less rather than failing
             return None
         return result if finished else None
+
+    def run_description(self) -> str:
+        """run_ptc_lisp's description: RUN_DESCRIPTION and the names this server grants (at most
+        MAX_NAMES_IN_DESCRIPTION of each kind), so a client that shows only tool descriptions still sees them."""
+        def names(items: list[str]) -> str:
+            shown = ", ".join(items[:MAX_NAMES_IN_DESCRIPTION])
+            more = len(items) - MAX_NAMES_IN_DESCRIPTION
+            return shown + (f" and {more} more" if more > 0 else "")
+
+        data = [f"data/{k}" for k in (self.config.data or {}) if isinstance(k, str)]
+        tools = sorted(f"tool/{n}" for n, t in self.tools.items() if not t.private)
+        parts = [f"data: {names(data)}" if data else "no data", f"tools: {names(tools)}" if tools else "no tools"]
+        return f"{RUN_DESCRIPTION} This server grants {'; '.join(parts)}."
 
     def describe(self, search: str | None = None) -> dict:
         if search is not None and search.strip():
@@ -424,7 +436,6 @@ def add_serve_flags(p: argparse.ArgumentParser) -> None:
     env.add_argument("--tools", metavar="module:attr", action="append",
                      help="grant Python tools: a dict name -> callable/ptclisp.Tool, or a list of ptclisp.Tool "
                           "(repeatable; the current directory is importable)")
-    _add_upstream_flag(env)
     lim = p.add_argument_group("limits of each call")
     lim.add_argument("--timeout-ms", type=int, default=5000, metavar="MS",
                      help="wall-clock limit per evaluation (default 5000)")
@@ -455,25 +466,31 @@ def add_serve_flags(p: argparse.ArgumentParser) -> None:
     tr.add_argument("--token-env", metavar="VAR",
                     help="require 'Authorization: Bearer <token>' with the token in environment variable VAR "
                          "(with --allow-remote and no --token-env, a token is generated and printed on stderr)")
+    _add_upstream_flags(p)
 
 
 def _client_api():
-    """The MCP client's command-line helpers (`add_mcp_flags`, `open_mcp_tools`), or None in a build without them."""
+    """The MCP client's command-line helpers (`ptclisp.mcp.cli`: `add_mcp_flags`, `open_mcp_tools`), or None
+    in a build without the client."""
     try:
-        from .client import add_mcp_flags, open_mcp_tools  # type: ignore[attr-defined]
-    except ImportError:
+        from .cli import add_mcp_flags, open_mcp_tools
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.cli":
+            raise
         return None
     return add_mcp_flags, open_mcp_tools
 
 
-def _add_upstream_flag(group) -> None:
+def _add_upstream_flags(p: argparse.ArgumentParser) -> None:
+    """--mcp (and the client's other flags) from the MCP client's helper; a placeholder without it."""
     api = _client_api()
     if api is not None:
-        api[0](group)
+        api[0](p)
         return
-    group.add_argument("--mcp", metavar="NAME=COMMAND|URL", action="append",
-                       help="grant the tools of an upstream MCP server as tool/NAME.TOOL (repeatable; "
-                            "needs ptclisp's MCP client)")
+    g = p.add_argument_group("upstream MCP servers")
+    g.add_argument("--mcp", metavar="NAME=COMMAND|URL", action="append",
+                   help="grant the tools of an upstream MCP server as tool/NAME.TOOL (repeatable; "
+                        "needs ptclisp's MCP client)")
 
 
 @contextlib.contextmanager
@@ -482,7 +499,7 @@ def _upstream_tools(args):
     api = _client_api()
     if api is None:
         if getattr(args, "mcp", None):
-            raise UsageError("--mcp needs ptclisp's MCP client (ptclisp.mcp.client), which this build lacks")
+            raise UsageError("--mcp needs ptclisp's MCP client (ptclisp.mcp.cli), which this build lacks")
         yield {}
         return
     opened = api[1](args)
@@ -599,7 +616,11 @@ def cmd_serve(args) -> int:
     except ImportError:
         raise UsageError("ptclisp mcp serve needs the MCP SDK: pip install 'ptclisp[mcp]'") from None
     with _upstream_tools(args) as upstream:
-        service = PtcService(config_from_args(args, upstream))
+        config = config_from_args(args, upstream)
+        try:
+            service = PtcService(config)
+        except (ValueError, TypeError) as exc:  # data that has no PTC form (ptclisp.from_python refused it)
+            raise UsageError(f"--data {args.data}: {exc}") from None
         service.check()
         with _sweeper(service):
             if http is None:

@@ -48,8 +48,9 @@ def call(client, program, session=None):
 
 async def the_done_when_checks(client):
     """The issue's 'Done when' checks for the server, on a connected client."""
-    names = [t.name for t in (await client.list_tools()).tools]
-    assert "run_ptc_lisp" in names and "describe_ptc_lisp" in names
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert "run_ptc_lisp" in tools and "describe_ptc_lisp" in tools
+    assert tools["run_ptc_lisp"].description.endswith("This server grants data: data/orders; no tools.")
 
     r = await call(client, "(count data/orders)")
     assert not r.is_error
@@ -260,6 +261,19 @@ def test_a_prelude_that_does_not_compile_is_refused_at_start(tmp_path, capsys):
     assert err.startswith("ptclisp: --prelude: Error (") and "Traceback" not in err
 
 
+def test_without_the_sdk_serve_says_which_extra_to_install(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "mcp.server.mcpserver", None)  # as if the SDK were not installed
+    assert main(["mcp", "serve"]) == 2
+    assert capsys.readouterr().err == "ptclisp: ptclisp mcp serve needs the MCP SDK: pip install 'ptclisp[mcp]'\n"
+
+
+def test_mcp_flag_without_the_client_is_a_usage_error(capsys, monkeypatch):
+    from ptclisp.mcp import server as srv
+    monkeypatch.setattr(srv, "_client_api", lambda: None)  # a build without ptclisp.mcp.cli
+    assert main(["mcp", "serve", "--mcp", "time=mcp-server-time"]) == 2
+    assert "--mcp needs ptclisp's MCP client" in capsys.readouterr().err
+
+
 def test_help_documents_every_flag(capsys):
     assert main(["mcp", "serve", "--help"]) == 0
     out = capsys.readouterr().out
@@ -461,6 +475,8 @@ def test_describe_lists_data_shapes_tools_exports_and_functions():
                                         "required": ["id"]})}
 
     async def body(client, service):
+        run_tool = next(t for t in (await client.list_tools()).tools if t.name == "run_ptc_lisp")
+        assert run_tool.description.endswith("This server grants data: data/orders; tools: tool/lookup.")
         r = await client.call_tool("describe_ptc_lisp", {})
         doc = r.structured_content
         assert not r.is_error and json.loads(r.content[0].text) == doc
@@ -499,7 +515,7 @@ def _time_server() -> str | None:
 
 
 def test_a_served_program_reaches_an_upstream_servers_tool():
-    if importlib.util.find_spec("ptclisp.mcp.client") is None:
+    if any(importlib.util.find_spec(m) is None for m in ("ptclisp.mcp.client", "ptclisp.mcp.cli")):
         pytest.skip("ptclisp.mcp.client (the MCP client) is not in this build")
     time_server = _time_server()
     if time_server is None:
@@ -522,8 +538,8 @@ def test_a_served_program_reaches_an_upstream_servers_tool():
 
 
 def test_upstream_tools_from_the_client_helpers_are_granted(monkeypatch):
-    """The --mcp path of `mcp serve` with the client's helpers replaced by a stand-in module of the
-    agreed shape (add_mcp_flags(parser), open_mcp_tools(args) -> context manager with .tools)."""
+    """The --mcp path of `mcp serve` with the client's helpers replaced by stand-ins of the agreed
+    shape (add_mcp_flags(parser), open_mcp_tools(args) -> context manager with .tools)."""
     import types
 
     events = []
@@ -538,11 +554,8 @@ def test_upstream_tools_from_the_client_helpers_are_granted(monkeypatch):
         yield types.SimpleNamespace(tools={"up.echo": tool})
         events.append(("close",))
 
-    stand_in = types.ModuleType("ptclisp.mcp.client")
-    stand_in.add_mcp_flags, stand_in.open_mcp_tools = add_mcp_flags, open_mcp_tools
-    monkeypatch.setitem(sys.modules, "ptclisp.mcp.client", stand_in)
     from ptclisp.mcp import server as srv
-
+    monkeypatch.setattr(srv, "_client_api", lambda: (add_mcp_flags, open_mcp_tools))
     seen = {}
 
     def fake_stdio(service):
