@@ -87,7 +87,8 @@ def test_stdio_lists_runs_keeps_sessions_and_reports_errors():
 
 
 def test_stdio_hostile_programs_do_not_take_the_server_down():
-    params = StdioServerParameters(command=sys.executable, args=[*LAUNCH, "--timeout-ms", "300"], cwd=str(REPO))
+    params = StdioServerParameters(command=sys.executable, args=[*LAUNCH, "--timeout-ms", "300", "--max-sessions", "1"],
+                                   cwd=str(REPO))
 
     async def go():
         async with Client(params) as client:
@@ -106,6 +107,10 @@ def test_stdio_hostile_programs_do_not_take_the_server_down():
             assert r.is_error and r.structured_content["error"]["kind"] == "memory_exceeded"
             r = await call(client, "(+ 1 2)")
             assert not r.is_error and r.structured_content["value"] == 3
+            await call(client, "(def x 1)", session="a")
+            await call(client, "(def x 2)", session="b")  # --max-sessions 1: a goes
+            r = await call(client, "x", session="a")
+            assert r.is_error and "--max-sessions" in r.structured_content["session"]["note"]
 
     anyio.run(go)
 
@@ -272,6 +277,21 @@ def test_mcp_flag_without_the_client_is_a_usage_error(capsys, monkeypatch):
     monkeypatch.setattr(srv, "_client_api", lambda: None)  # a build without ptclisp.mcp.cli
     assert main(["mcp", "serve", "--mcp", "time=mcp-server-time"]) == 2
     assert "--mcp needs ptclisp's MCP client" in capsys.readouterr().err
+
+
+def test_flags_become_the_servers_config():
+    from ptclisp.cli import build_parser
+    from ptclisp.mcp.server import config_from_args
+    args = build_parser().parse_args([
+        "mcp", "serve", "--data", ORDERS, "--prelude", HELPERS, "--timeout-ms", "700", "--memory-bytes", "123456",
+        "--max-tool-calls", "9", "--max-result-bytes", "5000", "--isolation", "process", "--session-ttl", "30",
+        "--max-sessions", "3", "--session-memory-bytes", "77777", "--max-concurrent", "2"])
+    c = config_from_args(args, {})
+    assert (c.limits.timeout_ms, c.limits.memory_bytes, c.limits.max_tool_calls, c.limits.max_result_bytes) == \
+        (700, 123456, 9, 5000)
+    assert (c.isolation, c.session_ttl_s, c.max_sessions, c.session_memory_bytes, c.max_concurrent) == \
+        ("process", 30.0, 3, 77777, 2)
+    assert list(c.data) == ["orders"] and c.preludes[0].origin == HELPERS and c.tools == {}
 
 
 def test_help_documents_every_flag(capsys):
