@@ -1,5 +1,5 @@
 """The `ptclisp` command: repl, run, eval, check, fmt, bench, agent, view, transcript, init, validate,
-doctor, models, docs.
+doctor, models, docs, mcp.
 
     ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr] [--project DIR [--mission M]]
     ptclisp run   FILE.clj [same flags] [--json]
@@ -20,6 +20,7 @@ doctor, models, docs.
     ptclisp init DIR [--example NAME] | validate DIR | doctor DIR [--connect] | models DIR
     ptclisp docs [PAGE]            (ptclisp/docs_cmd.py)
     ptclisp --version              (also python -m ptclisp)
+    ptclisp mcp serve [...]        (ptclisp/mcp/server.py)
 
 Exit codes. run/eval of a program: 0 value or `return`, 1 `fail`, 2 error.
 check: 1 when it found problems. fmt --check: 1 when a file would change.
@@ -38,8 +39,8 @@ other command modules); lazily the REPL, the source tools
 (`ptclisp.tooling`: check, fmt), the prelude loader, tools, the trace flags
 and viewer (`ptclisp.trace.cli`, `ptclisp.view`), and the command modules
 `ptclisp.agent.cli`, `ptclisp.bench_agent.cli`, `ptclisp.bench`,
-`ptclisp.project.commands` and `ptclisp.docs_cmd`. Only `ptclisp.__main__`
-imports this module.
+`ptclisp.project.commands`, `ptclisp.docs_cmd` and `ptclisp.mcp.server`. Only
+`ptclisp.__main__` imports this module.
 """
 from __future__ import annotations
 
@@ -264,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"ptclisp {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent, _add_view,
-                _add_transcript, _add_init, _add_validate, _add_doctor, _add_models, _add_docs):
+                _add_transcript, _add_init, _add_validate, _add_doctor, _add_models, _add_docs, _add_mcp):
         add(sub)
     for sp in sub.choices.values():          # an unknown flag is reported with that command's usage
         sp.set_defaults(_parser=sp)
@@ -440,6 +441,11 @@ def _add_models(sub) -> None:
 def _add_docs(sub) -> None:
     from .docs_cmd import add_docs
     add_docs(sub)
+
+
+def _add_mcp(sub) -> None:
+    from .mcp.server import add_mcp_command  # the flags and the command live there (ptclisp/mcp/server.py)
+    add_mcp_command(sub)
 
 
 def cmd_bench(args) -> int:
