@@ -185,6 +185,18 @@
            (join "\n" (map render-entry entries))
            "\n"))))
 
+(defn- render-result [context]
+  (let [t (get context "result")
+        contract {"parameters" [] "returns" t}]
+    (when (map? t)
+      (join "\n"
+            (filter some?
+                    ["Result contract"
+                     "- The value your program returns with (return value) must have this type; it is checked before the task counts as done."
+                     (str "  Type: " (render-type t))
+                     (when-let [c (constraints contract)] (str "  Constraints: " c))
+                     (when-let [d (schema-docs contract)] (str "  Schema docs: " d))])))))
+
 (defn render
   "The system prompt for state, or the error envelope of a mission that cannot be described."
   [state]
@@ -195,9 +207,11 @@
         (if (not (map? context))
           {:status :error :kind :protocol_error :reason :invalid_model_context}
           (join "\n\n"
-                ["PTC_AGENT_PROMPT_V1"
-                 "You complete the task by writing PTC-Lisp programs and running them with the run_ptc_lisp tool."
-                 (instructions)
-                 (language-notes (true? (get state :terminal-only?)))
-                 (examples)
-                 (render-api context)]))))))
+                (filter some?
+                        ["PTC_AGENT_PROMPT_V1"
+                         "You complete the task by writing PTC-Lisp programs and running them with the run_ptc_lisp tool."
+                         (instructions)
+                         (language-notes (true? (get state :terminal-only?)))
+                         (examples)
+                         (render-api context)
+                         (render-result context)])))))))

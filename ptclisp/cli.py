@@ -1,10 +1,13 @@
-"""The `ptclisp` command: repl, run, eval, check, fmt, bench, agent, view, transcript.
+"""The `ptclisp` command: repl, run, eval, check, fmt, bench, agent, view, transcript, init, validate,
+doctor, models, docs, mcp.
 
-    ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr]
+    ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr] [--project DIR [--mission M]]
     ptclisp run   FILE.clj [same flags] [--json]
                   [--model ALIAS=PROVIDER:MODEL]... [--replay FILE | --record FILE] [--trace FILE]
                   [--trace-dir DIR [--inspect]] [--price ALIAS=IN,OUT]...
+                  [--envelope] [--output FILE] [--retries N] [--provider-timeout S] [--env-file FILE] ...
                   (a model flag runs FILE as an agent workflow: see ptclisp/agent/cli.py)
+    ptclisp run   DIR [--input FILE] [--mission M] [same agent flags]   (an agent project: ptclisp/project/)
     ptclisp eval  EXPR     [same flags] [--json]
                   [--mcp NAME=COMMAND ARGS... | --mcp NAME=URL]... (also on repl and run: ptclisp/mcp/cli.py)
     ptclisp check FILE.clj... [--prelude FILE]... [--tools module:attr]
@@ -14,18 +17,30 @@
     ptclisp view  DIR --static OUT.html | --port PORT    (ptclisp/view/cli.py)
     ptclisp transcript RUN_ID --runs DIR                 (ptclisp/view/cli.py)
     repl, run and eval take --runs DIR: the read-only `analysis` prelude over a trace directory
+    ptclisp init DIR [--example NAME] | validate DIR | doctor DIR [--connect] | models DIR
+    ptclisp docs [PAGE]            (ptclisp/docs_cmd.py)
+    ptclisp --version              (also python -m ptclisp)
+    ptclisp mcp serve [...]        (ptclisp/mcp/server.py)
 
-Exit codes. run/eval: 0 value or `return`, 1 `fail`, 2 error. check: 1 when
-it found problems. fmt --check: 1 when a file would change. Any command: 2
-for bad usage or unreadable input, 4 when an --mcp server cannot be started,
-130 when interrupted. A user mistake
-never shows a Python traceback (set PTCLISP_DEBUG=1 to see one for a bug).
+Exit codes. run/eval of a program: 0 value or `return`, 1 `fail`, 2 error.
+check: 1 when it found problems. fmt --check: 1 when a file would change.
+The agent-running commands (agent, run with a model, run DIR) exit with the
+classes of `ptclisp.exitcodes` (`ptclisp.operate.EXIT_CLASSES`: 0 ok, 2 bad
+arguments, 3 invalid document, 4 provider not ready, 5 run failed, 6 limit
+hit, 7 output not written); validate 3 and doctor 3/4 likewise. Any command:
+2 for bad usage or unreadable input (an unknown flag is shown with that
+command's usage), 4 when an --mcp server cannot be started, 130 when
+interrupted. A user mistake never shows a Python traceback (set
+PTCLISP_DEBUG=1 to see one for a bug).
 
-The top of the layers: imports api, jsonout, meter, printer and
-cli_common (helpers shared with the other command modules); lazily the
-REPL, the source tools (`ptclisp.tooling`: check, fmt), the prelude loader,
-tools, and the command modules `ptclisp.agent.cli`, `ptclisp.bench_agent.cli`
-and `ptclisp.bench`. Nothing in the package imports this module.
+The top of the layers: imports api, jsonout, meter, printer, operate,
+ptclisp.mcp.cli (the --mcp flags) and cli_common (helpers shared with the
+other command modules); lazily the REPL, the source tools
+(`ptclisp.tooling`: check, fmt), the prelude loader, tools, the trace flags
+and viewer (`ptclisp.trace.cli`, `ptclisp.view`), and the command modules
+`ptclisp.agent.cli`, `ptclisp.bench_agent.cli`, `ptclisp.bench`,
+`ptclisp.project.commands`, `ptclisp.docs_cmd` and `ptclisp.mcp.server`. Only
+`ptclisp.__main__` imports this module.
 """
 from __future__ import annotations
 
@@ -40,7 +55,11 @@ from .jsonout import JsonValueError, to_json, write_json
 from .exitcodes import PROVIDER_NOT_READY
 from .mcp.cli import MCPStartError, add_mcp_flags, open_mcp_tools
 from .meter import MAX_TIME_MS, Limits
+from .operate import EXIT_CLASSES, CommandFailure, run_record, usage_failure
 from .printer import preview
+
+
+DEFAULT_TIMEOUT_MS = 5000
 
 
 def _repl_config(args, mcp=None):
@@ -51,7 +70,7 @@ def _repl_config(args, mcp=None):
         preludes, tools = grant_analysis(args.runs, preludes, tools)
     return ReplConfig(preludes=preludes, data=load_data(args.data),
                       tools=mcp.merged(tools) if mcp is not None else tools,
-                      limits=Limits(timeout_ms=args.timeout_ms),
+                      limits=Limits(timeout_ms=args.timeout_ms or DEFAULT_TIMEOUT_MS),
                       preview_chars=getattr(args, "preview_chars", 2048))
 
 
@@ -65,20 +84,26 @@ def _session(args, mcp=None):
 def _report(result, as_json: bool, source: str, source_name: str) -> int:
     status = result.status
     if as_json:
-        rec = {"status": status, "prints": result.prints, "duration_ms": round(result.duration_ms, 3)}
-        if result.error is not None:
-            e = result.error
-            rec["error"] = {"kind": e.kind, "message": e.message,
-                            "line": e.span.line if e.span else None, "column": e.span.col if e.span else None}
+        e = result.error
+        error = value = None
+        if e is not None:
+            error = {"kind": e.kind, "reason": e.kind, "message": e.message, "details": {},
+                     "line": e.span.line if e.span else None, "column": e.span.col if e.span else None}
         else:
             try:
-                rec["value"] = to_json(result.value)       # the rules of docs/json.md
-            except JsonValueError as e:                    # an error record, exit 2: never a guess
+                value = to_json(result.value)              # the rules of docs/json.md
+            except JsonValueError as je:                   # an error record, exit 2: never a guess
                 what = "fail value" if status == "failed" else "value"
-                status = rec["status"] = "error"
-                rec["error"] = {"kind": e.kind, "message": f"the {what} cannot be given as JSON: {e.message}",
-                                "line": None, "column": None}
-        write_json(sys.stdout, rec)
+                status = "error"
+                error = {"kind": je.kind, "reason": je.kind,
+                         "message": f"the {what} cannot be given as JSON: {je.message}", "details": {},
+                         "line": None, "column": None}
+            if status == "failed":
+                error = {"kind": "failed", "reason": "explicit_failure", "message": "the program called fail",
+                         "details": {}, "line": None, "column": None}
+        code = {"ok": 0, "returned": 0, "failed": 1}.get(status, 2)
+        write_json(sys.stdout, run_record(status=status, value=value, prints=result.prints, error=error,
+                                          duration_ms=result.duration_ms, exit_code=code))
     else:
         for line in result.prints:
             print(line)
@@ -99,21 +124,33 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
 
 
 def cmd_run(args) -> int:
+    if os.path.isdir(args.file):                  # a project directory: ptclisp run DIR
+        from .project.commands import cmd_run_project
+        return cmd_run_project(args)
+    project_only = [flag for flag, value in (("--input", args.input), ("--mission", args.mission)) if value]
+    if project_only:
+        raise UsageError(f"{project_only[0]} applies to a project directory (ptclisp run DIR)")
     source = read_text(args.file)
     if args.model or args.replay or args.record:  # an agent workflow: run it in the agent host's session
         if args.runs:
             raise UsageError("--runs is for programs run without a model (drop --model/--replay/--record)")
-        from .agent.cli import run_workflow_file
-        with open_mcp_tools(args) as mcp:
-            return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
-                                     record=args.record, trace_path=args.trace, data=load_data(args.data),
-                                     tool_specs=args.tools or (), preludes=args.prelude or (), as_json=args.json,
-                                     mcp_tools=list(mcp), trace_dir=args.trace_dir, inspect=args.inspect,
-                                     prices=args.price)
-    for flag, given in (("--trace", args.trace), ("--trace-dir", args.trace_dir), ("--inspect", args.inspect),
-                        ("--price", args.price)):
-        if given:
-            raise UsageError(f"{flag} needs a model: add --model ALIAS=PROVIDER:MODEL or --replay FILE")
+        from .agent.cli import run_workflow_file, setup_errors
+        try:
+            with open_mcp_tools(args) as mcp:
+                return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
+                                         record=args.record, trace_path=args.trace, data=load_data(args.data),
+                                         tool_specs=args.tools or (), preludes=args.prelude or (),
+                                         as_json=args.json, opts=args, mcp_tools=list(mcp))
+        except (UsageError, MCPStartError) as e:  # a bad --mcp flag (2), a server that cannot start (4)
+            return usage_failure("ptclisp run", args, setup_errors(e, "ptclisp run"))
+    agent_only = [flag for flag, value in (("--trace", args.trace), ("--trace-dir", args.trace_dir),
+                                           ("--inspect", args.inspect), ("--price", args.price),
+                                           ("--envelope", args.envelope), ("--output", args.output),
+                                           ("--env-file", args.env_file), ("--text-protocol", args.text_protocol))
+                  if value]
+    if agent_only:
+        raise UsageError(f"{agent_only[0]} needs a model (it applies to agent runs): add --model "
+                         f"ALIAS=PROVIDER:MODEL or --replay FILE")
     with open_mcp_tools(args) as mcp:
         session = _session(args, mcp)
         return _report(session.eval(source), args.json, source, args.file)
@@ -131,6 +168,11 @@ def cmd_repl(args) -> int:
     from .repl import start
     if not 64 <= args.preview_chars <= 65536:
         raise UsageError("--preview-chars must be between 64 and 65536")
+    if args.project:
+        from .project.commands import cmd_repl_project
+        return cmd_repl_project(args)
+    if args.mission or args.env_file:
+        raise UsageError(f"{'--mission' if args.mission else '--env-file'} needs --project DIR")
     with open_mcp_tools(args) as mcp:
         return start(_repl_config(args, mcp))
 
@@ -213,14 +255,20 @@ def _timeout_ms(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The `ptclisp` parser: one subcommand per `_add_*` function below."""
+    from . import __version__
     p = argparse.ArgumentParser(
-        prog="ptclisp", description="PTC-Lisp: run, evaluate, explore, check and format programs.",
+        prog="ptclisp", description="PTC-Lisp: run, evaluate, explore, check and format programs; run agent "
+                                    "projects.", formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Run 'ptclisp COMMAND --help' for a command's options. With no command on a terminal, "
-               "ptclisp starts the REPL.")
+               "ptclisp starts the REPL.\n\nAgent-running commands (agent, run with a model, run DIR) "
+               "exit with these classes:\n" + EXIT_CLASSES.split("\n", 1)[1])
+    p.add_argument("--version", action="version", version=f"ptclisp {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent, _add_view,
-                _add_transcript):
+                _add_transcript, _add_init, _add_validate, _add_doctor, _add_models, _add_docs, _add_mcp):
         add(sub)
+    for sp in sub.choices.values():          # an unknown flag is reported with that command's usage
+        sp.set_defaults(_parser=sp)
     return p
 
 
@@ -232,8 +280,9 @@ def _session_flags(sp, json_flag=True) -> None:
     sp.add_argument("--tools", metavar="module:attr", action="append",
                     help="grant Python tools: a dict name -> callable/ptclisp.Tool, or a list of "
                          "ptclisp.Tool (repeatable; the current directory is importable)")
-    sp.add_argument("--timeout-ms", type=_timeout_ms, default=5000, metavar="MS",
-                    help="wall-clock limit per evaluation (default 5000)")
+    sp.add_argument("--timeout-ms", type=_timeout_ms, default=None, metavar="MS",
+                    help=f"wall-clock limit per evaluation (default {DEFAULT_TIMEOUT_MS}); of the whole "
+                         f"agent run for a workflow or project (default 600000)")
     add_mcp_flags(sp)
     if json_flag:
         sp.add_argument("--json", action="store_true",
@@ -246,6 +295,12 @@ def _add_repl(sub) -> None:
                                    "balance; :help lists the commands. When stdin is not a terminal the forms "
                                    "are read from it and their results printed (exit 2 if any failed).")
     _session_flags(r, json_flag=False)
+    r.add_argument("--project", metavar="DIR",
+                   help="start inside an agent project: with --mission M, exactly the environment the "
+                        "model's programs of mission M run in (:context shows the model context); without, "
+                        "the project's workflow with its models live")
+    r.add_argument("--mission", metavar="M", help="the project mission to enter (with --project)")
+    r.add_argument("--env-file", metavar="FILE", help="credentials for the project's models (KEY=VALUE lines)")
     r.add_argument("--preview-chars", type=int, default=2048, metavar="N",
                    help="show at most N characters of each value (64-65536, default 2048); a larger budget "
                         "also shows more items of each collection (N/128, at least 16)")
@@ -254,25 +309,35 @@ def _add_repl(sub) -> None:
 
 
 def _add_run(sub) -> None:
-    r = sub.add_parser("run", help="run a program file",
-                       description="Run a PTC-Lisp program file and print its value. "
-                                   "Exit 0 on a value or return, 1 on fail, 2 on an error.")
-    r.add_argument("file", metavar="FILE.clj", help="program file ('-' reads stdin)")
+    r = sub.add_parser("run", help="run a program file or an agent project",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Run a PTC-Lisp program file and print its value "
+                                   "(exit 0 on a value or return, 1 on fail, 2 on an error), or run an agent "
+                                   "project: ptclisp run DIR [--input FILE] [--mission M].",
+                       epilog="With a model (a workflow) or a project directory the exit status is a class:\n"
+                              + EXIT_CLASSES.split("\n", 1)[1])
+    r.add_argument("file", metavar="FILE.clj|DIR", help="program file ('-' reads stdin) or project directory")
     _session_flags(r)
     _runs_flag(r)
     agent_flags = r.add_argument_group(
         "agent workflows", "With --model, --replay or --record the file runs as an agent workflow (it may call "
         "agent.core/run-value ...): --data is data/<name> for both the file and the model's mission, --tools go "
         "to the mission (the model's programs), --prelude to the workflow. "
-        "Exit 1 then means the agent or a provider failed.")
+        "The exit status is then a class (see below).")
     agent_flags.add_argument("--model", metavar="ALIAS=PROVIDER:MODEL", action="append",
                              help="a model alias (repeatable; the first is the default), e.g. fast=openai:gpt-4o-mini")
     replay = agent_flags.add_mutually_exclusive_group()
     replay.add_argument("--replay", metavar="FILE", help="serve every model from this replay file (no network)")
-    replay.add_argument("--record", metavar="FILE", help="write every model answer to this replay file")
-    agent_flags.add_argument("--trace", metavar="FILE", help="JSON Lines log of the run, credentials redacted")
+    replay.add_argument("--record", metavar="FILE", help="add every model answer to this replay file "
+                                                          "(answers already in it are kept)")
+    agent_flags.add_argument("--trace", metavar="FILE", help="JSON Lines log of the run, credentials redacted "
+                                                            "(an existing FILE is overwritten)")
     from .trace.cli import add_trace_flags
     add_trace_flags(agent_flags)
+    from .operate import add_operation_flags
+    add_operation_flags(r, timeout_ms=False, title="agent runs (a workflow file or a project)")
+    from .project.commands import add_project_run_flags
+    add_project_run_flags(r)
     r.set_defaults(func=cmd_run)
 
 
@@ -353,6 +418,36 @@ def cmd_transcript(args) -> int:
     return run_transcript(args)
 
 
+def _add_init(sub) -> None:
+    from .project.commands import add_init
+    add_init(sub)
+
+
+def _add_validate(sub) -> None:
+    from .project.commands import add_validate
+    add_validate(sub)
+
+
+def _add_doctor(sub) -> None:
+    from .project.commands import add_doctor
+    add_doctor(sub)
+
+
+def _add_models(sub) -> None:
+    from .project.commands import add_models
+    add_models(sub)
+
+
+def _add_docs(sub) -> None:
+    from .docs_cmd import add_docs
+    add_docs(sub)
+
+
+def _add_mcp(sub) -> None:
+    from .mcp.server import add_mcp_command  # the flags and the command live there (ptclisp/mcp/server.py)
+    add_mcp_command(sub)
+
+
 def cmd_bench(args) -> int:
     if args.suite == "agent":
         from .bench_agent.cli import cli_main
@@ -379,8 +474,10 @@ def _main(argv) -> int:
         if raw and raw[0] == "agent":  # its options (including --help) belong to the agent command
             args = argparse.Namespace(func=cmd_agent, rest=raw[1:])
         else:
-            args = parser.parse_args(argv)
-    except SystemExit as exc:  # --help, or a usage error argparse already explained
+            args, extra = parser.parse_known_args(argv)
+            if extra:  # with the usage of the command it was given to, not the top-level one
+                getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as exc:  # --help, --version, or a usage error argparse already explained
         return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         if sys.stdin.isatty() and argv is None:
@@ -397,6 +494,9 @@ def _main(argv) -> int:
     except MCPStartError as exc:  # an --mcp server could not be started or listed
         print(f"ptclisp: {exc}", file=sys.stderr)
         return PROVIDER_NOT_READY
+    except CommandFailure as exc:  # an invalid document (3), a provider not ready (4), an output failure (7)
+        print(f"ptclisp: {exc.message}", file=sys.stderr)
+        return exc.code
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130

@@ -1,7 +1,9 @@
 """The `ptclisp` command: run, eval, check, --help, and user errors without tracebacks."""
+import argparse
 import json
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -95,18 +97,25 @@ def test_json_record(workdir, capsys):
     assert rec["error"]["kind"] == "type_error" and rec["error"]["line"] == 1
 
 
-@pytest.mark.parametrize("command", ["repl", "run", "eval", "check", "fmt"])
+#: Every subcommand of `ptclisp` (the merged issues 15, 16 and 17 each added some).
+COMMANDS = ["repl", "run", "eval", "check", "fmt", "bench", "agent", "view", "transcript", "init", "validate",
+            "doctor", "models", "docs", "mcp"]
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c not in ("bench", "agent")])
 def test_help_on_every_subcommand(capsys, command):
     assert main([command, "--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: ptclisp {command}")
 
 
-def test_top_level_help_lists_commands(capsys):
+def test_top_level_help_lists_every_command(capsys):
+    from ptclisp.cli import build_parser
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert sorted(sub.choices) == sorted(COMMANDS)
     assert main(["--help"]) == 0
-    out = capsys.readouterr().out
-    for command in ("repl", "run", "eval", "check", "fmt"):
-        assert command in out
+    listed = re.findall(r"^    (\w+)", capsys.readouterr().out, re.M)
+    assert sorted(listed) == sorted(COMMANDS)
 
 
 # ---------------------------------------------------------------- check

@@ -46,7 +46,7 @@ def test_eval_json_refuses_what_json_cannot_carry(capsys, src, kind, fragment):
     got = capsys.readouterr()
     rec = json.loads(got.out)                        # one line: a record, never a guess or a traceback
     assert got.out.count("\n") == 1 and got.err == ""
-    assert rec["status"] == "error" and "value" not in rec and rec["prints"] == ["1"]
+    assert rec["status"] == "error" and rec["value"] is None and rec["ok"] is False and rec["prints"] == ["1"]
     assert rec["error"]["kind"] == kind and fragment in rec["error"]["message"]
 
 

@@ -23,6 +23,7 @@ import threading
 
 import pytest
 
+from ptclisp import exitcodes as X
 from ptclisp.agent import AgentHost
 from ptclisp.cli import main
 from ptclisp.providers import ScriptedProvider
@@ -136,7 +137,7 @@ def test_both_runs_end_as_expected_and_report_their_trace(traced):
     code, rec, _ = traced["fix"]
     assert code == 0 and rec["ok"] is True and rec["value"] == 12
     code, rec, _ = traced["loop"]
-    assert code == 1 and rec["ok"] is False
+    assert code == X.RUN_FAILED and rec["ok"] is False and rec["exit_code"] == code      # the turn limit
     assert (rec["error"]["reason"], rec["error"]["details"]["limit"]) == ("runtime_limit_exceeded", "agent_turns")
     assert {p.name for p in run_dirs(traced["dir"])} == {traced["fix"][1]["trace"]["run_id"],
                                                          traced["loop"][1]["trace"]["run_id"]}

@@ -27,6 +27,9 @@ def wheel(tmp_path_factory):
 
 def test_wheel_carries_grammar_and_preludes(wheel):
     names = zipfile.ZipFile(wheel).namelist()
+    assert {"ptclisp/schemas/project.schema.json", "ptclisp/schemas/envelope.schema.json",
+            "ptclisp/docs/cli.md", "ptclisp/project/examples/orders/ptclisp.toml",
+            "ptclisp/project/examples/workflow/preludes/sales.clj", "ptclisp/__main__.py"} <= set(names)
     assert "ptclisp/grammar/ptclisp.lark" in names
     preludes = [n for n in names if n.startswith("ptclisp/preludes/") and n.endswith(".clj")]
     if (ROOT / "preludes").glob("*.clj"):
@@ -48,6 +51,13 @@ def test_installed_wheel_evaluates_a_program(wheel, tmp_path):
     cli = subprocess.run([str(venv / "bin" / "ptclisp"), "eval", "(+ 1 2)"], cwd=tmp_path, capture_output=True,
                          text=True, env=env)
     assert cli.returncode == 0 and cli.stdout.strip() == "3"
+    # the package data of issue 17: docs pages, JSON Schemas, the project examples (run offline)
+    ptclisp = str(venv / "bin" / "ptclisp")
+    for argv in (["--version"], ["docs", "functions"], ["docs", "project"], ["docs", "envelope-schema"],
+                 ["init", "P", "--example", "tools"], ["validate", "P"], ["run", "P"]):
+        done = subprocess.run([ptclisp, *argv], cwd=tmp_path, capture_output=True, text=True, env=env)
+        assert done.returncode == 0, (argv, done.stderr)
+    assert '"total_eur": 396.29' in done.stdout
 
 
 def test_every_package_directory_is_listed_in_pyproject():

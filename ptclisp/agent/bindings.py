@@ -203,7 +203,8 @@ class AgentRun:
             return _protocol("unknown_mission")
         text = self._contexts.get(mission)
         if text is None:
-            text = self._contexts[mission] = model_context(session)
+            schema = self.contract.schema if self.contract is not None else None
+            text = self._contexts[mission] = model_context(session, schema)
         return envelope_ok(text)
 
     # ------------------------------------------------------------------ result contract
@@ -293,8 +294,11 @@ class AgentRun:
         m = _HASH_IN_TEXT.search(text)
         if m:
             details["request_hash"] = m.group(0)
+        if text:      # the provider's own short, credential-free account (HTTP status and endpoint host, ...)
+            details["provider_message"] = text
         self.fail("llm_provider_failed", f"the model call failed ({details.get('kind', 'provider_error')}/"
-                                         f"{details.get('reason', 'unknown')})", details)
+                                         f"{details.get('reason', 'unknown')})" + (f": {text}" if text else ""),
+                  details)
 
     def kernel_agent_protocol_error(self, arg: Map):
         self.usage["agent_protocol_errors"] += 1

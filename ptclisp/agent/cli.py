@@ -2,31 +2,36 @@
 
 Owns `cli_main(argv) -> exit code` (the `agent` subcommand), `build_parser()`,
 `run_workflow_file(...)` (what `ptclisp run` calls when a model flag is given),
-`build_router(...)` (model specs plus --replay / --record / --trace wrapping),
-`load_script` (answers of a `scripted:FILE` model) and `Trace` (the redacted
-JSON Lines event log).
+`build_router(...)` (model specs plus --replay / --record / --trace wrapping,
+provider timeouts and retries, --text-protocol), `load_script` (answers of a
+`scripted:FILE` model), `load_schema` (--schema, checked to be a JSON Schema),
+`mission_capabilities` (--tools) and `Trace` (the redacted JSON Lines event log).
 
     ptclisp agent "TASK" [--model ALIAS=PROVIDER:MODEL]... [--data FILE] [--tools module:attr]...
                   [--mcp NAME=COMMAND ARGS... | --mcp NAME=URL]...
                   [--prelude FILE]... [--max-turns N] [--schema FILE.json]
                   [--replay FILE | --record FILE] [--trace FILE]
                   [--trace-dir DIR [--inspect]] [--price ALIAS=IN,OUT]...
+                  [--envelope] [--output FILE] [--retries N] [--provider-timeout S] [--timeout-ms MS]
+                  [--env-file FILE] [--text-protocol]
     ptclisp run agent.clj --model ALIAS=PROVIDER:MODEL [--replay FILE | --record FILE] [--trace FILE]
-                  [--trace-dir DIR [--inspect]] [--price ALIAS=IN,OUT]...
+                  [--trace-dir DIR [--inspect]] [--price ALIAS=IN,OUT]... [--mcp ...] ...
 
 PROVIDER is openai, anthropic, replay (MODEL is a replay file) or scripted
 (MODEL is a JSON file of answers, see `load_script`).  The first --model is
-the default alias.  Exit codes: 0 the run returned a value; 1 the subject or
-a provider failed (turn limit, provider failure, result contract not met,
-a `fail` of the workflow, ...); 2 a host error (bad flags, unreadable or
-invalid files, invalid agent config, an error in workflow code); 4 an --mcp
-server could not be started.  Every run ends with a one-line usage summary
-(calls, tokens, cost) on stderr.
+the default alias.  Exit codes are the classes of `ptclisp.exitcodes`
+(`ptclisp.operate.EXIT_CLASSES`): 0 ok, 2 bad arguments, 3 an invalid
+document, 4 the provider is not ready, 5 the workflow or agent failed, 6 a
+limit was hit, 7 the output could not be written (an --mcp server that
+cannot be started is class 4).  Every run ends with a one-line usage
+summary (calls, tokens, cost) on stderr.
 Imports the agent host and the providers (lazily), jsonout (every JSON it
-writes, docs/json.md) and ptclisp.cli_common (`UsageError`, file reading,
-the --tools loader) and ptclisp.trace.cli (the --trace-dir, --inspect and
---price flags).  Only command-line modules import this one: the
-top-level `ptclisp/cli.py` and this package's `__main__`.
+writes, docs/json.md), ptclisp.operate (exit classes, failure detail,
+--envelope/--output), ptclisp.trace.cli (--trace-dir, --inspect, --price,
+the usage summary), ptclisp.mcp.cli (the --mcp flags) and
+ptclisp.cli_common (`UsageError`, file reading, the --tools loader).  Only
+command-line modules import this one: the top-level `ptclisp/cli.py`, the
+project commands and this package's `__main__`.
 """
 from __future__ import annotations
 
@@ -35,23 +40,22 @@ import json
 import os
 import sys
 import threading
+import time
 
+from .. import exitcodes as X
+from .. import operate
 from ..cli_common import UsageError, load_tools, read_text
 from ..jsonout import JsonValueError, dumps, write_json
+from ..operate import CommandFailure, DocumentError, NotReady
 from ..trace.cli import add_trace_flags, print_summary, prices_from_args, writer_from_args
-
-EXIT_OK, EXIT_FAILED, EXIT_HOST = 0, 1, 2
-#: Run failures that mean "the subject or a provider did not deliver" (exit 1); others are host errors.
-_SUBJECT_REASONS = frozenset({"runtime_limit_exceeded", "model_output_truncated", "result_contract_failed",
-                              "llm_provider_failed", "capability_quota", "explicit_failure"})
+from ..trace.usage import usage_record
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="ptclisp agent",
+        prog="ptclisp agent", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Answer a task with a model that writes PTC-Lisp programs over your data.",
-        epilog="Exit 0: the value was printed. Exit 1: the agent or a provider failed (turn limit, provider "
-               "failure, result contract). Exit 2: bad flags, unreadable files or invalid configuration.")
+        epilog=operate.EXIT_CLASSES)
     p.add_argument("task_text", nargs="?", metavar="TASK", help="the task, in plain words")
     p.add_argument("--model", action="append", default=[], metavar="ALIAS=PROVIDER:MODEL",
                    help="a model alias (repeatable; the first is the default). PROVIDER: openai, anthropic, "
@@ -72,10 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="serve every model from this replay file; nothing goes over the network and "
                              "a request the file does not hold is a not_found provider failure")
     source.add_argument("--record", metavar="FILE",
-                        help="call the models as usual and write every answer to this replay file")
+                        help="call the models as usual and add every answer to this replay file (answers "
+                             "already in FILE are kept; the file is rewritten atomically after each answer)")
     p.add_argument("--trace", metavar="FILE",
                    help="write the run to one JSON Lines file (whole requests and responses, evaluations, "
-                        "outcome); credentials are redacted. --trace-dir is the structured alternative")
+                        "outcome); credentials are redacted; an existing FILE is overwritten. --trace-dir is "
+                        "the structured alternative")
     add_trace_flags(p)
     extra = p.add_argument_group("more options")
     task = extra.add_mutually_exclusive_group()
@@ -92,6 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     extra.add_argument("--replace", action="append", default=[], metavar="ID=FILE",
                        help="replace a shipped prelude, e.g. agent.prompt=my_prompt.clj")
     extra.add_argument("--json", action="store_true", help="print a JSON record with ok, value, error and usage")
+    operate.add_operation_flags(p)
     from ..mcp.cli import add_mcp_flags
     add_mcp_flags(p)
     return p
@@ -138,6 +145,7 @@ def _pairs(items, what, convert=str) -> dict:
 
 def mission_capabilities(tool_specs) -> list:
     """`--tools module:attr` objects as mission capabilities (the loader of `ptclisp run --tools`)."""
+    from ..pytools import capability_for
     from ..tools import Tool
     from .mission import Capability, as_capability
     tools = load_tools(list(tool_specs)) or {}
@@ -147,8 +155,7 @@ def mission_capabilities(tool_specs) -> list:
             caps.append(as_capability(fn) if fn.name == name else Capability(
                 name, fn.fn, fn.description, fn.input_schema, None, fn.effect))
         else:
-            doc = (getattr(fn, "__doc__", None) or "").strip()
-            caps.append(Capability(name, fn, description=doc.splitlines()[0] if doc else ""))
+            caps.append(capability_for(name, fn))      # the argument schema from the signature and hints
     return caps
 
 
@@ -162,9 +169,10 @@ def load_script(path: str) -> list:
     try:
         items = json.loads(_read(path, "scripted model file"))
     except ValueError as e:
-        raise UsageError(f"scripted model file {path} is not valid JSON: {e}") from None
+        raise DocumentError(f"scripted model file {path} is not valid JSON: {e}", "script_invalid") from None
     if not isinstance(items, list) or not items:
-        raise UsageError(f"scripted model file {path} must hold a non-empty JSON list of answers")
+        raise DocumentError(f"scripted model file {path} must hold a non-empty JSON list of answers",
+                            "script_invalid")
     out = []
     for i, item in enumerate(items, start=1):
         if isinstance(item, dict) and "program" in item:
@@ -177,7 +185,8 @@ def load_script(path: str) -> list:
         elif isinstance(item, dict):
             out.append(item)
         else:
-            raise UsageError(f"scripted model file {path}: answer {i} must be a program string or an object")
+            raise DocumentError(f"scripted model file {path}: answer {i} must be a program string or an object",
+                                "script_invalid")
     return out
 
 
@@ -283,17 +292,26 @@ class _SharedRecording:
 
 def build_router(model_specs, *, replay: str | None = None, record: str | None = None,
                  trace: Trace | None = None, default: str | None = None, max_calls: dict | None = None,
-                 max_tokens: int | None = None, env=None):
+                 max_tokens: int | None = None, env=None, provider_options: dict | None = None,
+                 alias_options: dict | None = None, text_protocol: bool = False, base_dir: str | None = None):
     """The ModelRouter for the command line's --model specs.
 
-    With `replay` every alias answers from that one file (no provider is
-    built, so no network or key is needed); with no --model at all the
-    single alias is "main".  With `record` each live provider is wrapped so
-    all aliases write one replay file.  `trace` logs requests and responses.
+    `model_specs` are `ALIAS=PROVIDER:MODEL` strings or (alias, ModelSpec)
+    pairs.  With `replay` every alias answers from that one file (no
+    provider is built, so no network or key is needed); with no --model at
+    all the single alias is "main".  With `record` each live provider is
+    wrapped so all aliases write one replay file.  `trace` logs requests and
+    responses.  `provider_options` (timeouts, retries, the run's deadline)
+    go to every HTTP provider, `alias_options[alias]` (temperature,
+    max_tokens, api_key, ...) to that alias's; `text_protocol` wraps each
+    provider in `ptclisp.textprotocol.TextProtocol`.  `base_dir` resolves
+    relative replay and script files (a project's directory).
+
+    A replay or script file that cannot be read is a UsageError naming the
+    file and the reason; one that breaks its format is a DocumentError.
     """
-    from ..providers import (ModelRouter, ModelSpec, ReplayLoadError, ReplayProvider, build_provider,
-                             parse_alias_spec)
-    specs = [parse_alias_spec(text) for text in model_specs]
+    from ..providers import ModelRouter, ModelSpec, ReplayLoadError, ReplayProvider, build_provider
+    specs = parse_models(model_specs)
     if not specs:
         if replay is None:
             raise UsageError("give at least one --model ALIAS=PROVIDER:MODEL (or --replay FILE)")
@@ -302,90 +320,230 @@ def build_router(model_specs, *, replay: str | None = None, record: str | None =
     for a in aliases:
         if aliases.count(a) > 1:
             raise UsageError(f"--model alias {a!r} is given twice")
-    try:
-        shared = ReplayProvider(replay) if replay is not None else None
-        recording = _SharedRecording(record) if record is not None else None
-        providers = {}
-        for alias, spec in specs:
-            if shared is not None:
-                provider = shared
-            else:
-                options = {"max_tokens": max_tokens} if max_tokens and spec.provider in ("openai", "anthropic") \
-                    else {}
-                scripts = {spec.model: load_script(spec.model)} if spec.provider == "scripted" else None
+
+    def where(path):
+        return path if base_dir is None or os.path.isabs(path) else os.path.join(base_dir, path)
+
+    shared = _replay_provider(where(replay), "--replay") if replay is not None else None
+    recording = _SharedRecording(record) if record is not None else None
+    providers = {}
+    for alias, spec in specs:
+        if shared is not None:
+            provider = shared
+        elif spec.provider == "replay":
+            provider = _replay_provider(where(spec.model), f"--model {alias}=replay:")
+        else:
+            options = {}
+            if spec.provider in ("openai", "anthropic"):
+                options.update(provider_options or {})
+                if max_tokens:
+                    options["max_tokens"] = max_tokens
+            options.update((alias_options or {}).get(alias, {}))
+            scripts = {spec.model: load_script(where(spec.model))} if spec.provider == "scripted" else None
+            try:
                 provider = build_provider(spec, env=env, scripts=scripts, **options)
-                if recording is not None:
-                    provider = recording.wrap(provider)
-            providers[alias] = _Traced(alias, provider, trace) if trace is not None else provider
-    except ReplayLoadError as e:
-        raise UsageError(str(e)) from None
+            except ReplayLoadError as e:
+                raise DocumentError(f"model {alias}: {e}", e.rule) from None
+            if recording is not None:
+                provider = recording.wrap(provider)
+        if text_protocol:
+            from ..textprotocol import TextProtocol
+            provider = TextProtocol(provider)
+        providers[alias] = _Traced(alias, provider, trace) if trace is not None else provider
     return ModelRouter(providers, default=default or aliases[0], max_calls=max_calls or None)
+
+
+def parse_models(model_specs) -> list:
+    """(alias, ModelSpec) pairs of `ALIAS=PROVIDER:MODEL` strings (pairs pass through)."""
+    from ..providers import parse_alias_spec
+    return [item if isinstance(item, tuple) else parse_alias_spec(item) for item in model_specs]
+
+
+def _replay_provider(path: str, what: str):
+    """A ReplayProvider for `path`: an unreadable file names the file and the OS reason (exit 2), a file
+    that breaks the fixture format names the file, line and rule (exit 3)."""
+    from ..providers import ReplayLoadError, ReplayProvider
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as e:
+        raise UsageError(f"cannot read {what}{' ' if what.startswith('--replay') else ''}{path}: "
+                         f"{e.strerror or e}") from None
+    try:
+        return ReplayProvider(path)
+    except ReplayLoadError as e:
+        raise DocumentError(f"{what}{' ' if what.startswith('--replay') else ''}{path}: {e}", e.rule) from None
+
+
+def load_schema(arg: str | None, what: str = "--schema") -> dict | None:
+    """The JSON Schema named by `arg` (file, @file or inline JSON), checked to be a valid schema.
+
+    Unreadable: UsageError; not JSON, not an object or not a valid JSON
+    Schema: DocumentError "--schema FILE is not a valid JSON Schema: ...".
+    """
+    if arg is None:
+        return None
+    import jsonschema
+    try:
+        schema = load_json(arg, what)
+    except UsageError as e:
+        if "is not valid JSON" in str(e) or "must hold a JSON object" in str(e):
+            raise DocumentError(str(e), "schema_invalid") from None
+        raise
+    name = "(inline)" if arg.lstrip().startswith("{") else arg
+    try:
+        jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator).check_schema(schema)
+    except jsonschema.SchemaError as e:
+        at = "/".join(str(p) for p in e.absolute_path)
+        raise DocumentError(f"{what} {name} is not a valid JSON Schema: {e.message}"
+                            + (f" (at /{at})" if at else ""), "schema_invalid") from None
+    return schema
 
 
 # ------------------------------------------------------------------ exit codes and output
 
-def exit_code(error) -> int:
-    """0 without error; 1 for a subject or provider failure; 2 for a host error."""
-    if error is None:
-        return EXIT_OK
-    if error.reason == "invalid_agent_config" or error.details.get("failure_kind") == "invalid-agent-config":
-        return EXIT_HOST
-    return EXIT_FAILED if error.reason in _SUBJECT_REASONS else EXIT_HOST
+def exit_code(error, *, deadline_hit: bool = False) -> int:
+    """The exit class of a run's error (`ptclisp.operate.exit_class`)."""
+    return operate.exit_class(error, deadline_hit=deadline_hit)
 
 
-def _error_record(err) -> dict | None:
+def error_record(err, result=None) -> dict | None:
+    """The `error` member of a --json record: kind, reason, message, details (and line/column when known)."""
     if err is None:
         return None
-    return {"kind": err.kind, "reason": err.reason, "message": err.message, "details": err.details}
+    rec = {"kind": err.kind, "reason": err.reason, "message": err.message, "details": err.details}
+    span = result.error.span if result is not None and result.error is not None else None
+    if span is not None:
+        rec["line"], rec["column"] = span.line, span.col
+    return rec
 
 
-def _print_error(err, prog: str) -> None:
-    print(f"{prog}: Error ({err.kind}/{err.reason}): {err.message}", file=sys.stderr)
-    if err.details:
-        write_json(sys.stderr, err.details)
+_error_record = error_record
 
 
-def _usage(msg: str, prog: str = "ptclisp agent") -> int:
-    print(f"{prog}: {msg}", file=sys.stderr)
-    return EXIT_HOST
+class RunKit:
+    """What one agent-running command assembled: the host, its traces, its prices and the clock.
+
+    `run(action, run_record)` evaluates `action()` with the --trace file's
+    run and outcome records around it and closes everything; `finish(...)`
+    then reports through `ptclisp.operate.finish` with the exit class (the
+    envelope's `usage` is the usage record of `ptclisp.trace.usage`, the
+    --json record names the --trace-dir run) and prints the one-line usage
+    summary on stderr.
+    """
+
+    def __init__(self, host, trace, started: float, writer=None, prices=None):
+        self.host, self.trace = host, trace
+        self.writer = writer            # the --trace-dir TraceWriter (None without it)
+        self.prices = prices            # the PriceBook behind the usage record's cost
+        self.started = started          # before the providers took their deadline from the clock
+
+    def run(self, action, run_record: dict):
+        return _traced(self.host, self.trace, run_record, action)
+
+    @property
+    def deadline_hit(self) -> bool:
+        """Has the run's overall time limit passed (so a provider timeout is the limit, exit 6)?"""
+        ms = self.host.limits.workflow_timeout_ms
+        return (time.monotonic() - self.started) * 1000 >= ms * 0.99
+
+    def trace_record(self) -> dict:
+        """{"trace": {"dir", "run_id"}} when the run was traced with --trace-dir, else {}."""
+        return _trace_record(self.writer)
+
+    def finish(self, prog: str, args, out, **kw) -> int:
+        code = operate.finish(prog, args, out, usage=usage_record(out.usage), deadline_hit=self.deadline_hit,
+                              **kw)
+        print_summary(prog, out.usage, self.writer)
+        return code
+
+
+def _trace_record(writer) -> dict:
+    run = writer.last_run if writer is not None else None
+    return {"trace": {"dir": writer.directory, "run_id": run.run_id}} if run is not None else {}
+
+
+def open_kit(args, make_host, *, env=None, command: str = "agent", project_prices=None):
+    """Check --output, read --env-file, open --trace and --trace-dir, price the models, and build the host
+    with `make_host(trace, env, writer, prices)` (it passes `writer` and `prices` to AgentHost as `trace=`
+    and `prices=`); raises UsageError / CommandFailure (the trace is closed again on failure).
+
+    `command` names the run in the trace directory; `project_prices` ({alias: {input, output, ...}}, a
+    project file's) come between the package's price table and --price.
+    """
+    started = time.monotonic()
+    operate.check_output_target(getattr(args, "output", None))
+    env = operate.environment(getattr(args, "env_file", None)) if env is None else env
+    prices = prices_from_args(args, project_prices)
+    writer = writer_from_args(args, command, env=env)
+    trace = Trace(args.trace, env) if getattr(args, "trace", None) else None
+    try:
+        host = make_host(trace, env, writer, prices)
+    except BaseException:
+        if trace is not None:
+            trace.close()
+        raise
+    return RunKit(host, trace, started, writer, prices)
+
+
+def setup_errors(exc: BaseException, prog: str = "ptclisp agent") -> Exception:
+    """A setup exception as UsageError / CommandFailure with one clear line (None: not ours to map).
+
+    An --mcp (or project [mcp]) server that cannot be started is NotReady (exit 4)."""
+    from ..mcp.cli import MCPStartError
+    from ..prelude import PreludeError
+    from ..providers import ModelSpecError
+    if isinstance(exc, (UsageError, CommandFailure)):
+        return exc
+    if isinstance(exc, MCPStartError):
+        return NotReady(str(exc), "mcp_start_failed")
+    if isinstance(exc, PreludeError):
+        return DocumentError(f"Error ({exc.kind}): {exc.message}" + (f" at {exc.span}" if exc.span else ""),
+                             exc.kind)
+    if isinstance(exc, ModelSpecError):
+        return UsageError(str(exc))
+    if isinstance(exc, (ValueError, TypeError)):
+        return UsageError(str(exc))
+    return None
 
 
 # ------------------------------------------------------------------ ptclisp agent
+
+PROG = "ptclisp agent"
+
 
 def cli_main(argv=None) -> int:
     """Run `ptclisp agent` with `argv` (without the program name); returns the exit code."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as e:         # --help (0) or a usage error argparse already printed (2)
-        return e.code if isinstance(e.code, int) else EXIT_HOST
+        return e.code if isinstance(e.code, int) else X.USAGE
     if args.task_text is not None:
         if args.task is not None or args.input is not None or args.eval is not None:
-            return _usage("give the task once: as TASK, --task, --input or --eval")
+            return operate.usage_failure(PROG, args, UsageError("give the task once: as TASK, --task, --input or "
+                                                                "--eval"))
         args.task = args.task_text
     if args.task is None and args.input is None and args.eval is None:
-        return _usage('give a TASK, e.g. ptclisp agent "Which region sold most?" --data orders.json --model ...')
-    from ..exitcodes import PROVIDER_NOT_READY
+        return operate.usage_failure(PROG, args, UsageError(
+            'give a TASK, e.g. ptclisp agent "Which region sold most?" --data orders.json --model ...'))
     from ..mcp.cli import MCPStartError, open_mcp_tools
     try:
         with open_mcp_tools(args) as mcp:
             return _run_agent(args, list(mcp))
-    except UsageError as e:
-        return _usage(str(e))
-    except MCPStartError as e:  # an --mcp server could not be started or listed
-        _usage(str(e))
-        return PROVIDER_NOT_READY
+    except (UsageError, MCPStartError) as e:    # a bad --mcp flag (2), a server that cannot start (4)
+        return operate.usage_failure(PROG, args, setup_errors(e))
 
 
 def _run_agent(args, mcp_tools) -> int:
-    trace = None
     try:
-        trace = Trace(args.trace) if args.trace else None
-        writer = writer_from_args(args, "agent")
-        host, entry_input = _setup(args, trace, mcp_tools, writer)
-    except (UsageError, ValueError, TypeError) as e:  # ModelSpecError, PreludeError, contract schema: ValueErrors
-        if trace is not None:
-            trace.close()
-        return _usage(str(e))
+        kit = open_kit(args, lambda trace, env, writer, prices: _setup(args, trace, env, mcp_tools, writer, prices))
+        entry_input = _input(args) if args.eval is None else None
+    except Exception as e:  # noqa: BLE001 - mapped to a class below, or re-raised as a bug
+        mapped = setup_errors(e)
+        if mapped is None:
+            raise
+        return operate.usage_failure(PROG, args, mapped)
+    host = kit.host
 
     def action():
         for replayed in _replay_files(args):
@@ -393,12 +551,9 @@ def _run_agent(args, mcp_tools) -> int:
                   file=sys.stderr)
         return host.eval(args.eval) if args.eval is not None else host.run_entry(args.entry, entry_input)
 
-    out = _traced(host, trace, {"task": args.task, "entry": args.entry if args.eval is None else None,
-                                "models": _describe_models(args), "replay": args.replay, "record": args.record},
-                  action)
-    code = _report(out, args.json, writer)
-    print_summary("ptclisp agent", out.usage, writer)
-    return code
+    out = kit.run(action, {"task": args.task, "entry": args.entry if args.eval is None else None,
+                           "models": _describe_models(args), "replay": args.replay, "record": args.record})
+    return _report(out, args, kit)
 
 
 def _traced(host, trace, run_record: dict, action):
@@ -419,32 +574,44 @@ def _traced(host, trace, run_record: dict, action):
 
 
 def _replay_files(args) -> list[str]:
-    from ..providers import parse_alias_spec
     if args.replay:
         return [args.replay]
-    return sorted({spec.model for _, spec in map(parse_alias_spec, args.model) if spec.provider == "replay"})
+    return sorted({spec.model for _, spec in parse_models(args.model) if spec.provider == "replay"})
 
 
 def _describe_models(args) -> dict:
-    from ..providers import parse_alias_spec
-    return {alias: str(spec) for alias, spec in map(parse_alias_spec, args.model)} or {"main": "replay"}
+    try:
+        return {alias: str(spec) for alias, spec in parse_models(args.model)} or {"main": "replay"}
+    except ValueError:
+        return {}
 
 
-def _setup(args, trace, mcp_tools=(), writer=None, project_prices=None):
+def _components(paths, what: str) -> list:
+    """Prelude files as loader Components named by their path, so a broken one is named in its error."""
+    from ..prelude import Component
+    return [Component(_read(p, what), p) for p in paths]
+
+
+def _setup(args, trace, env=None, mcp_tools=(), writer=None, prices=None):
     from .host import AgentHost
+    from .limits import AgentLimits
     from .mission import Mission
-    prices = prices_from_args(args, project_prices)
     data = _data(args.data)
     mission = Mission(data=data or {}, capabilities=mission_capabilities(args.tools) + list(mcp_tools),
-                      preludes=[_read(p, "--prelude") for p in args.prelude])
+                      preludes=_components(args.prelude, "--prelude"))
+    if args.replay is None:
+        operate.check_credentials(dict(parse_models(args.model)), env if env is not None else os.environ)
     router = build_router(args.model, replay=args.replay, record=args.record, trace=trace,
                           default=args.default_model, max_calls=_pairs(args.max_calls, "--max-calls", int),
-                          max_tokens=args.max_tokens)
-    replace = {k: _read(v, "--replace") for k, v in _pairs(args.replace, "--replace").items()}
-    host = AgentHost(router, {"default": mission}, workflow=[_read(p, "--workflow") for p in args.workflow],
-                     replace=replace, result_schema=load_json(args.schema, "--schema"),
+                          max_tokens=args.max_tokens, env=env,
+                          provider_options=operate.provider_options(args, timeout_ms=args.timeout_ms),
+                          text_protocol=args.text_protocol)
+    from ..prelude import Component
+    replace = {k: Component(_read(v, "--replace"), v) for k, v in _pairs(args.replace, "--replace").items()}
+    limits = AgentLimits(workflow_timeout_ms=args.timeout_ms) if args.timeout_ms else None
+    return AgentHost(router, {"default": mission}, workflow=_components(args.workflow, "--workflow"),
+                     replace=replace, result_schema=load_schema(args.schema, "--schema"), limits=limits,
                      on_event=trace.write if trace is not None else None, trace=writer, prices=prices)
-    return host, (_input(args) if args.eval is None else None)
 
 
 def _data(path: str | None):
@@ -462,63 +629,81 @@ def _input(args) -> dict:
     return {"task": args.task, "agent": cfg}
 
 
-def _trace_record(writer) -> dict:
-    """{"trace": {"dir", "run_id"}} when the run was traced with --trace-dir, else {}."""
-    run = writer.last_run if writer is not None else None
-    return {"trace": {"dir": writer.directory, "run_id": run.run_id}} if run is not None else {}
+def _report(out, args, kit: RunKit) -> int:
+    def print_text(show_value):
+        if show_value:
+            write_json(sys.stdout, out.value, indent=2)     # nil is JSON null
 
+    def record(err, code):
+        return {"ok": err is None, "value": out.value if err is None else None, "error": error_record(err),
+                "usage": out.usage, "exit_code": code, **kit.trace_record()}
 
-def _report(out, as_json: bool, writer=None) -> int:
-    err = out.json_error                    # a value with no JSON form is an error here, never a null
-    if as_json:
-        write_json(sys.stdout, {"ok": err is None, "value": out.value if err is None else None,
-                                "error": _error_record(err), "usage": out.usage, **_trace_record(writer)})
-    elif err is None:
-        if out.value is None:
-            print("nil")
-        else:
-            write_json(sys.stdout, out.value, indent=2)
-    if err is not None:
-        _print_error(err, "ptclisp agent")
-    return exit_code(err)
+    return kit.finish(PROG, args, out, print_text=print_text, record=record)
 
 
 # ------------------------------------------------------------------ ptclisp run FILE --model ...
 
+#: The flags of an agent run that `run_workflow_file` takes from `opts` (with these defaults).
+_RUN_DEFAULTS = (("envelope", False), ("output", None), ("retries", operate.DEFAULT_RETRIES),
+                 ("provider_timeout", operate.DEFAULT_PROVIDER_TIMEOUT_S), ("timeout_ms", None),
+                 ("env_file", None), ("text_protocol", False), ("trace_dir", None), ("inspect", False),
+                 ("price", ()))
+
+
 def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, record=None, trace_path=None,
-                      data=None, tool_specs=(), preludes=(), as_json: bool = False, mcp_tools=(), trace_dir=None,
-                      inspect: bool = False, prices=(), project_prices=None) -> int:
-    """Run a workflow program (e.g. one calling agent.core/run-value) with models; returns the exit code.
+                      data=None, tool_specs=(), preludes=(), as_json: bool = False, opts=None,
+                      mcp_tools=()) -> int:
+    """Run a workflow program (e.g. one calling agent.core/run-value) with models; returns the exit class.
 
     `data` becomes both the program's data/<name> and the default mission's
     data; `tool_specs` are granted to the default mission (the model's
-    programs), `preludes` are attached to the workflow after the agent
-    library; `mcp_tools` (ptclisp.Tool objects of --mcp servers) go to the
-    default mission too.  Prints the program's prints, then its value (or the error),
-    then a one-line usage summary on stderr.  `trace_dir`/`inspect` write the
-    run's trace directory, `prices` are --price texts, `project_prices`
-    {alias: {input, output, ...}} (a project file's).
+    programs), and so are `mcp_tools` (ptclisp.Tool objects of --mcp
+    servers); `preludes` are attached to the workflow after the agent
+    library.  `opts` carries the operation flags (--envelope, --output,
+    --retries, --provider-timeout, --timeout-ms, --env-file, --text-protocol)
+    and the observability flags (--trace-dir, --inspect, --price).
+    Prints the program's prints, then its value (or the error), then a
+    one-line usage summary on stderr.
     """
-    from .. import api
-    from ..convert import from_python
     from .host import AgentHost
+    from .limits import AgentLimits
     from .mission import Mission
     prog = "ptclisp run"
-    trace = None
-    flags = argparse.Namespace(trace_dir=trace_dir, inspect=inspect, price=list(prices or ()))
-    try:
-        trace = Trace(trace_path) if trace_path else None
-        writer = writer_from_args(flags, "run")
-        price_table = prices_from_args(flags, project_prices)
-        router = build_router(list(models), replay=replay, record=record, trace=trace)
+    args = argparse.Namespace(**vars(opts)) if opts is not None else argparse.Namespace()
+    for name, default in _RUN_DEFAULTS:
+        if getattr(args, name, None) is None:
+            setattr(args, name, default)
+    args.trace, args.json = trace_path, as_json
+
+    def make_host(trace, env, writer, prices):
+        if replay is None:
+            operate.check_credentials(dict(parse_models(models)), env)
+        router = build_router(list(models), replay=replay, record=record, trace=trace, env=env,
+                              provider_options=operate.provider_options(args, timeout_ms=args.timeout_ms),
+                              text_protocol=args.text_protocol)
         mission = Mission(data=data or {}, capabilities=mission_capabilities(tool_specs) + list(mcp_tools))
-        host = AgentHost(router, {"default": mission}, workflow=[_read(p, "--prelude") for p in preludes],
-                         on_event=trace.write if trace is not None else None, trace=writer,
-                         prices=price_table)
-    except (UsageError, ValueError, TypeError) as e:
-        if trace is not None:
-            trace.close()
-        return _usage(str(e), prog)
+        limits = AgentLimits(workflow_timeout_ms=args.timeout_ms) if args.timeout_ms else None
+        return AgentHost(router, {"default": mission}, workflow=_components(preludes, "--prelude"), limits=limits,
+                         on_event=trace.write if trace is not None else None, trace=writer, prices=prices)
+
+    try:
+        kit = open_kit(args, make_host, command="run")
+    except Exception as e:  # noqa: BLE001 - mapped to a class below, or re-raised as a bug
+        mapped = setup_errors(e, prog)
+        if mapped is None:
+            raise
+        return operate.usage_failure(prog, args, mapped)
+    return run_workflow_source(kit, args, source, source_name, data,
+                               {"file": source_name, "models": list(models), "replay": replay, "record": record})
+
+
+def run_workflow_source(kit: RunKit, args, source: str, source_name: str, data, run_record: dict,
+                        prog: str = "ptclisp run") -> int:
+    """Evaluate a workflow program in `kit`'s host and report it like `ptclisp run FILE` (prints, then the
+    value in Lisp form; --json: the run record of `ptclisp.operate.run_record`, with the --trace-dir run)."""
+    from .. import api
+    from ..convert import from_python
+    host = kit.host
 
     def action():
         session = host.session()
@@ -526,25 +711,25 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
             session.env.context = from_python(data)
         return session.eval(source)
 
-    out = _traced(host, trace, {"file": source_name, "models": list(models), "replay": replay, "record": record},
-                  action)
-    if as_json:
-        err = out.json_error
-        write_json(sys.stdout, {"ok": err is None, "value": out.value if err is None else None,
-                                "prints": out.prints, "error": _error_record(err), "usage": out.usage,
-                                **_trace_record(writer)})
-    else:
-        err = out.error                     # the value is printed in Lisp form: it needs no JSON form
+    out = kit.run(action, run_record)
+
+    def print_text(show_value):
         for line in out.prints:
             print(line)
-        if out.ok:
+        if show_value:
             print(api.pr_str(out.raw))
-    if err is not None:
+
+    def record(err, code):
         res = out.result
-        span = res.error.span if res is not None and res.error is not None else None
-        where = f"{source_name}:{span.line}:{span.col}: " if span else f"{source_name}: "
-        print(f"{where}Error ({err.kind}/{err.reason}): {err.message}", file=sys.stderr)
-        if err.details:
-            write_json(sys.stderr, err.details)
-    print_summary(prog, out.usage, writer)
-    return exit_code(err)
+        status = res.status if res is not None else ("ok" if err is None else "error")
+        if err is not None and status in ("ok", "returned"):
+            status = "error"                        # a value with no JSON form
+        value = out.value if err is None else (operate.json_value(out.raw) if status == "failed" else None)
+        return {**operate.run_record(status=status, value=value, prints=out.prints, error=error_record(err, res),
+                                     duration_ms=res.duration_ms if res is not None else None, usage=out.usage,
+                                     exit_code=code), **kit.trace_record()}
+
+    res = out.result
+    span = res.error.span if res is not None and res.error is not None else None
+    where = f"{source_name}:{span.line}:{span.col}: " if span else f"{source_name}: "
+    return kit.finish(prog, args, out, print_text=print_text, record=record, where=where, lisp_text=True)

@@ -4,8 +4,9 @@ Owns `model_context(session)`: the deterministic JSON document (schema
 version 2) that `agent.prompt/render` turns into the "Available API"
 section.  It lists the prompt-visible exports of the mission's preludes,
 the mission's capabilities (with a call form that spells out the required
-arguments) and one entry per data name carrying only the top-level kind of
-the value, never the value.  Type nodes are built from prelude signatures
+arguments), one entry per data name carrying the shape of the value (its
+keys and types, sampled and bounded: `type_of_data`), never the value, and,
+when the application gave one, the type of the result it requires.  Type nodes are built from prelude signatures
 (`ptclisp.contract.Type`) and from JSON Schemas.  Imports nothing from the
 evaluator; it reads the session's attached export tables.
 """
@@ -82,8 +83,27 @@ def type_from_schema(schema, depth: int = 0) -> dict:
     return node
 
 
-def type_of_data(value) -> dict:
-    """The top-level kind of a data value (never the value, never its inner structure)."""
+#: Bounds of a data shape: nesting, fields listed per object, items sampled per array, nodes in all.
+SHAPE_DEPTH = 4
+SHAPE_FIELDS = 24
+SHAPE_SAMPLE = 20
+SHAPE_NODES = 160
+SHAPE_KEY_CHARS = 64
+
+
+def type_of_data(value, depth: int = 0, budget: list | None = None) -> dict:
+    """The shape of a data value: its kind and, for collections, keys and types (never a value).
+
+    Objects list their keys (at most SHAPE_FIELDS, each key at most
+    SHAPE_KEY_CHARS characters) with the type of each; arrays show the type
+    of their items, merged over the first SHAPE_SAMPLE of them (a key
+    missing from some sampled items is optional, a null makes a type
+    nullable, kinds that differ give :any).  Nesting stops at SHAPE_DEPTH
+    and the whole shape at SHAPE_NODES nodes; past either, a collection is
+    described by its kind alone.
+    """
+    budget = [SHAPE_NODES] if budget is None else budget
+    budget[0] -= 1
     if value is None:
         return {"kind": "nil", "nullable": True}
     if isinstance(value, bool):
@@ -94,11 +114,58 @@ def type_of_data(value) -> dict:
         return {"kind": "number", "nullable": False}
     if isinstance(value, str):
         return {"kind": "string", "nullable": False}
+    deeper = depth < SHAPE_DEPTH and budget[0] > 0
     if isinstance(value, (list, tuple)):
-        return {"kind": "array", "nullable": False, "items": {"kind": "any", "nullable": True}}
+        items = {"kind": "any", "nullable": True}
+        if deeper and value:
+            sampled = []
+            for v in value[:SHAPE_SAMPLE]:
+                t = type_of_data(v, depth + 1, budget)
+                if budget[0] < 0 and sampled:
+                    break               # this item was cut short by the budget: merging it would mislead
+                sampled.append(t)
+                if budget[0] <= 0:
+                    break
+            items = _merge_types(sampled)
+        return {"kind": "array", "nullable": False, "items": items}
     if isinstance(value, dict):
-        return {"kind": "object", "nullable": False, "closed": False, "fields": []}
+        fields = []
+        if deeper:
+            for k, v in list(value.items())[:SHAPE_FIELDS]:
+                if not isinstance(k, str) or len(k) > SHAPE_KEY_CHARS or budget[0] <= 0:
+                    continue
+                fields.append({"name": k, "required": True, "type": type_of_data(v, depth + 1, budget)})
+        return {"kind": "object", "nullable": False, "closed": False, "fields": fields}
     return {"kind": "any", "nullable": True}
+
+
+def _merge_types(types: list) -> dict:
+    """One type node for values of the given types (see `type_of_data`)."""
+    nullable = any(t["kind"] == "nil" for t in types)
+    present = [t for t in types if t["kind"] != "nil"]
+    if not present:
+        return {"kind": "nil", "nullable": True}
+    kinds = {t["kind"] for t in present}
+    if kinds == {"integer", "number"}:
+        kinds = {"number"}
+    if len(kinds) != 1:
+        return {"kind": "any", "nullable": True}
+    kind = kinds.pop()
+    if kind == "object":
+        order, seen, by_name = [], {}, {}
+        for t in present:
+            for f in t["fields"]:
+                if f["name"] not in by_name:
+                    order.append(f["name"])
+                    by_name[f["name"]] = []
+                by_name[f["name"]].append(f["type"])
+                seen[f["name"]] = seen.get(f["name"], 0) + 1
+        fields = [{"name": n, "required": seen[n] == len(present), "type": _merge_types(by_name[n])}
+                  for n in order[:SHAPE_FIELDS]]
+        return {"kind": "object", "nullable": nullable, "closed": False, "fields": fields}
+    if kind == "array":
+        return {"kind": "array", "nullable": nullable, "items": _merge_types([t["items"] for t in present])}
+    return {"kind": kind, "nullable": nullable or any(t.get("nullable") for t in present)}
 
 
 # ------------------------------------------------------------------ entries
@@ -159,8 +226,12 @@ def _data_entries(data: dict) -> list:
     return out
 
 
-def model_context(session) -> str:
-    """The deterministic JSON text of a mission session's model context."""
+def model_context(session, result_schema: dict | None = None) -> str:
+    """The deterministic JSON text of a mission session's model context.
+
+    With the application's `result_schema` the document also carries
+    `result`: the type node of the value the task must return.
+    """
     namespaces, entries = _export_entries(session.env)
     entries += [_capability_entry(c) for c in session.tools.caps.values()]
     entries += _data_entries(session.mission.data)
@@ -168,4 +239,6 @@ def model_context(session) -> str:
     doc = {"schema_version": SCHEMA_VERSION, "namespaces": namespaces, "entries": entries,
            "limits": {"evaluation_timeout_ms": session.limits.evaluation_timeout_ms,
                       "mission_capability_calls": session.limits.mission_capability_calls}}
+    if isinstance(result_schema, dict):
+        doc["result"] = type_from_schema(result_schema)
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))

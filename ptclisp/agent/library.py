@@ -61,7 +61,8 @@ def closure(select) -> list[str]:
 
 
 def components(select=("agent.main",), replace: dict | None = None) -> list[Component]:
-    """Loader components for the closure of `select`; `replace` maps an id to replacement source.
+    """Loader components for the closure of `select`; `replace` maps an id to replacement source
+    (text, or a `Component` whose origin, e.g. the file name, errors then name).
 
     A replacement keeps the component's id and dependency list; only the source changes.
     """
@@ -72,7 +73,8 @@ def components(select=("agent.main",), replace: dict | None = None) -> list[Comp
     out = []
     for cid in closure(list(select)):
         if cid in replace:
-            src, origin = replace[cid], f"<replacement of {cid}>"
+            r = replace[cid]
+            src, origin = (r.source, r.origin) if isinstance(r, Component) else (r, f"<replacement of {cid}>")
         else:
             src, origin = shipped_source(cid), f"ptclisp.preludes/{cid}.clj"
         out.append(Component(src, origin, SHIPPED[cid]))

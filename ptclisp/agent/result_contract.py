@@ -46,9 +46,10 @@ class ResultContract:
         details["json_value"] = True
         errors = sorted(self._validator.iter_errors(brief_ints(candidate)),  # messages show no huge digits
                         key=lambda e: (len(e.absolute_path), e.validator))
-        violations = [self._violation(e) for e in _leaves(errors)[:MAX_VIOLATIONS]]
-        if len(errors) > MAX_VIOLATIONS:
+        violations = _once([self._violation(e) for e in _leaves(errors)])
+        if len(violations) > MAX_VIOLATIONS:
             details["violations_truncated"] = True
+            violations = violations[:MAX_VIOLATIONS]
         details["violations"] = violations
         return {"valid?": not errors, "details": details}
 
@@ -72,6 +73,19 @@ class ResultContract:
             out["expected"] = "one of the values the schema lists" if e.validator == "enum" else \
                 "the value the schema fixes"
         return out
+
+
+def _once(violations: list[dict]) -> list[dict]:
+    """Each violation once, in order: two errors that read the same (the same rule at the same safe path,
+    e.g. at two undeclared keys both shown as "*", or one reached through two schema branches) are one."""
+    import json
+    seen, out = set(), []
+    for v in violations:
+        key = json.dumps(v, sort_keys=True, default=str)
+        if key not in seen:
+            seen.add(key)
+            out.append(v)
+    return out
 
 
 def _leaves(errors: list) -> list:

@@ -23,7 +23,7 @@ import logging
 from ..cli_common import UsageError
 from .client import MCPServerSpec, MCPStartError, MCPTools, parse_mcp_arg
 
-__all__ = ["add_mcp_flags", "open_mcp_tools", "specs_from_args", "MCPStartError"]
+__all__ = ["add_mcp_flags", "open_mcp_tools", "specs_from_args", "quiet_sdk_log", "MCPStartError"]
 
 
 def add_mcp_flags(parser) -> None:
@@ -126,12 +126,19 @@ def open_mcp_tools(args):
     if not specs:
         yield _Opened(None)
         return
+    with quiet_sdk_log(), MCPTools(specs, connect_timeout_s=getattr(args, "mcp_connect_timeout", 30.0)) as mcp:
+        yield _Opened(mcp)
+
+
+@contextlib.contextmanager
+def quiet_sdk_log():
+    """Keep the MCP SDK's log records off the command's stderr for the block (failures reach the user as
+    one-line errors instead)."""
     log = logging.getLogger("mcp")
     saved = (log.propagate, list(log.handlers))
     log.propagate = False
     log.handlers = [logging.NullHandler()]
     try:
-        with MCPTools(specs, connect_timeout_s=getattr(args, "mcp_connect_timeout", 30.0)) as mcp:
-            yield _Opened(mcp)
+        yield
     finally:
         log.propagate, log.handlers = saved[0], saved[1]

@@ -12,9 +12,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import random
 import re
 import time
 from typing import Mapping
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -108,6 +110,16 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
     return None
 
 
+def _host(url: str) -> str:
+    """The host (and port) of `url`, without user info: what an error may name."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or "?"
+        return f"{host}:{parts.port}" if parts.port else host
+    except ValueError:
+        return "?"
+
+
 class HttpProvider:
     """Base of the HTTP adapters: one httpx client, JSON in, JSON object out, typed failures.
 
@@ -115,8 +127,11 @@ class HttpProvider:
     `_post_json(path, body)`.  `timeout_s` bounds one exchange,
     `connect_timeout_s` the connection; `max_response_bytes` the body.
     `max_retries` (default 0) re-sends a request after a *retryable*
-    failure, waiting `Retry-After` or `backoff_s * 2**attempt` (at most
-    MAX_BACKOFF_S); a successful answer, truncated or not, is never re-sent.
+    failure, waiting `Retry-After` or `backoff_s * 2**attempt` scaled by a
+    random jitter factor in [0.5, 1] (at most MAX_BACKOFF_S); a successful
+    answer, truncated or not, is never re-sent. `deadline` (a
+    `time.monotonic()` value) bounds all of it: no attempt starts, and no
+    wait lasts, past it, and each attempt's timeout shrinks to what is left.
     """
 
     kind = "http"
@@ -125,7 +140,8 @@ class HttpProvider:
     def __init__(self, *, model: str, base_url: str, api_key: str | Secret | None,
                  timeout_s: float = DEFAULT_TIMEOUT_S, connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
                  max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, max_retries: int = 0,
-                 backoff_s: float = 1.0, sleep=time.sleep, http_client: httpx.Client | None = None):
+                 backoff_s: float = 1.0, sleep=time.sleep, http_client: httpx.Client | None = None,
+                 deadline: float | None = None):
         if not isinstance(model, str) or not model:
             raise ValueError(f"{self.label}: model must be a non-empty string")
         if not re.match(r"^https?://", base_url or ""):
@@ -138,6 +154,7 @@ class HttpProvider:
         self.max_response_bytes = int(max_response_bytes)
         self.max_retries = int(max_retries)
         self.backoff_s = float(backoff_s)
+        self.deadline = deadline
         self._sleep = sleep
         timeout = httpx.Timeout(self.timeout_s, connect=min(float(connect_timeout_s), self.timeout_s))
         self._client = http_client or httpx.Client(timeout=timeout, follow_redirects=False)
@@ -182,10 +199,20 @@ class HttpProvider:
             except ProviderError as e:
                 if not e.retryable or attempt >= self.max_retries:
                     raise
-                wait = e.retry_after_s if e.retry_after_s is not None else self.backoff_s * 2 ** attempt
+                if e.retry_after_s is not None:
+                    wait = e.retry_after_s
+                else:
+                    wait = self.backoff_s * 2 ** attempt * random.uniform(0.5, 1.0)
+                wait = min(wait, MAX_BACKOFF_S)
+                left = self._time_left()
+                if left is not None and wait >= left:
+                    raise                         # the run's deadline comes first: no retry can finish
                 log.debug("%s: %s, retrying (attempt %d)", self.kind, e.reason, attempt + 1)
-                self._sleep(min(wait, MAX_BACKOFF_S))
+                self._sleep(wait)
                 attempt += 1
+
+    def _time_left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
 
     def _post_once(self, path: str, body: dict) -> dict:
         url = self.base_url + path
@@ -193,18 +220,27 @@ class HttpProvider:
         headers = self._headers()
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
         started = time.monotonic()
+        limit = self.timeout_s
+        left = self._time_left()
+        if left is not None:
+            if left <= 0:
+                raise ProviderError("timeout", f"the run's deadline passed before {self.label} at "
+                                               f"{_host(url)} was called", retryable=False)
+            limit = min(limit, left)
         try:
-            with self._client.stream("POST", url, headers=headers, content=payload) as resp:
+            with self._client.stream("POST", url, headers=headers, content=payload,
+                                     timeout=httpx.Timeout(limit, connect=min(limit, 10.0))
+                                     if limit < self.timeout_s else httpx.USE_CLIENT_DEFAULT) as resp:
                 status = resp.status_code
                 if not 200 <= status < 300:
                     peek = self._read(resp, _ERROR_PEEK_BYTES, started, truncate=True)
-                    err = classify_status(status, peek, resp.headers, self.label)
+                    err = classify_status(status, peek, resp.headers, f"{self.label} at {_host(url)}")
                     raise ProviderError(err.reason, self._safe(err.details), err.retryable,
                                         retry_after_s=err.retry_after_s)
                 raw = self._read(resp, self.max_response_bytes, started)
         except httpx.TimeoutException:
             raise ProviderError("timeout", f"{self.label} at {endpoint} did not answer within "
-                                           f"{self.timeout_s:g}s") from None
+                                           f"{limit:g}s") from None
         except httpx.HTTPError as e:
             raise ProviderError("transport_error", f"could not reach {self.label} at {endpoint} "
                                                    f"({type(e).__name__})") from None
@@ -228,6 +264,7 @@ class HttpProvider:
                     break
                 raise ProviderError("invalid_result", f"{self.label} answer exceeds {cap} bytes")
             chunks.append(chunk)
-            if time.monotonic() - started > self.timeout_s:
+            if time.monotonic() - started > self.timeout_s or (self.deadline is not None
+                                                                 and time.monotonic() > self.deadline):
                 raise httpx.ReadTimeout("overall deadline")
         return b"".join(chunks)

@@ -47,15 +47,28 @@ class SetupError(Exception):
 
 @attrs.define
 class ReplConfig:
+    """What a REPL session is built from.
+
+    `session_factory` (optional) builds the session instead of preludes/data/
+    tools/limits: any object with `eval(source) -> ptclisp.Result` and an
+    evaluator `env` (e.g. a project mission's environment). `commands` adds
+    meta-commands: name -> (help text, fn(arg) -> text to show).
+    """
+
     preludes: list = attrs.Factory(list)
     data: dict | None = None
     tools: object = None
     limits: Limits = attrs.Factory(Limits)
     preview_chars: int = 2048
+    session_factory: object = None
+    commands: dict = attrs.Factory(dict)
+    banner: str | None = None
 
 
 def new_session(config: ReplConfig) -> api.Session:
     """A Session for `config`; every way it can fail becomes a SetupError with a readable message."""
+    if config.session_factory is not None:
+        return config.session_factory()
     try:
         return api.Session(context=config.data, tools=config.tools, limits=config.limits,
                            preludes=config.preludes or None)
@@ -104,6 +117,9 @@ class Repl:
         text = strip_bom(text)
         if not text.strip():
             return []
+        word, _, arg = text.strip().partition(" ")
+        if word in self.config.commands:
+            return [("info", line) for line in str(self.config.commands[word][1](arg.strip())).split("\n")]
         if is_meta(text):
             return self.meta(text.strip())
         return self.evaluate(text, filename=filename, first_line=first_line)
@@ -191,6 +207,7 @@ class Repl:
     def help_lines(self) -> list[Line]:
         out: list[Line] = [("info", "Commands:")]
         out += [("info", f"  {name:<12} {what}") for name, what in META_HELP]
+        out += [("info", f"  {name:<12} {what}") for name, (what, _) in self.config.commands.items()]
         out += [("info", "Keys:"),
                 ("info", "  Enter        evaluate when the brackets balance, else start a new line"),
                 ("info", "  Alt-Enter    always start a new line (Esc then Enter also works)"),

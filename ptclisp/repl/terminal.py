@@ -137,6 +137,8 @@ class Terminal:
         from .. import __version__ as version
         env = self.repl.session.env
         lines = [("info", f"PTC-Lisp {version} REPL. :help for commands, Ctrl-D to quit.")]
+        if self.repl.config.banner:
+            lines.append(("info", self.repl.config.banner))
         if discovery_hint():
             lines.append(("info", discovery_hint().strip()))
         parts = []

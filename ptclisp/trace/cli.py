@@ -38,15 +38,19 @@ def check_prices(texts) -> None:
         parse_price(text)
 
 
-def writer_from_args(args, command: str) -> TraceWriter | None:
-    """The TraceWriter that --trace-dir asks for (None without it); ValueError for a bad combination."""
+def writer_from_args(args, command: str, *, env=None) -> TraceWriter | None:
+    """The TraceWriter that --trace-dir asks for (None without it); ValueError for a bad combination.
+
+    `env` is where the credentials to redact are looked up (default os.environ; a command with
+    --env-file passes the environment its providers see)."""
     directory = getattr(args, "trace_dir", None)
     if getattr(args, "inspect", False) and not directory:
         raise ValueError("--inspect needs --trace-dir DIR (private evidence is kept beside the trace)")
     if not directory:
         return None
     try:
-        return TraceWriter(directory, inspect=bool(getattr(args, "inspect", False)), meta={"command": command})
+        return TraceWriter(directory, inspect=bool(getattr(args, "inspect", False)), env=env,
+                           meta={"command": command})
     except OSError as e:
         raise ValueError(f"cannot write --trace-dir {directory}: {e.strerror or e}") from None
 

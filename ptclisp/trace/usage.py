@@ -2,7 +2,8 @@
 
 Owns `UsageMeter`: `record(alias, model, tokens, provider_kind)` for every
 model call that came back with an answer, and `snapshot(prices)` -> the usage
-record shared by `AgentOutcome.usage`, `--json`, the trace and `--envelope`::
+record shared by `AgentOutcome.usage`, `--json`, the trace and `--envelope`
+(`usage_record(usage)` takes it out of a map that holds more)::
 
     {"calls": n, "input_tokens": n, "output_tokens": n, "cached_tokens": n,
      "unreported_calls": n, "cost_usd": float | None,
@@ -125,6 +126,14 @@ def _add(rec: dict, b: _Bucket, cost: float | None) -> None:
     rec["unreported_calls"] += b.unreported
     if rec["cost_usd"] is not None:
         rec["cost_usd"] = None if cost is None else rec["cost_usd"] + cost
+
+
+def usage_record(usage) -> dict | None:
+    """The usage record alone (counts, cost_usd, by_alias, by_model) of a usage map that may carry more
+    (`AgentOutcome.usage` also holds the run's counters); None when `usage` holds no record."""
+    if not isinstance(usage, dict) or "calls" not in usage:
+        return None
+    return {k: usage[k] for k in (*_COUNTS, "cost_usd", "by_alias", "by_model") if k in usage}
 
 
 def empty_usage() -> dict:

@@ -110,14 +110,14 @@ NO_MATCH = '{"schema_version":1,"request_hash":"sha256:' + "0" * 64 + '","respon
     (['(return {"answer" "no"})'], ["--max-turns", "1", "--schema", "schema.json"], "result_contract_failed"),
     (None, [], "llm_provider_failed"),                                  # the replay file lacks the request
 ])
-def test_subject_and_provider_failures_exit_1(work, capsys, answers, extra, reason):
+def test_subject_and_provider_failures_exit_5(work, capsys, answers, extra, reason):
     if answers is None:
         (work / "r.jsonl").write_text(NO_MATCH)
         model = "m=replay:r.jsonl"
     else:
         model = script(work / "s.json", *answers)
     code = cli_main(["t", "--model", model, "--json", *extra])
-    assert code == 1
+    assert code == 5                                         # the run failed (exit classes: ptclisp.exitcodes)
     assert json.loads(capsys.readouterr().out)["error"]["reason"] == reason
 
 
@@ -130,8 +130,8 @@ def test_schema_is_the_result_contract(work, capsys):
 @pytest.mark.parametrize("argv,message", [
     (["t"], "--model"),                                                   # no model at all
     (["t", "--model", "m=nope:x"], "unknown provider"),
-    (["t", "--model", "m=replay:missing.jsonl"], "replay_file_unreadable"),
-    (["t", "--replay", "missing.jsonl"], "replay_file_unreadable"),
+    (["t", "--model", "m=replay:missing.jsonl"], "cannot read --model m=replay:missing.jsonl: No such file"),
+    (["t", "--replay", "missing.jsonl"], "cannot read --replay missing.jsonl: No such file or directory"),
     (["t", "--replay", "a.jsonl", "--record", "b.jsonl"], "not allowed with"),
     (["t", "--model", "m=scripted:missing.json"], "cannot read"),
     (["t", "--model", "m=scripted:s.json", "--data", "missing.json"], "cannot read --data"),
@@ -163,7 +163,7 @@ def test_record_then_replay_without_the_model(work, capsys):
     assert cli_main([TASK, "--replay", "rec.jsonl"]) == 0            # no --model: one alias, "main"
     assert json.loads(capsys.readouterr().out) == 42
     # a request the file does not hold is a not_found provider failure
-    assert cli_main(["A different task.", "--replay", "rec.jsonl"]) == 1
+    assert cli_main(["A different task.", "--replay", "rec.jsonl"]) == 5
     err = capsys.readouterr().err
     assert "llm_provider_failed" in err and "not_found" in err and "request_hash" in err
 
@@ -264,10 +264,13 @@ def test_run_a_workflow_file_with_a_model(work, capsys):
 def test_run_workflow_exit_codes(work, capsys):
     (work / "agent.clj").write_text(WORKFLOW)
     model = script(work / "s.json", "(+ 1 1)", "(+ 2 2)")
-    assert main(["run", "agent.clj", "--model", model]) == 1                  # turn limit: the subject failed
+    assert main(["run", "agent.clj", "--model", model]) == 5                  # turn limit: the agent failed
     assert "runtime_limit_exceeded" in capsys.readouterr().err
     (work / "bad.clj").write_text("(+ 1 :x)")
-    assert main(["run", "bad.clj", "--model", model]) == 2                    # an error in the workflow code
+    assert main(["run", "bad.clj", "--model", model]) == 5                    # an error in the workflow: it failed
+    assert "bad.clj:1:1: Error (workflow_failed/type_error)" in capsys.readouterr().err
+    (work / "broken.clj").write_text("(+ 1")
+    assert main(["run", "broken.clj", "--model", model]) == 3                 # unreadable source: invalid document
     assert main(["run", "agent.clj", "--trace", "t.jsonl"]) == 2              # --trace alone names no model
     assert main(["run", "agent.clj", "--model", "m=nope:x"]) == 2
     assert "--trace needs a model" in capsys.readouterr().err
@@ -308,12 +311,19 @@ def test_example_workflow_file_runs_from_the_same_replay(capsys, monkeypatch):
 
 
 def test_example_recording_is_reproducible_from_its_script(tmp_path, monkeypatch, capsys):
-    """Re-recording from the shipped script gives the shipped replay file, byte for byte."""
+    """Re-recording both forms from the shipped script gives the shipped replay file, byte for byte.
+
+    The agent command shows the model the result schema, the workflow form has none, so their first
+    requests differ and the file holds both recordings (examples/agent/README.md).
+    """
     monkeypatch.chdir(ROOT)
     argv = _readme_first_command()
     i = argv.index("--replay")
     out = tmp_path / "again.jsonl"
-    argv[i:i + 2] = ["--model", "main=scripted:examples/agent/orders_agent.script.json", "--record", str(out)]
+    scripted = "main=scripted:examples/agent/orders_agent.script.json"
+    argv[i:i + 2] = ["--model", scripted, "--record", str(out)]
     assert cli_main(argv[1:]) == 0
     assert json.loads(capsys.readouterr().out) == EXPECTED
+    assert main(["run", "examples/agent/orders_agent.clj", "--data", "examples/orders.json", "--model", scripted,
+                 "--record", str(out)]) == 0
     assert out.read_text() == (ROOT / "examples/agent/orders_agent.replay.jsonl").read_text()

@@ -68,12 +68,12 @@ NOT_JSON = [
 @pytest.mark.parametrize("program,fragment", NOT_JSON, ids=[n[0] for n in NOT_JSON])
 def test_agent_cli_reports_a_value_without_json_form(tmp_path, capsys, program, fragment):
     model = script(tmp_path, program)
-    assert cli_main(["t", "--model", model, "--max-turns", "1"]) == 2
+    assert cli_main(["t", "--model", model, "--max-turns", "1"]) == 5          # the agent's value is unusable
     got = capsys.readouterr()
     assert got.out == ""
     assert "Error (workflow_failed/value_not_json)" in got.err and fragment in got.err
     trace = tmp_path / "t.jsonl"
-    assert cli_main(["t", "--model", model, "--max-turns", "1", "--json", "--trace", str(trace)]) == 2
+    assert cli_main(["t", "--model", model, "--max-turns", "1", "--json", "--trace", str(trace)]) == 5
     rec = json.loads(capsys.readouterr().out)
     assert rec["ok"] is False and rec["value"] is None
     assert rec["error"]["reason"] == "value_not_json" and fragment in rec["error"]["message"]
@@ -113,7 +113,7 @@ def test_run_workflow_file(tmp_path, capsys, monkeypatch):
     rec = json.loads(capsys.readouterr().out)
     assert rec["ok"] is True and rec["value"] == [1, 2] and rec["prints"] == ["got [1 2]"]   # the mission projects returned values
     model = script(tmp_path, "(return inc)")
-    assert main(["run", "w.clj", "--model", model, "--json"]) == 2
+    assert main(["run", "w.clj", "--model", model, "--json"]) == 5
     rec = json.loads(capsys.readouterr().out)
     assert rec["ok"] is False and rec["value"] is None and rec["error"]["reason"] == "value_not_json"
     assert main(["run", "w.clj", "--model", model]) == 0          # text mode prints the Lisp form: no JSON needed

@@ -28,15 +28,19 @@ def test_a35_empty_mission_has_a_one_line_api_section():
     assert system.endswith(section) and section.endswith("\n")
 
 
-def test_a36_data_entries_show_kinds_never_values():
-    data = {"cash_usd": 1250000, "active": True, "notes": ["private value sentinel"], "input": {"a": 1}}
+def test_a36_data_entries_show_shapes_never_values():
+    data = {"cash_usd": 1250000, "active": True, "notes": ["private value sentinel"], "input": {"a": 1},
+            "rows": [{"id": 1, "tag": "secret-a"}, {"id": 2, "note": None}], "empty": []}
     system = system_for({"default": Mission(data=data)})
     api = api_section(system)
     assert re.search(r"- Value: data/cash_usd\n  Type: :int\n", api)
     assert re.search(r"- Value: data/active\n  Type: :bool\n", api)
-    assert re.search(r"- Value: data/notes\n  Type: \[:any\?\]\n", api)
-    assert re.search(r"- Value: data/input\n  Type: \{\}\n", api)
-    assert "1250000" not in system and "private value sentinel" not in system
+    assert re.search(r"- Value: data/notes\n  Type: \[:string\]\n", api)           # the items' type, sampled
+    assert re.search(r"- Value: data/input\n  Type: \{a :int\}\n", api)            # keys and their types
+    # a key missing from some sampled items is optional; a null makes a type nullable
+    assert re.search(r"- Value: data/rows\n  Type: \[\{id :int, tag\? :string, note\? nil\}\]\n", api)
+    assert re.search(r"- Value: data/empty\n  Type: \[:any\?\]\n", api)
+    assert "1250000" not in system and "private value sentinel" not in system and "secret-a" not in system
 
 
 def test_a36_data_is_readable_by_programs():
@@ -153,3 +157,18 @@ def test_model_context_json_is_deterministic():
     doc = json.loads(a["value"])
     assert doc["schema_version"] == 2
     assert [e["form"] for e in doc["entries"]] == sorted(e["form"] for e in doc["entries"])
+
+
+def test_data_shapes_are_sampled_and_bounded():
+    from ptclisp.agent.context import SHAPE_FIELDS, type_of_data
+    rows = [{"id": i, "name": f"n{i}", "tags": ["a"], "extra": {"x": 1.5}} for i in range(500)]
+    shape = type_of_data(rows)
+    fields = shape["items"]["fields"]
+    assert [f["name"] for f in fields] == ["id", "name", "tags", "extra"]
+    assert all(f["required"] for f in fields)              # a budget that runs out never makes keys optional
+    wide = type_of_data({f"k{i}": i for i in range(1000)})
+    assert len(wide["fields"]) == SHAPE_FIELDS
+    deep = type_of_data([[[[[[1]]]]]])
+    assert deep["items"]["items"]["items"]["items"] == {"kind": "array", "nullable": False,
+                                                        "items": {"kind": "any", "nullable": True}}
+    assert type_of_data([1, 2.5])["items"]["kind"] == "number" and type_of_data([1, "a"])["items"]["kind"] == "any"

@@ -1,0 +1,6 @@
+"""`python -m ptclisp ...` = `ptclisp ...`."""
+import sys
+
+from .cli import main
+
+sys.exit(main())
