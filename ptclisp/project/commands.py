@@ -345,7 +345,7 @@ class _MissionSession:
 
     def eval(self, source: str):
         self.inner.tools.begin()
-        return adapter.evaluate(self.env, source, self.inner.eval_limits)
+        return adapter.evaluate(self.env, source, self.inner.limits)  # AgentLimits: a Limits for each evaluation
 
 
 class _WorkflowSession:
