@@ -34,7 +34,7 @@ import time
 
 import ptclisp
 from ptclisp import Limits
-from ptclisp.lib import registry as R
+from ptclisp import registry as R
 
 # ------------------------------------------------------------------ vocabulary
 

@@ -25,8 +25,11 @@ from .interp import Builder
 from .reader import read
 from .tools import ToolSet
 from .runtime import Namespace
+from . import lib
 
 log = logging.getLogger("ptclisp")
+
+lib.load()   # every builtin family registers in ptclisp.registry, which the analyzer and back ends read
 
 if sys.getrecursionlimit() < 6000:
     sys.setrecursionlimit(6000)
@@ -313,7 +316,7 @@ def _builtin_by_pyname() -> dict:
     """Python function name -> builtin record, to name builtins in arity errors raised by Python."""
     global _PYNAMES
     if _PYNAMES is None:
-        from .lib.registry import BUILTINS
+        from .registry import BUILTINS
         _PYNAMES = {}
         for spec in BUILTINS.values():
             code = getattr(spec.fn, "__code__", None)

@@ -4,7 +4,7 @@ Most agent programs run once. Turning them into bytecode costs a Python
 `compile()` (~100 µs even for one line), which dwarfs the run itself, so the
 top level of every program is built into closures here instead (building is
 cheap: one Python closure per node). Code that repeats is handed to the
-bytecode compiler (`compiler.py`), which shares the analyzer and core AST:
+bytecode compiler (`compiler/`), which shares the analyzer and core AST:
 
 - `loop` subtrees and functions that `recur` are compiled at once;
 - other functions start interpreted and are compiled after `HOT_CALLS`
@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from . import runtime as rt
 from .analyzer import nodes as N
-from .compiler import _free_locals, compile_subprogram, inlinable_hof, mangle, runtime_table
+from . import registry as R
+from .compiler import compile_subprogram, free_locals, inlinable_hof, mangle, runtime_table
 from .errors import FailSignal, PtcError, ReturnSignal
 from .meter import compile_tick
 from .values import Map, Vector, hk
@@ -184,7 +185,7 @@ class Builder:
 
     def _hof_island(self, node, layout, argb):
         """`(map (fn [x] ...) coll)` and kin: over a vector when compiling pays (many items, or
-        this call site running again), run the compiled loop (compiler._inline_hof); else call
+        this call site running again), run the compiled loop (compiler.inline.Inliner._inline_hof); else call
         the builtin with the fn (which it compiles when it will call it often, registry.hot)."""
         fnb, collb = argb
         fn_value = self.rt[mangle(node.name)]
@@ -227,7 +228,8 @@ class Builder:
 
     def b_prim(self, node, layout):
         op = node.op
-        if op in ("not", "isnil", "issome") and type(node.args[0]) is N.Const:
+        p = R.PRIMITIVES[op]
+        if p.inline and type(node.args[0]) is N.Const:
             # folded, as the compiler folds them (it must: `"s" is None` is a SyntaxWarning there)
             v = node.args[0].value
             answer = (v is None or v is False) if op == "not" else (v is None) == (op == "isnil")
@@ -242,8 +244,8 @@ class Builder:
         if op == "issome":
             a, = args
             return lambda f: a(f) is not None
-        fn = self.rt[_PRIM_FN[op]]
-        if op == "ne":
+        fn = self.rt[R.prim_slot(op)]
+        if p.negates is not None:
             inner = self._call(fn, args, node.span)
             return lambda f: not inner(f)
         return self._call(fn, args, node.span)
@@ -472,7 +474,7 @@ class Builder:
         return self._tiered_fn(node, layout)
 
     def _tiered_fn(self, node: N.Fn, layout):
-        free = sorted(_free_locals(node))
+        free = sorted(free_locals(node))
         outer = [layout.slot_of(py) for py in free]
         inner = Layout()
         for py in free:
@@ -579,14 +581,10 @@ def _calls_itself(fn: N.Fn) -> bool:
 def _free_locals_of(node):
     """Free locals of any subtree (wrap it as a fn so the compiler's analysis applies)."""
     if type(node) is N.Fn:
-        return _free_locals(node)
+        return free_locals(node)
     wrapper = N.Fn(None, None, [], None, [], node, False, None, [])
-    return _free_locals(wrapper)
+    return free_locals(wrapper)
 
-
-_PRIM_FN = {"add": "_add2", "sub": "_sub2", "mul": "_mul2", "lt": "_lt2", "gt": "_gt2", "le": "_le2", "ge": "_ge2",
-            "eq": "_eq2", "ne": "_eq2", "mod": mangle("mod"), "inc": mangle("inc"), "dec": mangle("dec"), "zero": mangle("zero?"),
-            "first": mangle("first")}
 
 BUILD = {
     N.Const: Builder.b_const, N.LocalRef: Builder.b_local, N.GlobalRef: Builder.b_global,

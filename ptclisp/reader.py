@@ -9,7 +9,7 @@ a short hint. `ReadError.incomplete` marks input that only needs more text
     read(text)        -> list of forms (a whole program; a leading byte-order mark is skipped)
     read_string(text) -> one value, read as data (no evaluation)
 
-Imports errors, values, forms.
+Imports errors, values, forms, meter and the registry (the regex compiler the library registers).
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # lark is imported lazily; its Token only annotates here
 
 from .errors import ReadError, Span
 from .meter import compile_tick
+from .registry import provided
 from .forms import (
     Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm, split_symbol,
 )
@@ -629,8 +630,7 @@ def form_to_value(f: Form):
     if t is VarQuote:
         return VarRef(f.sym.full)
     if t is RegexLit:
-        from .lib.regexes import compile_regex
-        return compile_regex(f.source)
+        return provided("compile_regex")(f.source)
     if t is ShortFn:
         raise ReadError("a short function #(...) is code, not data", f.span)
     raise ReadError(f"cannot read {f!r} as data", f.span)  # pragma: no cover

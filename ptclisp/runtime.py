@@ -126,7 +126,7 @@ def rest_args(t: tuple):
 
 
 def juxt(*fns):
-    from .lib.registry import as_fn
+    from .registry import as_fn
     fs = [as_fn(f, "juxt") for f in fns]
 
     def juxt_fn(*args):
@@ -204,7 +204,7 @@ def iter_items(coll, who: str) -> list:
 
 def take_range(n, start, end, step):
     """(take n (range start end step)), where a zero step yields n copies of start."""
-    from .lib import registry as R
+    from . import registry as R
     if step == 0 and type(step) in (int, float):
         from .lib.seqs_build import take_zero_step_range
         return take_zero_step_range(n, start, end)

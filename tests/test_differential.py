@@ -375,7 +375,7 @@ def run_in(config, src: str, monkeypatch):
         if islands == "always":
             mp.setattr(interp, "ISLAND_ITEMS", 0)
         elif islands == "never":
-            mp.setattr(compiler, "INLINE_HOFS", frozenset())
+            mp.setattr(compiler.scan, "INLINE_HOFS", False)
         return outcome(src, backend)
 
 

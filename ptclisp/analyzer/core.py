@@ -13,22 +13,25 @@ from typing import Callable
 from ..errors import PtcError
 from ..meter import compile_tick
 from ..forms import Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm
-from ..lib.registry import BUILTINS
+from ..registry import BUILTINS, provided
 from ..values import Keyword, SymbolRef, type_name
 from . import nodes as N
 
 # name -> handler(az, form, scope, tail) ; filled by @special in the family modules
 SPECIALS: dict[str, Callable] = {}
-# special forms a local binding can never shadow in call position
-UNSHADOWABLE = {"if", "def", "defonce", "do", "recur", "return", "fail", "program", "quote"}
+# special forms a local binding can never shadow in call position; filled by @special(..., unshadowable=True)
+UNSHADOWABLE: set[str] = set()
 
 
-def special(*names: str):
-    """Register an analyzer handler for the special forms `names`."""
+def special(*names: str, unshadowable: bool = False):
+    """Register an analyzer handler for the special forms `names` (with `unshadowable`, a local
+    binding of one of those names never shadows the form in call position)."""
 
     def deco(fn):
         for n in names:
             SPECIALS[n] = fn
+            if unshadowable:
+                UNSHADOWABLE.add(n)
         return fn
 
     return deco
@@ -157,9 +160,8 @@ class Analyzer:
         if t is VarQuote:
             return self.symbol(form.sym, scope)
         if t is RegexLit:
-            from ..lib.regexes import compile_regex
             try:
-                return N.Const(compile_regex(form.source), span=form.span)
+                return N.Const(provided("compile_regex")(form.source), span=form.span)
             except PtcError as e:
                 raise err("invalid_form", f"invalid regex literal: {e.message}", form) from None
         raise err("invalid_form", f"cannot evaluate {form!r}", form)  # pragma: no cover

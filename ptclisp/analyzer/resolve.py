@@ -9,15 +9,10 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..forms import List, Sym
-from ..lib import registry as R
+from .. import registry as R
 from . import nodes as N
 from .core import NOT_TAIL, err
 
-# two-argument builtins the compiler inlines as primitives
-PRIMS = {"+": "add", "-": "sub", "*": "mul", "mod": "mod", "<": "lt", ">": "gt", "<=": "le", ">=": "ge", "=": "eq",
-         "==": "eq", "not=": "ne"}
-UNARY_PRIMS = {"inc": "inc", "dec": "dec", "not": "not", "nil?": "isnil", "some?": "issome",
-               "zero?": "zero", "first": "first"}
 AUTO_QUOTE = {"doc", "source", "export-meta", "dir"}
 COMPAT_GROUP_LABEL = {"string": "String", "set": "Set", "walk": "Walk", "regex": "Regex", "core": "Core", "json": "JSON"}
 
@@ -57,10 +52,8 @@ def builtin_call_node(az, spec: R.Builtin, rest: list, scope, form: List):
     if name == "take" and n == 2 and _is_builtin_range(az, rest[1], scope):
         # (take n (range a b step)): a zero step is allowed only under take (functions.md §1.16)
         return N.RtCall("take_range", [args[0]] + args[1].args, span=form.span)
-    if n == 2 and name in PRIMS:
-        return N.Prim(PRIMS[name], args, span=form.span)
-    if n == 1 and name in UNARY_PRIMS:
-        return N.Prim(UNARY_PRIMS[name], args, span=form.span)
+    if spec.prim is not None and n == R.PRIMITIVES[spec.prim].arity:   # an operation the back ends inline
+        return N.Prim(spec.prim, args, span=form.span)
     return N.BuiltinCall(global_name(spec), args, span=form.span)
 
 
@@ -85,15 +78,14 @@ def qualified_call(az, head: Sym, rest: list, scope, form: List):
         raise err("not_callable", f"data/{name} is a data value, not a function; use it without parentheses", form)
     if ns == "java.util" and name == "Date.":
         return java_ctor_node(az, Sym(None, "java.util.Date.", head.span), [az.analyze(f, scope, NOT_TAIL) for f in rest], form)
-    from ..lib import java as J
-    if J.is_java_class_spelling(ns):
-        member = _java_lookup(J.java_static, head, ns, name)
+    if R.provided("is_java_class_spelling")(ns):
+        member = _java_lookup(R.provided("java_static"), head, ns, name)
         args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
         if member.fn is None:
             raise err("java_arity_error", f"{ns}/{name} is a constant, not a function; use it without parentheses",
                       form)
         _java_arity(member, len(args), f"{ns}/{name}", form)
-        key = f"java:{J.JAVA_CLASS_ALIASES.get(ns, ns)}/{name}"
+        key = f"java:{member.name}"   # the canonical spelling, e.g. Math/abs
         return N.Call(az.host_ref(key, member.fn, head.span), args, span=form.span)
     export = _prelude_export(az, ns, name, head)
     if export is not None:
@@ -112,14 +104,13 @@ def resolve_qualified(az, sym: Sym) -> N.Node:
     if ns == "data":
         az.data_used.add(name)
         return N.DataRef(name, span=sym.span)
-    from ..lib import java as J
     if ns == "java.util" and name == "Date.":
         return java_ctor_node(az, Sym(None, "java.util.Date.", sym.span), None)
-    if J.is_java_class_spelling(ns):
-        member = _java_lookup(J.java_static, sym, ns, name)
+    if R.provided("is_java_class_spelling")(ns):
+        member = _java_lookup(R.provided("java_static"), sym, ns, name)
         if member.fn is None:
             return N.Const(member.value, span=sym.span)
-        key = f"java:{J.JAVA_CLASS_ALIASES.get(ns, ns)}/{name}"
+        key = f"java:{member.name}"   # the canonical spelling, e.g. Math/abs
         return az.host_ref(key, member.fn, sym.span)
     export = _prelude_export(az, ns, name, sym)
     if export is not None:
@@ -170,9 +161,8 @@ def _java_arity(member, n, label, form):
 
 
 def java_method_node(az, sym: Sym, args, form=None):
-    from ..lib import java as J
     mname = sym.name[1:]
-    member = _java_lookup(J.java_method, sym, mname)
+    member = _java_lookup(R.provided("java_method"), sym, mname)
     if args is None:
         return az.host_ref(f"jm:{mname}", member.fn, sym.span)
     _java_arity(member, len(args), sym.name, form)
@@ -180,8 +170,7 @@ def java_method_node(az, sym: Sym, args, form=None):
 
 
 def java_ctor_node(az, sym: Sym, args, form=None):
-    from ..lib import java as J
-    member = _java_lookup(J.java_constructor, sym, sym.name)
+    member = _java_lookup(R.provided("java_constructor"), sym, sym.name)
     if args is None:
         return az.host_ref(f"jc:{sym.name}", member.fn, sym.span)
     _java_arity(member, len(args), sym.name, form)

@@ -5,13 +5,13 @@
 values. Their arguments are not checked when the combinator is built; a
 value that cannot be called fails with `not_callable` when the combined
 function runs (so `((comp nil inc) 1)` fails at the call, like Clojure).
-Imports values, errors, lib.registry.
+Imports values, errors, registry.
 """
 from __future__ import annotations
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, truthy, type_name
-from .registry import builtin
+from ..registry import builtin
 
 _NO = object()
 

@@ -3,7 +3,7 @@
 Owns "seqable" (functions.md preamble): how vectors, strings (graphemes),
 maps (key-sorted `[k v]` entries), sets and nil are viewed as a sequence,
 plus number checks and output wrapping that charge the meter.
-Imports values, errors, meter, lib.registry.
+Imports values, errors, meter, registry.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import regex as _regex
 from ..errors import PtcError
 from ..meter import charge, seq_cost
 from ..values import Keyword, Map, Set, Vector, sorted_items, sorted_members, type_name
-from .registry import hot
+from ..registry import hot, provides
 
 _GRAPHEME = _regex.compile(r"\X")
 
@@ -37,6 +37,7 @@ def entries(m: Map) -> list:
     return [Vector([k, v]) for k, v in sorted_items(m)]
 
 
+@provides("seq_items")
 def seq_items(x, who: str, *, maps: bool = True, sets: bool = True, strings: bool = True) -> list:
     """The elements of a seqable value as a Python list (do not mutate it)."""
     t = type(x)
@@ -63,6 +64,7 @@ def positional_items(x, who: str) -> list:
     return seq_items(x, who)
 
 
+@provides("out_vec")
 def out_vec(items: list) -> Vector:
     """Wrap a freshly built list as a vector, charging the meter for it."""
     charge(seq_cost(len(items)))
@@ -199,5 +201,5 @@ def keyfn(k, who: str):
         def by_path(x, _p=path, _v=k):
             return path_lookup(x, _p) if type(x) is not int else _v(x)
         return by_path
-    from .registry import as_fn
+    from ..registry import as_fn
     return as_fn(k, who)

@@ -8,7 +8,7 @@ from ..errors import PtcError
 from ..meter import current
 from ..printer import preview
 from .common import seq_items
-from .registry import as_fn, builtin
+from ..registry import as_fn, builtin
 
 
 @builtin("apply", "(apply f args)", "(apply f x ... args)", groups=("core",), category="functions",

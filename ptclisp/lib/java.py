@@ -4,7 +4,8 @@ This module is the only door to Java-named members. It is a fixed table,
 never reflection: a user-supplied class or member name is only ever used as a
 dictionary key, so nothing outside the table below can be reached (DIV-08).
 
-The analyzer uses four entry points:
+The analyzer uses four entry points (registered with `@provides`: it reads them from
+ptclisp.registry):
 
     java_static("Math", "sqrt")       static methods and constant fields
     java_method("indexOf")            `.name` instance methods (receiver first)
@@ -30,6 +31,7 @@ from typing import Callable
 import attrs
 
 from ..errors import PtcError
+from ..registry import provides
 from ..values import type_name
 from . import java_text as jt
 from . import java_time as jtime
@@ -316,12 +318,14 @@ def _admitted_classes_text() -> str:
         ", java.time.LocalDate, java.time.Instant, java.time.Duration and the constructor java.util.Date."
 
 
+@provides("is_java_class_spelling")
 def is_java_class_spelling(ns: str) -> bool:
     """Whether `ns/...` is handled by the Java path: an admitted class spelling, or any `java.*` spelling
     (which java_static then rejects with `unsupported_java_class`)."""
     return ns in JAVA_CLASS_ALIASES or ns.startswith("java.")
 
 
+@provides("java_static")
 def java_static(class_spelling: str, member: str) -> JavaMember:
     """The static method or constant field `class_spelling/member`."""
     cls = JAVA_CLASS_ALIASES.get(class_spelling)
@@ -349,6 +353,7 @@ def java_static(class_spelling: str, member: str) -> JavaMember:
     return m
 
 
+@provides("java_method")
 def java_method(name: str) -> JavaMember:
     """The `.name` instance method family (receiver first; dispatches on the receiver's class)."""
     key = name[1:] if name.startswith(".") else name
@@ -361,6 +366,7 @@ def java_method(name: str) -> JavaMember:
     return m
 
 
+@provides("java_constructor")
 def java_constructor(spelling: str) -> JavaMember:
     """The constructor named by `spelling` (only `java.util.Date.` is admitted)."""
     key = spelling if spelling.endswith(".") else spelling + "."

@@ -12,7 +12,7 @@ from ..parallel import Calls, run_parallel
 from ..values import Keyword, Map, Set, Vector, type_name
 from .common import seq_items
 from .seqs_common import fn_arg
-from .registry import builtin
+from ..registry import builtin
 
 
 @builtin("pmap", "(pmap f coll)", "(pmap f c1 c2 ...)", groups=("core",), category="functions",

@@ -16,7 +16,7 @@ Patterns are compiled with the `regex` package (version-0 syntax, Unicode
 classes). A few Java/PCRE spellings that `regex` lacks are rewritten first:
 `\\Q...\\E`, `\\e`, `\\cX`, `\\x{h..}`, `\\0ooo`, `\\k<name>`, `\\z`/`\\Z` (Java
 meaning) and `\\v`/`\\V` (vertical whitespace).
-Imports values, errors, meter, lib.common, lib.registry.
+Imports values, errors, meter, lib.common, registry.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from ..errors import PtcError
 from ..meter import current, str_cost
 from ..values import Regex, Vector, type_name
 from .common import charge, out_vec
-from .registry import builtin
+from ..registry import builtin, provides
 
 MAX_PATTERN_BYTES = 256
 MAX_INPUT_BYTES = 32_768
@@ -165,6 +165,7 @@ def _compile_raw(source: str):
     return compiled
 
 
+@provides("compile_regex")
 def compile_regex(source: str, kind: str = "invalid_form", who: str | None = None) -> Regex:
     """Compile PTC pattern text into a `Regex`.
 

@@ -13,7 +13,7 @@ from operator import ne
 from ..errors import PtcError
 from ..meter import SLOT, current, seq_cost
 from ..values import Keyword, SortKey, Vector, compare, type_name, utf16_key
-from .registry import as_fn
+from ..registry import as_fn
 from .timsort import java_sort
 
 NO = object()

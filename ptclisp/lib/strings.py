@@ -11,7 +11,7 @@ Every builder charges the meter before it builds text whose size depends on
 its input; rendering a collection first walks it to estimate the text size
 (`charge_render`) so a value with heavy structural sharing cannot expand
 into gigabytes of text.
-Imports values, errors, meter, printer, lib.common, lib.registry, lib.regexes.
+Imports values, errors, meter, printer, lib.common, registry, lib.regexes.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from ..meter import OBJ, SLOT, current, seq_cost, str_cost
 from ..printer import pr_str, str_of
 from ..values import Keyword, Map, Regex, Set, SymbolRef, Vector, type_name
 from .common import charge, count_str, graphemes, need_str, out_vec, seq_items
-from .registry import as_fn, builtin
+from ..registry import as_fn, builtin
 from . import regexes as rx
 
 _NO = object()
@@ -406,7 +406,7 @@ def trim_newline(s):
     return need_str(s, "trim-newline").rstrip("\r\n")
 
 
-@builtin("blank?", "(blank? s)", groups=("string",), category="strings",
+@builtin("blank?", "(blank? s)", returns_bool=True, groups=("string",), category="strings",
          doc="True for nil, the empty string, or a string of whitespace only.",
          examples=('(blank? "  \\t") ;=> true', '(blank? nil) ;=> true', '(blank? "a") ;=> false'))
 def is_blank(s):
@@ -440,21 +440,21 @@ def lower_case(s):
 # ---------------------------------------------------------------- searching
 
 
-@builtin("starts-with?", "(starts-with? s prefix)", groups=("string",), category="strings",
+@builtin("starts-with?", "(starts-with? s prefix)", returns_bool=True, groups=("string",), category="strings",
          doc="True when s begins with prefix (always true for \"\").",
          examples=('(starts-with? "hello" "he") ;=> true',))
 def starts_with(s, prefix):
     return text_arg(s, "starts-with?").startswith(need_str(prefix, "starts-with?"))
 
 
-@builtin("ends-with?", "(ends-with? s suffix)", groups=("string",), category="strings",
+@builtin("ends-with?", "(ends-with? s suffix)", returns_bool=True, groups=("string",), category="strings",
          doc="True when s ends with suffix (always true for \"\").",
          examples=('(ends-with? "hello" "lo") ;=> true',))
 def ends_with(s, suffix):
     return text_arg(s, "ends-with?").endswith(need_str(suffix, "ends-with?"))
 
 
-@builtin("includes?", "(includes? s sub)", groups=("string",), category="strings",
+@builtin("includes?", "(includes? s sub)", returns_bool=True, groups=("string",), category="strings",
          doc="True when sub occurs somewhere in s (always true for \"\").",
          examples=('(includes? "hello" "ll") ;=> true',))
 def includes(s, sub):

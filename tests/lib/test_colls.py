@@ -13,7 +13,7 @@ import pytest
 from helpers import call_builtin as _run
 import ptclisp.lib.colls  # noqa: F401  (registers the family)
 from ptclisp.errors import PtcError
-from ptclisp.lib.registry import BUILTINS, QUALIFIED
+from ptclisp.registry import BUILTINS, QUALIFIED
 from ptclisp.printer import pr_str
 from ptclisp.reader import read_string
 from ptclisp.values import Keyword, Map, Set, Vector

@@ -17,7 +17,7 @@ import ptclisp.lib.describe  # noqa: F401  (registers the family)
 import ptclisp.lib.numbers as N
 import ptclisp.lib.predicates  # noqa: F401
 from ptclisp.errors import PtcError
-from ptclisp.lib.registry import BUILTINS
+from ptclisp.registry import BUILTINS
 from ptclisp.meter import Limits, Meter, install
 from ptclisp.printer import pr_str
 from ptclisp.reader import read_string

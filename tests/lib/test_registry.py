@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import ptclisp
-from ptclisp.lib.registry import BUILTINS, QUALIFIED
+from ptclisp.registry import BUILTINS, QUALIFIED
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

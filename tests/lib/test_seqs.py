@@ -16,7 +16,7 @@ import ptclisp.lib.seqs  # noqa: F401  (registers the family)
 from ptclisp.errors import PtcError
 from ptclisp.lib import seqs_build
 from ptclisp.lib.common import keyfn
-from ptclisp.lib.registry import BUILTINS
+from ptclisp.registry import BUILTINS
 from ptclisp.meter import Limits, Meter, install
 from ptclisp.printer import pr_str
 from ptclisp.reader import read_string

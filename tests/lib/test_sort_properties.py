@@ -8,7 +8,7 @@ compare equal keep their input order.
 from hypothesis import given, settings, strategies as st
 
 import ptclisp
-from ptclisp.lib.registry import BUILTINS
+from ptclisp.registry import BUILTINS
 from ptclisp.values import Keyword, Map, Vector, compare
 
 sort = BUILTINS["sort"].fn
