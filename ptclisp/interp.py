@@ -6,10 +6,17 @@ top level of every program is built into closures here instead (building is
 cheap: one Python closure per node). Code that repeats is handed to the
 bytecode compiler (`compiler/`), which shares the analyzer and core AST:
 
-- `loop` subtrees and functions that `recur` are compiled at once;
+- `loop` subtrees and functions that call themselves are compiled at once;
 - other functions start interpreted and are compiled after `HOT_CALLS`
-  calls of the same `fn` form (tiered), then every closure of that form
-  delegates to its compiled twin.
+  calls of the same `fn` form, or at once when a builtin is about to make
+  that many (`registry.hot`); then every closure of that form delegates to
+  its compiled twin;
+- a `map`/`filter` call over a literal `fn` becomes a compiled loop once the
+  vectors its call site has been given, this one included, hold
+  `ISLAND_ITEMS` items.
+
+Each rule counts the work one site has done or is about to do, so one story
+covers them: what will run often is compiled, what runs once is not.
 
 Locals live in a per-activation frame (a Python list); a closure copies the
 values it captures into its own frame. Errors get the span of the innermost
@@ -25,8 +32,8 @@ from .errors import FailSignal, PtcError, ReturnSignal
 from .meter import compile_tick
 from .values import Map, Vector, hk
 
-HOT_CALLS = 24
-ISLAND_ITEMS = 4096   # items for which a map/filter over a literal fn is compiled as a loop at first sight
+HOT_CALLS = 24        # calls of a fn form after which it is compiled
+ISLAND_ITEMS = 4096   # items a map/filter call site over a literal fn sees before it runs as a compiled loop
 
 
 class Layout:
@@ -184,9 +191,11 @@ class Builder:
         return self._call(self.rt[mangle(node.name)], argb, node.span)
 
     def _hof_island(self, node, layout, argb):
-        """`(map (fn [x] ...) coll)` and kin: over a vector when compiling pays (many items, or
-        this call site running again), run the compiled loop (compiler.inline.Inliner._inline_hof); else call
-        the builtin with the fn (which it compiles when it will call it often, registry.hot)."""
+        """`(map (fn [x] ...) coll)` and kin: once the vectors this call site has been given (this
+        one included) hold ISLAND_ITEMS items, run over each vector the loop the compiler inlines
+        (`compiler.inline.Inliner._inline_hof`), compiled once; until then, and for other
+        collections, call the builtin with the fn (which it compiles when it will call it
+        HOT_CALLS times, `registry.hot`)."""
         fnb, collb = argb
         fn_value = self.rt[mangle(node.name)]
         host_refs, g, codes, span = self.host_refs, self.g, self.codes, node.span
@@ -201,22 +210,20 @@ class Builder:
             made.append((compile_subprogram(looped, free, host_refs, g), slots, free.index(coll_local.py)))
             codes.update(made[0][0].codes)
 
-        runs = [0]
+        seen = [0]   # items of the vectors this call site has been given
 
         def run(f):
             fn = fnb(f)
             coll = collb(f)
-            # compiling the loop (~0.5 ms) pays for itself over a few thousand items at once, or
-            # when this call site runs again (a program evaluated again, a call in a loop or fn)
-            if type(coll) is not Vector or not made and not (
-                    len(coll) >= ISLAND_ITEMS or (len(coll) >= HOT_CALLS and runs[0])):
-                runs[0] += 1
+            if type(coll) is Vector and not made:
+                seen[0] += len(coll)
+                if seen[0] >= ISLAND_ITEMS:
+                    compile_loop()
+            if not made or type(coll) is not Vector:
                 try:
                     return fn_value(fn, coll)
                 except Exception as e:  # noqa: BLE001
                     raise _located(e, span, codes) from None
-            if not made:
-                compile_loop()
             make, slots, at = made[0]
             values = [f[s] for s in slots]
             values.insert(at, coll)
