@@ -13,8 +13,8 @@ built by small factories so they capture values, not variables. Python AST nodes
 line and column, so a traceback through generated code maps back to a PTC `Span`. The fast
 paths that replace a general call are in `inline.Inliner`.
 
-Imports analyzer nodes (and the last-read analysis), values, errors, meter and the compiler's
-AST helpers, runtime table and scans.
+Imports analyzer nodes (and the last-read analysis), values, errors, meter, the registry and
+the compiler's own AST helpers, runtime table and scans.
 """
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ class Compiler(Inliner):
         body: list = []
         self.emit_tail(node, body, Ret())
         main = A.FunctionDef(name="__ptc_main__", args=no_args(), body=body or [A.Return(NONE)],
-                               decorator_list=[], returns=None, type_comment=None)
+                             decorator_list=[], returns=None, type_comment=None)
         factory = A.FunctionDef(
             name="__ptc_factory__",
             args=ast.arguments(posonlyargs=[], args=[A.arg(arg=n) for n in self._const_params()],
@@ -165,7 +165,7 @@ class Compiler(Inliner):
         if t is N.Terminal:
             value = self.emit_expr(node.value, stmts)
             stmts.append(at(A.Raise(exc=call("_Return" if node.kind == "return" else "_Fail", [value]), cause=None),
-                             node.span))
+                            node.span))
             return
         if t is N.Loop and isinstance(sink, (Assign, LoopExit, Ret)):
             self.emit_loop(node, stmts, sink)
@@ -218,13 +218,13 @@ class Compiler(Inliner):
         args = self.emit_args(node.args, stmts)
         stmts.append(A.AugAssign(target=var(counter, True), op=ast.Add(), value=A.Constant(1)))
         stmts.append(A.If(test=A.Compare(left=var(counter), ops=[ast.Gt()], comparators=[var(limit)]),
-                            body=[A.Expr(call("_loop_limit", [var(limit)], node.span))], orelse=[]))
+                          body=[A.Expr(call("_loop_limit", [var(limit)], node.span))], orelse=[]))
         stmts.append(check_expired())
         if len(targets) == 1:
             stmts.append(assign(targets[0], args[0]))
         elif targets:
             stmts.append(A.Assign(targets=[A.Tuple(elts=[var(t, True) for t in targets], ctx=STORE)],
-                                    value=A.Tuple(elts=args, ctx=LOAD)))
+                                  value=A.Tuple(elts=args, ctx=LOAD)))
         stmts.append(A.Continue())
 
     # ------------------------------------------------------------ expressions
@@ -332,10 +332,10 @@ class Compiler(Inliner):
             sub: list = []
             value = self.emit_expr(node.value, sub)
             sub.append(assign(t, call("_def", [var("_ns"), A.Constant(node.name), value, A.Constant(node.doc)],
-                                        node.span)))
+                                      node.span)))
             stmts.append(A.If(test=A.Compare(left=A.Constant(node.name), ops=[ast.NotIn()],
-                                                 comparators=[var("_ns")]),
-                                body=sub, orelse=[assign(t, self.const(VarRef(node.name)))]))
+                                             comparators=[var("_ns")]),
+                              body=sub, orelse=[assign(t, self.const(VarRef(node.name)))]))
             return var(t)
         value = self.emit_expr(node.value, stmts)
         return call("_def", [var("_ns"), A.Constant(node.name), value, A.Constant(node.doc)], node.span)
@@ -416,8 +416,8 @@ class Compiler(Inliner):
                 val = self.emit_expr(node.body, stmts)
                 stmts.append(A.Expr(call(attr(acc, "append"), [val])))
                 stmts.append(A.If(test=A.Compare(left=call("len", [var(acc)]), ops=[ast.Gt()],
-                                                     comparators=[var(cap)]),
-                                    body=[A.Expr(call("_for_too_big", [var(cap)]))], orelse=[]))
+                                                 comparators=[var(cap)]),
+                                  body=[A.Expr(call("_for_too_big", [var(cap)]))], orelse=[]))
             else:
                 self.emit_tail(node.body, stmts, Discard())
             return
@@ -439,7 +439,7 @@ class Compiler(Inliner):
             return
         test = self.emit_test(c[1], stmts)
         stmts.append(A.If(test=A.UnaryOp(op=ast.Not(), operand=test),
-                            body=[A.Continue() if kind == "when" else A.Break()], orelse=[]))
+                          body=[A.Continue() if kind == "when" else A.Break()], orelse=[]))
         self._for_clauses(node, i + 1, stmts, acc, cap)
 
     # ------------------------------------------------------------ fn

@@ -80,7 +80,7 @@ class Inliner:
                                        comparators=[index, call("len", [var(items)])]))
             fast = A.Subscript(value=var(items), slice=var(k), ctx=LOAD)
             return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=fast,
-                               orelse=call(fn, [v, i], node.span)), node.span)
+                              orelse=call(fn, [v, i], node.span)), node.span)
         if not isinstance(i, ast.Name):
             t = self.tmp()
             stmts.append(assign(t, i))
@@ -89,7 +89,7 @@ class Inliner:
                   A.Compare(left=A.Constant(0), ops=[ast.LtE(), ast.Lt()], comparators=[i, call("len", [var(items)])])]
         fast = A.Subscript(value=var(items), slice=i, ctx=LOAD)
         return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=fast, orelse=call(fn, [v, i], node.span)),
-                   node.span)
+                  node.span)
 
     def _inline_kw_get(self, args, node):
         """`(:k m)` as one dict probe when m is a map that holds :k itself; any other

@@ -23,7 +23,7 @@ class _PositionedAst:
             cls = getattr(ast, name)
             if isinstance(cls, type) and issubclass(cls, ast.AST) and "lineno" in getattr(cls, "_attributes", ()):
                 setattr(self, name, type(name, (cls,), {"lineno": 0, "col_offset": 0, "end_lineno": 0,
-                                                         "end_col_offset": 0}))
+                                                        "end_col_offset": 0}))
 
 
 A = _PositionedAst()
