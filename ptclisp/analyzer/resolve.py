@@ -59,7 +59,7 @@ def builtin_call_node(az, spec: R.Builtin, rest: list, scope, form: List):
 
 def global_name(spec: R.Builtin) -> str:
     """The runtime-table name of a builtin: its plain name, or group/name when only reachable qualified."""
-    return spec.name if spec.plain else f"{spec.groups[0]}/{spec.name}"
+    return spec.call_name
 
 
 def _is_builtin_range(az, f, scope) -> bool:
