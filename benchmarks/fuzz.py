@@ -33,8 +33,10 @@ import threading
 import time
 
 import ptclisp
-from ptclisp import Limits
-from ptclisp.lib import registry as R
+from ptclisp import Limits, lib
+from ptclisp import registry as R
+
+lib.load()   # the generator draws builtin names from the registry
 
 # ------------------------------------------------------------------ vocabulary
 

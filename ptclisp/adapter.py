@@ -1,13 +1,17 @@
 """The internal names the project, docs and operation modules use, gathered in one place.
 
-The core modules are being reorganised (issue 14: evaluator -> session,
-lib/registry -> registry, prelude -> a package, ...).  `ptclisp.operate`,
-`ptclisp.project`, `ptclisp.docs_cmd` and `ptclisp.pytools` reach
-everything that is not a public name of `ptclisp`, `ptclisp.agent` or
-`ptclisp.providers` through the functions below, so a move is re-pointed
-here once.  Every import is lazy: importing this module loads nothing.
+`ptclisp.operate`, `ptclisp.project`, `ptclisp.docs_cmd` and
+`ptclisp.pytools` reach everything that is not a public name of `ptclisp`,
+`ptclisp.agent` or `ptclisp.providers` through the functions below, so a
+move of a core module is re-pointed here once.  Every import is lazy: importing this module loads nothing.
 """
 from __future__ import annotations
+
+
+def _load_builtins() -> None:
+    """Fill the registry (importing ptclisp loads no builtin family until a session needs them)."""
+    from . import lib
+    lib.load()
 
 
 def max_time_ms() -> int:
@@ -18,19 +22,22 @@ def max_time_ms() -> int:
 
 def builtins() -> dict:
     """The builtin registry: plain name -> Builtin record (signatures, doc, arity, groups, category)."""
-    from .lib.registry import BUILTINS
+    from .registry import BUILTINS
+    _load_builtins()
     return BUILTINS
 
 
 def qualified_builtins() -> dict:
     """(group, name) -> Builtin for the builtins reachable only with a qualifier (json/, regex/, ...)."""
-    from .lib.registry import QUALIFIED
+    from .registry import QUALIFIED
+    _load_builtins()
     return QUALIFIED
 
 
 def group_qualifiers() -> dict:
     """Qualifier -> group ("clojure.string" -> "string", ...)."""
-    from .lib.registry import QUALIFIERS
+    from .registry import QUALIFIERS
+    _load_builtins()
     return QUALIFIERS
 
 

@@ -6,15 +6,20 @@ session's `Namespace`), literals, keyword lookup, destructuring, iteration,
 the compiler into its runtime table (the `__builtins__` of generated
 modules); the generated code can reach nothing else of Python. The tree
 interpreter (interp.py) calls the same helpers.
-Imports errors, meter, values and a few library helpers.
+The few library functions the helpers call (sequence views, one lookup step,
+a zero-step range) are read from `registry.PROVIDED`, where the library
+registers them when it loads (`@provides`): this module never imports it.
+Imports errors, meter, values and the registry.
 """
 from __future__ import annotations
 
+from . import registry as R
 from .errors import PtcError
-from .lib.colls_maps import step_get
-from .lib.common import graphemes, seq_items
 from .meter import current, seq_cost
+from .registry import as_fn
 from .values import Keyword, Map, Set, Vector, VarRef, hk, type_name
+
+_lib = R.PROVIDED   # name -> library function, filled by `ptclisp.lib.load()`
 
 # ------------------------------------------------------------------ definitions
 
@@ -64,7 +69,6 @@ def rest_args(t: tuple):
 
 
 def juxt(*fns):
-    from .lib.registry import as_fn
     fs = [as_fn(f, "juxt") for f in fns]
 
     def juxt_fn(*args):
@@ -82,7 +86,7 @@ def ds_seq(v) -> list:
     if v is None:
         return []
     if type(v) is str:
-        return graphemes(v)
+        return _lib["graphemes"](v)
     hint = " (for a map use {:keys [...]} or destructure its entries from (seq m))" if type(v) is Map else ""
     raise PtcError("destructure_error", f"cannot destructure a {type_name(v)} with a vector pattern "
                                         f"(needs a vector, string or nil){hint}")
@@ -118,31 +122,29 @@ def ds_get(m, key):
     members; nil for anything else)."""
     if type(m) is Map:
         return m.lookup(key, None)
-    return step_get(m, key, None)
+    return _lib["step_get"](m, key, None)
 
 
 def ds_get_or(m, key, default):
-    v = m.lookup(key, _MISSING) if type(m) is Map else step_get(m, key, _MISSING)
+    v = m.lookup(key, _MISSING) if type(m) is Map else _lib["step_get"](m, key, _MISSING)
     return default if v is _MISSING else v
 
 
 # ------------------------------------------------------------------ iteration
 
 def iter_items(coll, who: str) -> list:
-    return seq_items(coll, who)
+    return _lib["seq_items"](coll, who)
 
 
 def take_range(n, start, end, step):
     """(take n (range start end step)), where a zero step yields n copies of start."""
-    from .lib import registry as R
     if step == 0 and type(step) in (int, float):
-        from .lib.seqs_build import take_zero_step_range
-        return take_zero_step_range(n, start, end)
+        return _lib["take_zero_step_range"](n, start, end)
     return R.BUILTINS["take"].fn(n, R.BUILTINS["range"].fn(start, end, step))
 
 
 def seq_or_nil(coll):
-    items = seq_items(coll, "when-first")
+    items = _lib["seq_items"](coll, "when-first")
     return items if items else None
 
 

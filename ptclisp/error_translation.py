@@ -8,7 +8,7 @@ made, and otherwise an `internal_error` carrying the traceback), and
 of generated code, file `errors.PTC_FILENAME`).
 
 Sits just above the registry: it names builtins in arity errors through it.
-Imports errors, guards, meter and (on the first arity error) the builtin registry.
+Imports errors, guards, meter and the builtin registry.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import attrs
 from . import meter as M
 from .errors import PTC_FILENAME, PtcError, Span
 from .guards import HardStop, hard_stop_error
+from .registry import BUILTINS
 
 log = logging.getLogger("ptclisp")
 
@@ -141,7 +142,6 @@ def _builtins_by_code() -> dict:
     by one factory share it), to name them in the arity errors Python raises."""
     global _BY_CODE
     if _BY_CODE is None:
-        from .lib.registry import BUILTINS
         table: dict = {}
         for spec in BUILTINS.values():
             code = getattr(spec.fn, "__code__", None)

@@ -4,12 +4,19 @@ Most agent programs run once. Turning them into bytecode costs a Python
 `compile()` (~100 µs even for one line), which dwarfs the run itself, so the
 top level of every program is built into closures here instead (building is
 cheap: one Python closure per node). Code that repeats is handed to the
-bytecode compiler (`compiler.py`), which shares the analyzer and core AST:
+bytecode compiler (`compiler/`), which shares the analyzer and core AST:
 
-- `loop` subtrees and functions that `recur` are compiled at once;
+- `loop` subtrees and functions that call themselves are compiled at once;
 - other functions start interpreted and are compiled after `HOT_CALLS`
-  calls of the same `fn` form (tiered), then every closure of that form
-  delegates to its compiled twin.
+  calls of the same `fn` form, or at once when a builtin is about to make
+  that many (`registry.hot`); then every closure of that form delegates to
+  its compiled twin;
+- a `map`/`filter` call over a literal `fn` becomes a compiled loop once the
+  vectors its call site has been given, this one included, hold
+  `ISLAND_ITEMS` items.
+
+Each rule counts the work one site has done or is about to do, so one story
+covers them: what will run often is compiled, what runs once is not.
 
 Locals live in a per-activation frame (a Python list); a closure copies the
 values it captures into its own frame. Errors get the span of the innermost
@@ -19,14 +26,15 @@ from __future__ import annotations
 
 from . import compiled_runtime as rt
 from .analyzer import nodes as N
-from .compiler import _free_locals, compile_subprogram, inlinable_hof, mangle, runtime_table
+from . import registry as R
+from .compiler import compile_subprogram, free_locals, inlinable_hof, mangle, runtime_table
 from .error_translation import span_from_traceback as _span_from_traceback, to_ptc_error
 from .errors import FailSignal, PtcError, ReturnSignal
 from .meter import compile_tick
 from .values import Map, Vector, hk
 
-HOT_CALLS = 24
-ISLAND_ITEMS = 4096   # items for which a map/filter over a literal fn is compiled as a loop at first sight
+HOT_CALLS = 24        # calls of a fn form after which it is compiled
+ISLAND_ITEMS = 4096   # items a map/filter call site over a literal fn sees before it runs as a compiled loop
 
 
 class Layout:
@@ -183,9 +191,11 @@ class Builder:
         return self._call(self.rt[mangle(node.name)], argb, node.span)
 
     def _hof_island(self, node, layout, argb):
-        """`(map (fn [x] ...) coll)` and kin: over a vector when compiling pays (many items, or
-        this call site running again), run the compiled loop (compiler._inline_hof); else call
-        the builtin with the fn (which it compiles when it will call it often, registry.hot)."""
+        """`(map (fn [x] ...) coll)` and kin: once the vectors this call site has been given (this
+        one included) hold ISLAND_ITEMS items, run over each vector the loop the compiler inlines
+        (`compiler.inline.Inliner._inline_hof`), compiled once; until then, and for other
+        collections, call the builtin with the fn (which it compiles when it will call it
+        HOT_CALLS times, `registry.hot`)."""
         fnb, collb = argb
         fn_value = self.rt[mangle(node.name)]
         host_refs, g, codes, span = self.host_refs, self.g, self.codes, node.span
@@ -200,22 +210,20 @@ class Builder:
             made.append((compile_subprogram(looped, free, host_refs, g), slots, free.index(coll_local.py)))
             codes.update(made[0][0].codes)
 
-        runs = [0]
+        seen = [0]   # items of the vectors this call site has been given
 
         def run(f):
             fn = fnb(f)
             coll = collb(f)
-            # compiling the loop (~0.5 ms) pays for itself over a few thousand items at once, or
-            # when this call site runs again (a program evaluated again, a call in a loop or fn)
-            if type(coll) is not Vector or not made and not (
-                    len(coll) >= ISLAND_ITEMS or (len(coll) >= HOT_CALLS and runs[0])):
-                runs[0] += 1
+            if type(coll) is Vector and not made:
+                seen[0] += len(coll)
+                if seen[0] >= ISLAND_ITEMS:
+                    compile_loop()
+            if not made or type(coll) is not Vector:
                 try:
                     return fn_value(fn, coll)
                 except Exception as e:  # noqa: BLE001
                     raise _located(e, span, codes) from None
-            if not made:
-                compile_loop()
             make, slots, at = made[0]
             values = [f[s] for s in slots]
             values.insert(at, coll)
@@ -227,7 +235,8 @@ class Builder:
 
     def b_prim(self, node, layout):
         op = node.op
-        if op in ("not", "isnil", "issome") and type(node.args[0]) is N.Const:
+        p = R.PRIMITIVES[op]
+        if p.inline and type(node.args[0]) is N.Const:
             # folded, as the compiler folds them (it must: `"s" is None` is a SyntaxWarning there)
             v = node.args[0].value
             answer = (v is None or v is False) if op == "not" else (v is None) == (op == "isnil")
@@ -242,8 +251,8 @@ class Builder:
         if op == "issome":
             a, = args
             return lambda f: a(f) is not None
-        fn = self.rt[_PRIM_FN[op]]
-        if op == "ne":
+        fn = self.rt[R.prim_slot(op)]
+        if p.negates is not None:
             inner = self._call(fn, args, node.span)
             return lambda f: not inner(f)
         return self._call(fn, args, node.span)
@@ -472,7 +481,7 @@ class Builder:
         return self._tiered_fn(node, layout)
 
     def _tiered_fn(self, node: N.Fn, layout):
-        free = sorted(_free_locals(node))
+        free = sorted(free_locals(node))
         outer = [layout.slot_of(py) for py in free]
         inner = Layout()
         for py in free:
@@ -579,14 +588,10 @@ def _calls_itself(fn: N.Fn) -> bool:
 def _free_locals_of(node):
     """Free locals of any subtree (wrap it as a fn so the compiler's analysis applies)."""
     if type(node) is N.Fn:
-        return _free_locals(node)
+        return free_locals(node)
     wrapper = N.Fn(None, None, [], None, [], node, False, None, [])
-    return _free_locals(wrapper)
+    return free_locals(wrapper)
 
-
-_PRIM_FN = {"add": "_add2", "sub": "_sub2", "mul": "_mul2", "lt": "_lt2", "gt": "_gt2", "le": "_le2", "ge": "_ge2",
-            "eq": "_eq2", "ne": "_eq2", "mod": mangle("mod"), "inc": mangle("inc"), "dec": mangle("dec"), "zero": mangle("zero?"),
-            "first": mangle("first")}
 
 BUILD = {
     N.Const: Builder.b_const, N.LocalRef: Builder.b_local, N.GlobalRef: Builder.b_global,

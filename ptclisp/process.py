@@ -28,7 +28,7 @@ from .error_translation import ErrorInfo
 from .errors import PtcError
 from .meter import Limits
 from .reader import read_string
-from .session import Result, run_in_thread
+from .session import Result, load_builtins, run_in_thread
 from .tools import Tool, ToolCallRecord, ToolSet
 
 _PKG = os.path.dirname(os.path.abspath(__file__))
@@ -134,9 +134,10 @@ SERVER = _ForkServer()
 def _server_main(fd: int):
     """The fork server's loop (runs in its own interpreter, single-threaded)."""
     import socket
-    # importing this module loaded ptclisp and, through the session layer, every builtin family:
-    # the children inherit them loaded
-    read_string("[1]")  # builds the reader's tables now rather than in each child
+    # load every builtin family and build the reader's tables now rather than in each child:
+    # the children inherit them
+    load_builtins()
+    read_string("[1]")
     ctrl = socket.socket(fileno=fd)
     while True:
         try:

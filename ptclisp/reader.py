@@ -12,7 +12,7 @@ a short hint. `ReadError.incomplete` marks input that only needs more text
     read_string(text) -> one value, read as data (no evaluation)
 
 Imports errors, meter (the compile clock), forms, values; lark lazily; `read_string` compiles a
-regex literal with lib.regexes.
+regex literal with the regex engine (imported when first needed).
 """
 from __future__ import annotations
 

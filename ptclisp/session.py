@@ -10,10 +10,11 @@ transaction: definitions and history change only when it succeeds.
 `Namespace` (namespace.py) and `ErrorInfo` (error_translation.py) live in
 lower modules, since the prelude loader and the back ends use them too.
 
-Importing this module loads every builtin family (through the compiler).
-Imports the reader, analyzer, back ends, tools, inputs, guards, meter,
-namespace, convert, errors, error_translation, and the prelude loader when
-a session first attaches a prelude.
+The builtin families are loaded (`ptclisp.lib.load()`, see `load_builtins`)
+when the first Environment is made, not when this module is imported.
+Imports the library (to load it), the reader, analyzer, back ends, tools,
+inputs, guards, meter, namespace, convert, errors, error_translation, and
+the prelude loader when a session first attaches a prelude.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import time
 
 import attrs
 
+from . import lib
 from . import meter as M
 from .analyzer import Analyzer, Env
 from .compiler import compile_node, register_fn_meta, runtime_table
@@ -57,6 +59,13 @@ class Result:
         return self.status in ("ok", "returned")
 
 
+def load_builtins() -> dict:
+    """Register every builtin family in the registry (the first time) and return the runtime table
+    generated code runs against; the analyzer and both back ends read what the families register."""
+    lib.load()
+    return runtime_table()
+
+
 class Environment:
     """What generated code sees besides the builtins: one per Session (or per run)."""
 
@@ -77,7 +86,7 @@ class Environment:
         self.extra_globals: list[dict] = []
         self.backend = DEFAULT_BACKEND
         self.globals = {
-            "__builtins__": runtime_table(), "_m": None, "_ns": self.ns,
+            "__builtins__": load_builtins(), "_m": None, "_ns": self.ns,
             "_data": self.data_get, "_tool": self.tools.call, "_tool_ref": self.tools.ref, "_hist": self.hist,
         }
 

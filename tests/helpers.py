@@ -29,7 +29,7 @@ import pytest
 import ptclisp
 from ptclisp.errors import PtcError
 from ptclisp.session import evaluate
-from ptclisp.lib.registry import BUILTINS, QUALIFIED
+from ptclisp.registry import BUILTINS, QUALIFIED
 from ptclisp.printer import pr_str
 from ptclisp.reader import read_string
 

@@ -6,7 +6,7 @@ Random programs from a seeded generator (below) run in every configuration of
 * in-place growth on or off (`values.IN_PLACE_GROWTH`: map hand-over at a last read, vector
   and set steals);
 * the inlined map/filter loops: at their default threshold, compiled at first sight
-  (`interp.ISLAND_ITEMS = 0`), or never (`compiler.INLINE_HOFS` empty, which turns off the
+  (`interp.ISLAND_ITEMS = 0`), or never (`compiler.scan.INLINE_HOFS` off, which turns off the
   closure tier's island and the compiler's inline loop alike).
 
 Each must agree with the reference run (tiered, defaults) on the status, the printed value,
@@ -375,7 +375,7 @@ def run_in(config, src: str, monkeypatch):
         if islands == "always":
             mp.setattr(interp, "ISLAND_ITEMS", 0)
         elif islands == "never":
-            mp.setattr(compiler, "INLINE_HOFS", frozenset())
+            mp.setattr(compiler.scan, "INLINE_HOFS", False)
         return outcome(src, backend)
 
 
@@ -431,3 +431,49 @@ def test_the_switch_decides_whether_vectors_and_sets_are_stolen(growth, monkeypa
         assert (list(v), s.members(), list(v2), s2.members()) == ([1], [1], [1, 2], [1, 2])
     finally:
         values.set_owner_token(prev)
+
+
+# ------------------------------------------------------------------ errors are located by the form, not the tier
+
+TIERS = {
+    "tiered": ("tiered", {}),
+    "compiled": ("compiled", {}),
+    "loops at first sight": ("tiered", {"ISLAND_ITEMS": 0}),
+    "no inline loops": ("tiered", {"INLINE_HOFS": False}),
+    "fns compiled at first call": ("tiered", {"HOT_CALLS": 1}),
+}
+BIGV = "(def xs (vec (range 5000)))\n"
+
+# each fails inside code that one configuration or another runs as closures, as a compiled loop,
+# as a hot fn's compiled twin or as a promoted fn a builtin calls
+FAILING = [
+    (BIGV + "(map (fn [x] (if (= x 4000) (+ x :a) x)) xs)", "type_error", (2, 29)),
+    (BIGV + "(mapv (fn [x]\n  (inc (get {:a 1} x)))\n xs)", "type_error", (3, 3)),
+    (BIGV + '(filter (fn [x] (< x "s")) xs)', "type_error", (2, 17)),
+    (BIGV + "(remove (fn [x] (zero? (mod 10 (- x 4000)))) xs)", "arithmetic_error", (2, 24)),
+    (BIGV + "(map (fn [x] (:a x)) xs)\n(mapv (fn [x]\n   (first x)) xs)", "type_error", (4, 4)),
+    ("(defn g [x] (/ 1 (- x 10)))\n(loop [i 0 acc 0] (if (< i 20) (recur (inc i) (+ acc (g i))) acc))",
+     "arithmetic_error", (1, 13)),
+    ("(def xs (vec (range 100)))\n(reduce (fn [a x] (+ a (if (= x 50) (:k x) x))) 0 xs)", "type_error", (2, 19)),
+    ("(defn h [m] (assoc m :a (inc (:b m))))\n(map h [{:b 1} {:b 2} {}])", "type_error", (1, 25)),
+    ("(let [f (fn [x] (mod x 0))]\n  (mapv f (vec (range 40))))", "arithmetic_error", (1, 17)),
+    ("(for [x (range 10) y [1 0]] (quot x y))", "arithmetic_error", (1, 29)),
+    ("(defn k [x] (count x))\n(map (fn [i] (k i)) (vec (range 50)))", "type_error", (1, 13)),
+    ("(defn deep [x] (inc x))\n(defn mid [x] (deep x))\n(mapv (fn [x] (mid (when (< x 35) x))) (vec (range 40)))",
+     "type_error", (1, 16)),
+    ("(defn f [x] (map (fn [y] (+ y x)) [1 2 3]))\n(map f (conj (vec (range 30)) nil))", "type_error", (1, 26)),
+    ("(sort-by (fn [m]\n  (- (:k m))) [{:k 1} {:k nil}])", "type_error", (2, 3)),
+    ("(map (fn [x] x) 5)", "type_error", (1, 1)),
+    ("(defn f [a b] (+ a b))\n(map f (vec (range 40)))", "arity_mismatch", (2, 1)),
+]
+
+
+@pytest.mark.parametrize("src,kind,where", FAILING)
+def test_an_error_is_located_the_same_on_every_tier(src, kind, where, monkeypatch):
+    for label, (backend, settings) in TIERS.items():
+        with monkeypatch.context() as mp:
+            for name, value in settings.items():
+                mp.setattr(compiler.scan if name == "INLINE_HOFS" else interp, name, value)
+            s = ptclisp.Session(limits=LIMITS)
+            err = evaluate(s.env, src, s.limits, backend=backend).error
+        assert err is not None and (err.kind, (err.span.line, err.span.col)) == (kind, where), (label, err)

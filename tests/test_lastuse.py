@@ -2,10 +2,13 @@
 needs to extend a map in place. The collector records the facts; the decision reads only them."""
 import pytest
 
+from ptclisp import lib
 from ptclisp.analyzer import Analyzer, Env
 from ptclisp.analyzer import nodes as N
 from ptclisp.analyzer.lastuse import _last_uses, _ReadCollector, last_reads
 from ptclisp.reader import read
+
+lib.load()   # the analyzer resolves builtins against the registered families
 
 OWNED = frozenset({"assoc", "dissoc", "conj", "update"})
 

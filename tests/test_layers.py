@@ -89,8 +89,8 @@ def test_no_import_cycle_inside_the_package(package):
 
 @pytest.mark.parametrize("name", sorted(_under("ptclisp.analyzer")))
 def test_the_analyzer_imports_no_builtin_family(name):
-    # the builtin registry is read, never a family (the registry itself leaves lib/ in #14)
-    families = {m for m in _imports(name) if m.startswith("ptclisp.lib") and m != "ptclisp.lib.registry"}
+    # the builtin registry (ptclisp.registry) is read, never a family
+    families = {m for m in _imports(name) if m.startswith("ptclisp.lib")}
     assert families == set()
 
 

@@ -142,9 +142,13 @@ HOF_CASES = [
 
 
 @pytest.mark.parametrize("src", HOF_CASES)
-def test_inlined_loops_agree_with_the_builtins(src, backend):
+def test_inlined_loops_agree_with_the_builtins(src, backend, monkeypatch):
     # the same call with the fn passed as a value (never inlined) is the reference; the closure
-    # tier compiles the loop when the call site runs again, so the session runs it three times
+    # tier compiles the loop once its call site has seen ISLAND_ITEMS items. The session keeps the
+    # program built by its second run and runs it again, so at 60 the first two runs (40 items a
+    # call site) call the builtin and the third (80 items seen) runs the compiled loop
+    from ptclisp import interp
+    monkeypatch.setattr(interp, "ISLAND_ITEMS", 60)
     reference = run(f"(let [call (fn [f & args] (apply f args))] {_as_value_call(src)})", backend)
     s = ptclisp.Session()
     for _ in range(3):
@@ -161,6 +165,18 @@ def test_a_long_vector_takes_the_compiled_loop_at_once(monkeypatch):
     assert short == 100 and not loops()  # the builtin calls the fn (compiled alone, as hot)
     long = run(f"(count (mapv (fn [i] (* i i)) (range {interp.ISLAND_ITEMS})))", "tiered")
     assert long == interp.ISLAND_ITEMS and len(loops()) == 1
+
+
+def test_a_call_site_takes_the_compiled_loop_once_it_has_seen_enough_items(monkeypatch):
+    from ptclisp import interp
+    compiled = []
+    real = interp.compile_subprogram
+    monkeypatch.setattr(interp, "compile_subprogram", lambda *a: compiled.append(a[0]) or real(*a))
+    loops = lambda: [n for n in compiled if type(n).__name__ == "BuiltinCall"]  # noqa: E731
+    monkeypatch.setattr(interp, "ISLAND_ITEMS", 250)
+    src = "(defn f [n] (count (filter (fn [i] (odd? i)) (range n))))\n[(f 100) (f 100) %s]"
+    assert run(src % "", "tiered") == Vector([50, 50]) and not loops()     # 200 items: the builtin
+    assert run(src % "(f 100) (f 100)", "tiered") == Vector([50] * 4) and len(loops()) == 1   # 300: compiled once
 
 
 def _as_value_call(src: str) -> str:

@@ -14,7 +14,7 @@ import pexpect
 import pyte
 import pytest
 
-from ptclisp.lib.registry import BUILTINS
+from ptclisp.registry import BUILTINS
 from ptclisp.repl.completion import Names, PtcCompleter, enclosing_head
 from ptclisp.repl.core import Repl, ReplConfig, caret_lines, is_complete, is_meta
 from ptclisp.repl.highlight import PtcLispLexer, classify_symbol

@@ -16,14 +16,19 @@ from . import nodes as N
 
 # name -> handler(az, form, scope, tail) ; filled by @special in the form modules
 SPECIALS: dict[str, Callable] = {}
+# special forms a local binding can never shadow in call position; filled by @special(..., unshadowable=True)
+UNSHADOWABLE: set[str] = set()
 
 
-def special(*names: str):
-    """Register an analyzer handler for the special forms `names`."""
+def special(*names: str, unshadowable: bool = False):
+    """Register an analyzer handler for the special forms `names` (with `unshadowable`, a local
+    binding of one of those names never shadows the form in call position)."""
 
     def deco(fn):
         for n in names:
             SPECIALS[n] = fn
+            if unshadowable:
+                UNSHADOWABLE.add(n)
         return fn
 
     return deco

@@ -224,7 +224,7 @@ def analyze_loop(az, form: List, scope, tail):
     return node
 
 
-@special("recur")
+@special("recur", unshadowable=True)
 def analyze_recur(az, form: List, scope, tail):
     target = tail.target
     if target is None:
@@ -321,7 +321,7 @@ def def_name(az, form, head: str):
     return bind_name(target, "definition")
 
 
-@special("def", "defonce")
+@special("def", "defonce", unshadowable=True)
 def analyze_def(az, form: List, scope, tail):
     head = form.items[0].name
     name = def_name(az, form, head)

@@ -21,7 +21,7 @@ def _parts(form: List, lo: int, hi: int | None, shape: str, kind="invalid_arity"
     return form.items[1:]
 
 
-@special("if")
+@special("if", unshadowable=True)
 def analyze_if(az, form, scope, tail):
     p = _parts(form, 2, 3, "(if test then else?)")
     test = az.analyze(p[0], scope, NOT_TAIL)
@@ -224,7 +224,7 @@ def _is_result_fn_marker(f: Form) -> bool:
     return type(f) is Lit and type(f.value) is Keyword and f.value.name == ">>"
 
 
-@special("do")
+@special("do", unshadowable=True)
 def analyze_do(az, form, scope, tail):
     return az.body(form.items[1:], scope, tail, form.span)
 
@@ -258,7 +258,7 @@ def analyze_comment(az, form, scope, tail):
     return N.Const(None, span=form.span)
 
 
-@special("quote")
+@special("quote", unshadowable=True)
 def analyze_quote(az, form, scope, tail):
     if len(form.items) != 2:
         raise err("invalid_arity", "quote takes exactly one symbol: (quote name)", form)
@@ -268,7 +268,7 @@ def analyze_quote(az, form, scope, tail):
     return N.Const(SymbolRef(s.ns, s.name), span=form.span)
 
 
-@special("return", "fail")
+@special("return", "fail", unshadowable=True)
 def analyze_terminal(az, form, scope, tail):
     head = form.items[0].name
     if len(form.items) != 2:
@@ -283,7 +283,7 @@ def analyze_juxt(az, form, scope, tail):
     return N.Juxt(az.args(form.items[1:], scope), span=form.span)
 
 
-@special("program")
+@special("program", unshadowable=True)
 def analyze_program(az, form, scope, tail):
     if len(form.items) < 2:
         raise err("invalid_arity", "program needs at least one form", form)

@@ -15,16 +15,12 @@ from ..errors import PtcError
 from ..meter import compile_tick
 from ..regex_engine import compile_regex
 from ..forms import Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm
-from ..lib.registry import BUILTINS
+from ..registry import BUILTINS
 from ..values import Keyword, SymbolRef, type_name
 from . import nodes as N
 from . import bindings as _bindings
 from . import resolve as _resolve
-from .base import NOT_TAIL, SPECIALS, Scope, Tail, check_duplicates, err
-
-# special forms a local binding can never shadow in call position
-UNSHADOWABLE = {"if", "def", "defonce", "do", "recur", "return", "fail", "program", "quote"}
-
+from .base import NOT_TAIL, SPECIALS, UNSHADOWABLE, Scope, Tail, check_duplicates, err
 
 class Env:
     """What the analyzer may resolve against, supplied by the host (session)."""

@@ -10,16 +10,11 @@ from __future__ import annotations
 from .. import java_members as J
 from ..errors import PtcError
 from ..forms import List, Lit, Quote, Sym
-from ..lib import registry as R
+from .. import registry as R
 from ..values import Keyword, SymbolRef
 from . import nodes as N
 from .base import NOT_TAIL, err
 
-# two-argument builtins the compiler inlines as primitives
-PRIMS = {"+": "add", "-": "sub", "*": "mul", "mod": "mod", "<": "lt", ">": "gt", "<=": "le", ">=": "ge", "=": "eq",
-         "==": "eq", "not=": "ne"}
-UNARY_PRIMS = {"inc": "inc", "dec": "dec", "not": "not", "nil?": "isnil", "some?": "issome",
-               "zero?": "zero", "first": "first"}
 AUTO_QUOTE = {"doc", "source", "export-meta", "dir"}
 COMPAT_GROUP_LABEL = {"string": "String", "set": "Set", "walk": "Walk", "regex": "Regex", "core": "Core", "json": "JSON"}
 
@@ -58,16 +53,14 @@ def builtin_call_node(az, spec: R.Builtin, rest: list, scope, form: List):
     if name == "take" and n == 2 and _is_builtin_range(az, rest[1], scope):
         # (take n (range a b step)): a zero step is allowed only under take (functions.md §1.16)
         return N.RtCall("take_range", [args[0]] + args[1].args, span=form.span)
-    if n == 2 and name in PRIMS:
-        return N.Prim(PRIMS[name], args, span=form.span)
-    if n == 1 and name in UNARY_PRIMS:
-        return N.Prim(UNARY_PRIMS[name], args, span=form.span)
+    if spec.prim is not None and n == R.PRIMITIVES[spec.prim].arity:   # an operation the back ends inline
+        return N.Prim(spec.prim, args, span=form.span)
     return N.BuiltinCall(global_name(spec), args, span=form.span)
 
 
 def global_name(spec: R.Builtin) -> str:
     """The runtime-table name of a builtin: its plain name, or group/name when only reachable qualified."""
-    return spec.name if spec.plain else f"{spec.groups[0]}/{spec.name}"
+    return spec.call_name
 
 
 def _is_builtin_range(az, f, scope) -> bool:

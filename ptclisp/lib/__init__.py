@@ -1,22 +1,26 @@
-"""The runtime library: every builtin family registers itself on import.
+"""The runtime library: the builtin families.
 
-Importing this package fills `registry.BUILTINS`. Family modules import only
-values, errors, meter, printer and `registry`/`common`.
+`load()` imports every family by name; each registers its builtins (and the facts the back
+ends read) in `ptclisp.registry` as it is imported. Importing this package alone registers
+nothing. A family that fails to import is an error, never skipped. Family modules import
+only registry, java_members, regex_engine, intstr, values, errors, meter, printer, guards
+and their sibling families.
 """
-import importlib
 
-FAMILIES = (
-    "numbers", "numbers_math", "predicates", "describe",
-    "seqs", "seqs_build", "seqs_subset",
-    "colls", "colls_fns", "colls_maps", "sets", "walk",
-    "strings", "regexes", "printf", "jsonlib",
-    "java", "java_text", "java_time",
-    "output", "parallel", "introspect",
-)
+_loaded = False
 
-for _name in FAMILIES:
-    try:
-        importlib.import_module(f"{__name__}.{_name}")
-    except ModuleNotFoundError as _exc:  # a family not written yet
-        if _exc.name != f"{__name__}.{_name}":
-            raise
+
+def load() -> None:
+    """Register every builtin family in `ptclisp.registry` (once; later calls return at once)."""
+    global _loaded
+    if _loaded:
+        return
+    from . import (  # noqa: F401 - importing a family registers it
+        numbers, numbers_math, predicates, describe,
+        seqs, seqs_build, seqs_subset,
+        colls, colls_fns, colls_maps, sets, walk,
+        strings, regexes, printf, jsonlib,
+        java, java_text, java_time,
+        output, parallel, introspect,
+    )
+    _loaded = True

@@ -6,7 +6,7 @@ Owns functions.md §1.13 (`seq`, `keyword`), §1.14 (`count`, `reduce`,
 `not-empty`, `distinct?`). The related families are modules of their own:
 maps (§1.17, colls_maps), function combinators (§1.18, colls_fns), sets and
 constructors (§4, sets) and clojure.walk (walk).
-Imports values, errors, meter, lib.common, lib.numbers, lib.registry.
+Imports values, errors, meter, lib.common, lib.numbers, registry.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ..meter import map_cost
 from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, type_name
 from .common import charge, count_str, entries, graphemes, key_values, keyfn, need_fn, out_vec, seq_items
 from .numbers import add as _num_add
-from .registry import builtin, hot
+from ..registry import builtin, hot
 
 _NO = object()
 
@@ -342,7 +342,7 @@ def _size(coll, who):
     raise PtcError("type_error", f"{who}: expected a collection, got {type_name(coll)}")
 
 
-@builtin("empty?", "(empty? coll)", groups=("core",), category="collection predicates",
+@builtin("empty?", "(empty? coll)", returns_bool=True, groups=("core",), category="collection predicates",
          doc="True when coll has no items: nil, \"\", [], {} or #{}.",
          examples=("(empty? []) ;=> true", "(empty? nil) ;=> true", "(empty? \"a\") ;=> false"))
 def empty_p(coll):

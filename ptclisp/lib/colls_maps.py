@@ -9,7 +9,7 @@ old-value read of `update-in` use flexible keyword/string lookup. `keys`,
 Memory: results are charged for the entries they add, not for the entries
 they share with their input (the accounting a persistent map would give),
 so growing a map one `assoc` at a time stays linear in budget.
-Imports values, errors, meter, lib.common, lib.registry, lib.seqs_build.
+Imports values, errors, meter, lib.common, registry, lib.seqs_build.
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from ..meter import current, map_cost, seq_cost
 from sys import getrefcount as _getrefcount
 
 from ..values import OWNED_REFS, Map, Set, Vector, hk, sorted_items, type_name
+from ..registry import builtin, in_place, provides
 from .common import charge, entries, graphemes, need_fn, need_map, out_vec, seq_items
-from .registry import builtin
 from .seqs_build import conj as _conj
 
 _NO = object()        # "argument not given"
@@ -30,6 +30,7 @@ ENTRY = 40            # charged bytes per map entry added
 
 # ------------------------------------------------------------------ lookup steps
 
+@provides("step_get")
 def step_get(coll, k, missing=None):
     """One lookup step: flexible map key, vector/string index, set membership."""
     t = type(coll)
@@ -123,7 +124,7 @@ def get_in(m, ks, default=None):
     return path_get(m, _path_items(ks, "get-in"), default)
 
 
-@builtin("assoc", "(assoc m k v & kvs)", groups=("core",), category="maps",
+@builtin("assoc", "(assoc m k v & kvs)", owned="assoc_owned", owned_arity=(3, 3), groups=("core",), category="maps",
          doc="Returns m with each key set to its value. Maps keep the key spelling given; a vector index may "
              "replace an item or append at the end; nil starts a new map.",
          examples=("(assoc {:a 1} :b 2) ;=> {:a 1 :b 2}", "(assoc [1 2 3] 1 5) ;=> [1 5 3]",
@@ -177,7 +178,7 @@ def assoc_in(m, ks, v):
     return _assoc_path(m, list(_path_items(ks, "assoc-in")), lambda _old: v, "assoc-in")
 
 
-@builtin("update", "(update m k f & args)", groups=("core",), category="maps",
+@builtin("update", "(update m k f & args)", owned="update_owned", owned_arity=(3, 8), groups=("core",), category="maps",
          doc="Replaces the value under k with (f old & args), reading the old value with the exact key; "
              "nil is treated as an empty map and a vector index equal to the count appends.",
          examples=("(update {:n 1} :n inc) ;=> {:n 2}", "(update {:n 1} :n + 5) ;=> {:n 6}",
@@ -206,7 +207,7 @@ def update_in(m, ks, f, *args):
     return _assoc_path(m, list(_path_items(ks, "update-in")), lambda old: f(old, *args), "update-in")
 
 
-@builtin("dissoc", "(dissoc m & ks)", groups=("core",), category="maps",
+@builtin("dissoc", "(dissoc m & ks)", owned="dissoc_owned", owned_arity=(2, 2), groups=("core",), category="maps",
          doc="Returns the map without the given keys (matched exactly). nil stays nil.",
          examples=("(dissoc {:a 1 :b 2 :c 3} :a :b) ;=> {:c 3}",))
 def dissoc(m, *ks):
@@ -227,6 +228,7 @@ def dissoc(m, *ks):
 # Each must be called directly from compiled code: the count assumes exactly the
 # caller's dead local besides this frame's own reference.
 
+@in_place("assoc_owned")
 def assoc_owned(m, k, v):
     if type(m) is Map and _getrefcount(m) == OWNED_REFS:
         current().alloc(ENTRY)
@@ -235,6 +237,7 @@ def assoc_owned(m, k, v):
     return assoc(m, k, v)
 
 
+@in_place("dissoc_owned")
 def dissoc_owned(m, k):
     if type(m) is Map and _getrefcount(m) == OWNED_REFS:
         m.pop(hk(k), None)
@@ -242,6 +245,7 @@ def dissoc_owned(m, k):
     return dissoc(m, k)
 
 
+@in_place("conj_owned")
 def conj_owned(m, x):
     if type(m) is Map and type(x) is Vector and len(x) == 2 and _getrefcount(m) == OWNED_REFS:
         current().alloc(ENTRY)
@@ -251,6 +255,7 @@ def conj_owned(m, x):
     return _conj(m, x)
 
 
+@in_place("update_owned")
 def update_owned(m, k, f, *args):
     if type(m) is Map and _getrefcount(m) == OWNED_REFS:
         key = hk(k)
@@ -259,11 +264,6 @@ def update_owned(m, k, f, *args):
         m[key] = new
         return m
     return update(m, k, f, *args)
-
-
-# name -> (in-place form, fewest arguments, most arguments)
-OWNED_FORMS = {"assoc": (assoc_owned, 3, 3), "dissoc": (dissoc_owned, 2, 2), "conj": (conj_owned, 2, 2),
-               "update": (update_owned, 3, 8)}
 
 
 # ------------------------------------------------------------------ merging

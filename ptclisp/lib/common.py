@@ -5,7 +5,7 @@ maps (key-sorted `[k v]` entries), sets and nil are viewed as a sequence;
 the argument checks every family uses (`need_<what>(x, who)`); output
 wrapping that charges the meter; and the key extractors of the key-taking
 builtins (`keyfn`, `key_values`).
-Imports values, errors, meter, printer, the regex engine, lib.registry.
+Imports values, errors, meter, printer, the regex engine, registry.
 """
 from __future__ import annotations
 
@@ -18,12 +18,13 @@ from ..errors import PtcError
 from ..meter import charge, seq_cost
 from ..printer import str_of
 from ..regex_engine import compile_regex
+from ..registry import as_fn, hot, provides
 from ..values import Keyword, Map, Regex, Set, Vector, sorted_items, sorted_members, type_name
-from .registry import as_fn, hot
 
 _GRAPHEME = _regex.compile(r"\X")
 
 
+@provides("graphemes")
 def graphemes(s: str) -> list[str]:
     """The user-perceived characters of `s` (extended grapheme clusters)."""
     if s.isascii():
@@ -42,6 +43,7 @@ def entries(m: Map) -> list:
     return [Vector([k, v]) for k, v in sorted_items(m)]
 
 
+@provides("seq_items")
 def seq_items(x, who: str, *, maps: bool = True, sets: bool = True, strings: bool = True) -> list:
     """The elements of a seqable value as a Python list (do not mutate it)."""
     t = type(x)
@@ -68,6 +70,7 @@ def positional_items(x, who: str) -> list:
     return seq_items(x, who)
 
 
+@provides("out_vec")
 def out_vec(items: list) -> Vector:
     """Wrap a freshly built list as a vector, charging the meter for it."""
     charge(seq_cost(len(items)))

@@ -18,7 +18,7 @@ Shape of the result:
   other        {:type :sample :types :examples [:distinct_count]}
 With `{:paths true}` a `:paths` map ("a.b" dotted paths down to `:depth`
 levels, through nested vectors) is added, each with presence counts.
-Imports values, errors, printer, meter, lib.registry.
+Imports values, errors, printer, meter, registry.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from ..errors import PtcError
 from ..meter import current, map_cost
 from ..printer import PreviewCaps, preview
 from ..values import JavaObject, Keyword, Map, Regex, Set, SymbolRef, Vector, hk, is_fn, type_name, unhk
-from .registry import builtin
+from ..registry import builtin
 
 DEFAULT_DEPTH = 1
 MAX_DEPTH = 5

@@ -18,7 +18,7 @@ from .. import java_members as J
 from ..errors import PtcError
 from ..meter import current
 from ..values import Keyword, Map, SymbolRef, Vector, type_name
-from .registry import BUILTINS, QUALIFIED, QUALIFIERS, builtin, lookup_qualified
+from ..registry import BUILTINS, QUALIFIED, QUALIFIERS, builtin, lookup_qualified
 
 
 def _env():

@@ -15,7 +15,7 @@ spaces), non-ASCII is left unescaped, and object members follow the sorted
 key order every map view uses.
 
 Both directions are iterative (no Python recursion) and charge the meter.
-Imports values, errors, meter, printer, lib.registry.
+Imports values, errors, meter, printer, registry.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from ..intstr import int_text, text_int
 from ..meter import current, map_cost, seq_cost, str_cost
 from ..printer import pr_str
 from ..values import Keyword, Map, Set, Vector, sorted_items, type_name
-from .registry import builtin
+from ..registry import builtin
 
 MAX_DEPTH = 512
 

@@ -16,7 +16,7 @@ stops at once instead of spending minutes inside one multiplication.
 
 Mixed int/float arithmetic follows the JVM: the integer is widened to a
 double, and an integer too large for a double widens to ±Infinity.
-Imports values, errors, meter, lib.registry.
+Imports values, errors, meter, registry.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from ..errors import PtcError
 from ..meter import current
 from ..values import compare as _compare
 from ..values import Keyword, equal, truthy, type_name
-from .registry import builtin
+from ..registry import builtin, primitive
 
 INF = math.inf
 NAN = math.nan
@@ -84,6 +84,7 @@ def int_result_bits(bits: int, who: str):
 
 # ------------------------------------------------------------------ two-argument fast paths
 
+@primitive("add")
 def add2(a, b):
     """`(+ a b)`."""
     ta = type(a)
@@ -96,6 +97,7 @@ def add2(a, b):
     raise _not_num("+", a, b)
 
 
+@primitive("sub")
 def sub2(a, b):
     """`(- a b)`."""
     ta = type(a)
@@ -108,6 +110,7 @@ def sub2(a, b):
     raise _not_num("-", a, b)
 
 
+@primitive("mul")
 def mul2(a, b):
     """`(* a b)`; large integer products are sized before they are computed."""
     ta = type(a)
@@ -146,6 +149,7 @@ def div2(a, b):
         return _tof(a) / _tof(b)     # a huge integer widened to ±Infinity
 
 
+@primitive("lt")
 def lt2(a, b):
     """`(< a b)`."""
     ta = type(a)
@@ -155,6 +159,7 @@ def lt2(a, b):
     raise _not_ordered("<", a, b)
 
 
+@primitive("gt")
 def gt2(a, b):
     """`(> a b)`."""
     ta = type(a)
@@ -164,6 +169,7 @@ def gt2(a, b):
     raise _not_ordered(">", a, b)
 
 
+@primitive("le")
 def le2(a, b):
     """`(<= a b)`."""
     ta = type(a)
@@ -173,6 +179,7 @@ def le2(a, b):
     raise _not_ordered("<=", a, b)
 
 
+@primitive("ge")
 def ge2(a, b):
     """`(>= a b)`."""
     ta = type(a)
@@ -182,6 +189,7 @@ def ge2(a, b):
     raise _not_ordered(">=", a, b)
 
 
+@primitive("eq")
 def eq2(a, b):
     """`(= a b)`: structural, numbers by value, NaN never equal."""
     ta = type(a)
@@ -197,7 +205,7 @@ def eq2(a, b):
 
 # ------------------------------------------------------------------ §1.2 arithmetic
 
-@builtin("+", "(+)", "(+ x)", "(+ x y & more)", groups=("core",), aliases=("+'",), category="arithmetic",
+@builtin("+", "(+)", "(+ x)", "(+ x y & more)", prim="add", groups=("core",), aliases=("+'",), category="arithmetic",
          doc="Adds numbers; with no arguments gives 0. NaN anywhere gives NaN and Infinity plus "
              "-Infinity gives NaN. Integers never overflow. `+'` is the same function.",
          examples=("(+ 1 2 3) ;=> 6", "(+) ;=> 0", "(+ 1 2.5) ;=> 3.5"))
@@ -224,7 +232,7 @@ def add(*args):
     return acc
 
 
-@builtin("-", "(- x)", "(- x y & more)", groups=("core",), aliases=("-'",), category="arithmetic",
+@builtin("-", "(- x)", "(- x y & more)", prim="sub", groups=("core",), aliases=("-'",), category="arithmetic",
          doc="With one argument negates it; otherwise subtracts the remaining arguments from the "
              "first, left to right. `-'` is the same function.",
          examples=("(- 10 3) ;=> 7", "(- 5) ;=> -5", "(- 10 1 2) ;=> 7"))
@@ -250,7 +258,7 @@ def sub(x, *more):
     return acc
 
 
-@builtin("*", "(*)", "(* x)", "(* x y & more)", groups=("core",), aliases=("*'",), category="arithmetic",
+@builtin("*", "(*)", "(* x)", "(* x y & more)", prim="mul", groups=("core",), aliases=("*'",), category="arithmetic",
          doc="Multiplies numbers; with no arguments gives 1. Zero times Infinity is NaN. Integer "
              "products are exact; one that would be enormous fails with memory_exceeded. "
              "`*'` is the same function.",
@@ -292,7 +300,7 @@ def div(x, *more):
     return acc
 
 
-@builtin("inc", "(inc x)", groups=("core",), aliases=("inc'",), category="arithmetic",
+@builtin("inc", "(inc x)", prim="inc", groups=("core",), aliases=("inc'",), category="arithmetic",
          doc="The number plus one. Infinity and NaN come back unchanged. `inc'` is the same function.",
          examples=("(inc 5) ;=> 6", "(inc 1.5) ;=> 2.5"))
 def inc(x):
@@ -304,7 +312,7 @@ def inc(x):
     raise _not_num("inc", x)
 
 
-@builtin("dec", "(dec x)", groups=("core",), aliases=("dec'",), category="arithmetic",
+@builtin("dec", "(dec x)", prim="dec", groups=("core",), aliases=("dec'",), category="arithmetic",
          doc="The number minus one. Infinity and NaN come back unchanged. `dec'` is the same function.",
          examples=("(dec 5) ;=> 4", "(dec 0.5) ;=> -0.5"))
 def dec(x):
@@ -369,7 +377,7 @@ def rem(num, div):
     return _rem_float("rem", num, div)
 
 
-@builtin("mod", "(mod num div)", groups=("core",), category="arithmetic",
+@builtin("mod", "(mod num div)", prim="mod", groups=("core",), category="arithmetic",
          doc="The remainder of floored division: it has the sign of div. Works on floats. "
              "A zero divisor is an arithmetic_error.",
          examples=("(mod 10 3) ;=> 1", "(mod -10 3) ;=> 2", "(mod 10 -3) ;=> -2"))
@@ -389,6 +397,7 @@ def mod(num, div):
 # ------------------------------------------------------------------ §1.3 comparison
 
 @builtin("=", "(= x)", "(= x y & more)", groups=("core",), aliases=("==",), category="comparison",
+         prim="eq", returns_bool=True,
          doc="True when all arguments are equal: structural over collections, numbers by value "
              "(so 1 equals 1.0), NaN equal to nothing. A keyword never equals a string. "
              "`==` is the same function.",
@@ -403,7 +412,7 @@ def eq(x, *more):
     return True
 
 
-@builtin("not=", "(not= x)", "(not= x y & more)", groups=("core",), category="comparison",
+@builtin("not=", "(not= x)", "(not= x y & more)", prim="ne", returns_bool=True, groups=("core",), category="comparison",
          doc="The negation of `=`: true when some argument differs.",
          examples=("(not= 1 2) ;=> true", "(not= 1 1.0) ;=> false"))
 def not_eq(x, *more):
@@ -423,7 +432,7 @@ def _chain(op2, x, more):
     return True
 
 
-@builtin("<", "(< x)", "(< x y & more)", groups=("core",), category="comparison",
+@builtin("<", "(< x)", "(< x y & more)", prim="lt", returns_bool=True, groups=("core",), category="comparison",
          doc="True when the numbers strictly increase. Numbers only: anything else reached is a "
              "type_error (use compare for strings). Any comparison with NaN is false.",
          examples=("(< 1 2 3) ;=> true", "(< 1 1) ;=> false", "(< 1.0 ##Inf) ;=> true"))
@@ -432,7 +441,7 @@ def lt(x, *more):
     return _chain(lt2, x, more)
 
 
-@builtin(">", "(> x)", "(> x y & more)", groups=("core",), category="comparison",
+@builtin(">", "(> x)", "(> x y & more)", prim="gt", returns_bool=True, groups=("core",), category="comparison",
          doc="True when the numbers strictly decrease. Numbers only; NaN comparisons are false.",
          examples=("(> 3 2 1) ;=> true", "(> 1 2) ;=> false"))
 def gt(x, *more):
@@ -440,7 +449,7 @@ def gt(x, *more):
     return _chain(gt2, x, more)
 
 
-@builtin("<=", "(<= x)", "(<= x y & more)", groups=("core",), category="comparison",
+@builtin("<=", "(<= x)", "(<= x y & more)", prim="le", returns_bool=True, groups=("core",), category="comparison",
          doc="True when the numbers never decrease. Numbers only; NaN comparisons are false.",
          examples=("(<= 1 1 2) ;=> true", "(<= 2 1) ;=> false"))
 def le(x, *more):
@@ -448,7 +457,7 @@ def le(x, *more):
     return _chain(le2, x, more)
 
 
-@builtin(">=", "(>= x)", "(>= x y & more)", groups=("core",), category="comparison",
+@builtin(">=", "(>= x)", "(>= x y & more)", prim="ge", returns_bool=True, groups=("core",), category="comparison",
          doc="True when the numbers never increase. Numbers only; NaN comparisons are false.",
          examples=("(>= 3 3 1) ;=> true", "(>= ##NaN 0.0) ;=> false"))
 def ge(x, *more):
@@ -467,7 +476,7 @@ def compare(a, b):
 
 # ------------------------------------------------------------------ §1.4 logic and identity
 
-@builtin("not", "(not x)", groups=("core",), category="logic",
+@builtin("not", "(not x)", prim="not", returns_bool=True, groups=("core",), category="logic",
          doc="True when x is nil or false, otherwise false.",
          examples=("(not nil) ;=> true", "(not 0) ;=> false"))
 def not_(x):

@@ -7,7 +7,7 @@ them unchanged. `pow` follows the JVM's Math.pow special cases and never
 raises. Bit operations are the JVM's 64-bit ones (GAP-S52, GAP-S142): their
 arguments must fit in a signed 64-bit integer, a bit index or shift count is
 taken modulo 64, and results wrap around to 64 bits.
-Imports errors, values, lib.numbers, lib.registry.
+Imports errors, values, lib.numbers, registry.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import math
 from ..errors import PtcError
 from ..values import type_name
 from .numbers import INF, NAN, _is_num, _not_num, _tof
-from .registry import builtin
+from ..registry import builtin
 
 _isinf = math.isinf
 _trunc = math.trunc

@@ -1,13 +1,13 @@
 """Output: `println`, which appends a line to the running evaluation's printed output.
 
 The evaluation is reached through `meter.current()`.
-Imports meter, printer, lib.registry.
+Imports meter, printer, registry.
 """
 from __future__ import annotations
 
 from ..meter import current
 from ..printer import preview
-from .registry import builtin
+from ..registry import builtin
 
 
 @builtin("println", "(println x ...)", groups=("core",), category="output", effect="print",

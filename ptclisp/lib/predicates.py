@@ -4,7 +4,7 @@ predicates (§1.6).
 Every predicate here is total: it never raises, whatever it is given, and
 answers `true` or `false` (the numeric ones answer false for non-numbers).
 `describe` lives in lib/describe.py.
-Imports values, lib.common, lib.registry.
+Imports values, lib.common, registry.
 """
 from __future__ import annotations
 
@@ -12,26 +12,26 @@ import math
 
 from ..values import JavaObject, Keyword, Map, Regex, Set, Vector, is_fn
 from .common import count_str
-from .registry import builtin
+from ..registry import builtin
 
 _isinf = math.isinf
 _CORE = ("core",)
 
 
-def _pred(name: str, doc: str, *examples: str, core: bool = True):
+def _pred(name: str, doc: str, *examples: str, core: bool = True, prim: str | None = None):
     return builtin(name, f"({name} x)", doc=doc, groups=_CORE if core else (), category="predicates",
-                   examples=examples)
+                   examples=examples, returns_bool=True, prim=prim)
 
 
 # ------------------------------------------------------------------ kinds of value
 
-@_pred("nil?", "True when x is nil.", "(nil? nil) ;=> true", "(nil? false) ;=> false")
+@_pred("nil?", "True when x is nil.", "(nil? nil) ;=> true", "(nil? false) ;=> false", prim="isnil")
 def is_nil(x):
     return x is None
 
 
 @_pred("some?", "True when x is anything but nil (false included).", "(some? false) ;=> true",
-       "(some? nil) ;=> false")
+       "(some? nil) ;=> false", prim="issome")
 def is_some(x):
     return x is not None
 
@@ -63,6 +63,7 @@ def _is_int(x):
 
 
 builtin("int?", "(int? x)", doc="True for integers of any size.", groups=_CORE, category="predicates",
+        returns_bool=True,
         examples=("(int? 42) ;=> true", "(int? 42.0) ;=> false"), aliases=("integer?",))(_is_int)
 
 
@@ -71,6 +72,7 @@ def _is_float(x):
 
 
 builtin("float?", "(float? x)", doc="True for floats, ##Inf and ##NaN included. `double?` is the same function.",
+        returns_bool=True,
         groups=_CORE, category="predicates", aliases=("double?",),
         examples=("(float? 1.5) ;=> true", "(float? 1) ;=> false"))(_is_float)
 
@@ -263,12 +265,13 @@ def type_(x):
 
 # ------------------------------------------------------------------ §1.6 numeric predicates
 
-def _pred_num(name: str, doc: str, *examples: str):
-    return builtin(name, f"({name} x)", doc=doc, groups=_CORE, category="predicates", examples=examples)
+def _pred_num(name: str, doc: str, *examples: str, prim: str | None = None):
+    return builtin(name, f"({name} x)", doc=doc, groups=_CORE, category="predicates", examples=examples,
+                   returns_bool=True, prim=prim)
 
 
 @_pred_num("zero?", "True when x is a number equal to zero (0, 0.0 or -0.0); false for anything else, nil included.",
-           "(zero? 0) ;=> true", "(zero? 0.0) ;=> true", "(zero? nil) ;=> false")
+           "(zero? 0) ;=> true", "(zero? 0.0) ;=> true", "(zero? nil) ;=> false", prim="zero")
 def is_zero(x):
     t = type(x)
     return (t is int or t is float) and x == 0

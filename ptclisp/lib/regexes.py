@@ -4,7 +4,7 @@ Owns `re-pattern re-find re-matches re-seq re-split regex?` and the two
 regex-based string helpers `extract` / `extract-int`. Compiling patterns and
 running them within the limits (pattern size, input size, timeouts) is
 `ptclisp.regex_engine`, which the string family uses too.
-Imports values, errors, the regex engine, lib.common, lib.registry, lib.strings.
+Imports values, errors, the regex engine, lib.common, registry, lib.strings.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..errors import PtcError
 from ..regex_engine import bound_input, compile_regex, fullmatch, groups_of, iter_matches, search, split_spans
 from ..values import Regex, type_name
 from .common import need_pattern, need_regex, need_str, out_vec
-from .registry import builtin
+from ..registry import builtin
 from .strings import java_split, parse_long, split
 
 

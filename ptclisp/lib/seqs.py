@@ -12,7 +12,7 @@ from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, equal, hk, type_name, unhk
 from .common import (graphemes, key_values, keyfn, kw_values, need_fn, out_vec, path_lookup, positional_items,
                      seq_items)
-from .registry import builtin, hot
+from ..registry import builtin, hot
 from .seqs_common import NO, order_indexes, sort_values
 
 _ABSENT = object()
@@ -42,17 +42,17 @@ def _selector(who: str, keep: bool):
     return select
 
 
-builtin("filter", "(filter pred coll)", groups=("core",), category="sequences",
+builtin("filter", "(filter pred coll)", inline_hof=True, groups=("core",), category="sequences",
         doc="A vector of the items of coll for which (pred item) is truthy, in order. "
             "pred may be a function, a keyword (field lookup) or a set (membership); "
             "a map is walked as [k v] entries and a string as characters.",
         examples=("(filter even? [1 2 3 4]) ;=> [2 4]", "(filter :ok [{:ok true} {:ok false}]) ;=> [{:ok true}]"),
         )(_selector("filter", True))
-builtin("filterv", "(filterv pred coll)", groups=("core",), category="sequences",
+builtin("filterv", "(filterv pred coll)", inline_hof=True, groups=("core",), category="sequences",
         doc="Same as filter: keeps the items for which (pred item) is truthy, as a vector.",
         examples=("(filterv odd? [1 2 3]) ;=> [1 3]",),
         )(_selector("filterv", True))
-builtin("remove", "(remove pred coll)", groups=("core",), category="sequences",
+builtin("remove", "(remove pred coll)", inline_hof=True, groups=("core",), category="sequences",
         doc="The complement of filter: a vector of the items for which (pred item) is nil or false.",
         examples=("(remove nil? [1 nil 2]) ;=> [1 2]",),
         )(_selector("remove", False))
@@ -142,7 +142,7 @@ def some(pred, coll):
     return None
 
 
-@builtin("every?", "(every? pred coll)", groups=("core",), category="sequences",
+@builtin("every?", "(every? pred coll)", returns_bool=True, groups=("core",), category="sequences",
          doc="true when (pred item) is truthy for every item (and for an empty coll), else false.",
          examples=("(every? pos? [1 2]) ;=> true", "(every? pos? []) ;=> true"))
 def every_p(pred, coll):
@@ -154,7 +154,7 @@ def every_p(pred, coll):
     return True
 
 
-@builtin("not-any?", "(not-any? pred coll)", groups=("core",), category="sequences",
+@builtin("not-any?", "(not-any? pred coll)", returns_bool=True, groups=("core",), category="sequences",
          doc="true when (pred item) is truthy for no item (true for an empty coll).",
          examples=("(not-any? neg? [1 2]) ;=> true",))
 def not_any_p(pred, coll):
@@ -166,7 +166,7 @@ def not_any_p(pred, coll):
     return True
 
 
-@builtin("not-every?", "(not-every? pred coll)", groups=("core",), category="sequences",
+@builtin("not-every?", "(not-every? pred coll)", returns_bool=True, groups=("core",), category="sequences",
          doc="true when (pred item) is falsy for at least one item (false for an empty coll).",
          examples=("(not-every? even? [2 3]) ;=> true",))
 def not_every_p(pred, coll):
@@ -274,11 +274,13 @@ def _mapper(who: str):
 
 
 builtin("map", "(map f coll)", "(map f c1 c2)", "(map f c1 c2 c3)", groups=("core",), category="sequences",
+        inline_hof=True,
         doc="A vector of (f item) for every item. With two or three collections f receives one item "
             "from each, walking them in step and stopping at the shortest. f may be a keyword.",
         examples=("(map inc [1 2]) ;=> [2 3]", "(map + [1 2] [10 20 30]) ;=> [11 22]"),
         )(_mapper("map"))
 builtin("mapv", "(mapv f coll)", "(mapv f c1 c2)", "(mapv f c1 c2 c3)", groups=("core",), category="sequences",
+        inline_hof=True,
         doc="Same as map (every sequence result is already a vector).",
         examples=("(mapv :id [{:id 1} {:id 2}]) ;=> [1 2]",),
         )(_mapper("mapv"))

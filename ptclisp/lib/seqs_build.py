@@ -18,7 +18,7 @@ from ..errors import PtcError
 from ..meter import SLOT, current, map_cost, seq_cost
 from ..values import Map, Set, Vector, hk, type_name
 from .common import need_count, need_fn, need_vector, out_vec, positional_items, seq_items
-from .registry import builtin
+from ..registry import builtin, provides
 from .seqs_common import NO, charge_slots, charge_vecs
 
 _ENTRY_COST = 40
@@ -77,6 +77,7 @@ def cons(x, coll):
 
 
 @builtin("conj", "(conj)", "(conj coll)", "(conj coll x & xs)", groups=("core",), category="sequences",
+         owned="conj_owned", owned_arity=(2, 2),
          doc="Adds items to a collection: appended to a vector, added to a set, or, for a map, "
              "[k v] entries (or whole maps) merged in. nil starts a new vector. (conj) is [].",
          examples=("(conj [1] 2 3) ;=> [1 2 3]", "(conj {:a 1} [:b 2]) ;=> {:a 1 :b 2}",
@@ -408,6 +409,7 @@ def range_(a, b=NO, c=NO):
     return Vector(out)
 
 
+@provides("take_zero_step_range")
 def take_zero_step_range(n, start, end):
     """(take n (range start end 0)): n copies of start (none when start = end).
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..errors import PtcError, brief_int
 from ..values import Map, Set, Vector, equal, type_name
 from .common import graphemes, need_count, need_fn, out_vec, positional_items, seq_items
-from .registry import builtin
+from ..registry import builtin
 from .seqs_common import NO, charge_vecs
 
 _ABSENT = object()
@@ -47,7 +47,7 @@ def _next(coll, who: str):
     return Vector(items[1:]) if len(items) > 1 else None
 
 
-@builtin("first", "(first coll)", groups=("core",), category="sequences",
+@builtin("first", "(first coll)", prim="first", groups=("core",), category="sequences",
          doc="The first item of a vector or the first character of a string; nil when empty or nil. "
              "Maps and sets have no first item: take a view such as (seq m) first.",
          examples=("(first [1 2]) ;=> 1", "(first []) ;=> nil"))

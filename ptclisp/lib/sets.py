@@ -5,7 +5,7 @@
 Membership is exact (language.md §3.4: 1 and 1.0 are different members);
 `contains?` on a map uses flexible key lookup and on a vector tests element
 membership (DIV-27).
-Imports values, errors, meter, lib.common, lib.registry, lib.colls_maps, lib.seqs_build.
+Imports values, errors, meter, lib.common, registry, lib.colls_maps, lib.seqs_build.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ..meter import map_cost
 from ..values import Map, Set, Vector, hk, type_name
 from .colls_maps import contains_key
 from .common import charge, count_str, out_vec, seq_items
-from .registry import builtin
+from ..registry import builtin
 
 from ..values import owner_token as _owner_token
 
@@ -49,7 +49,7 @@ def hash_set(*xs):
     return _fresh_set(_members_dict(xs))
 
 
-@builtin("set?", "(set? x)", groups=("core", "set"), category="sets",
+@builtin("set?", "(set? x)", returns_bool=True, groups=("core", "set"), category="sets",
          doc="True when x is a set.", examples=("(set? #{1}) ;=> true", "(set? [1]) ;=> false"))
 def set_p(x):
     return type(x) is Set
@@ -71,7 +71,7 @@ def vector_(*xs):
     return out_vec(list(xs))
 
 
-@builtin("contains?", "(contains? coll k)", groups=("core", "set"), category="sets",
+@builtin("contains?", "(contains? coll k)", returns_bool=True, groups=("core", "set"), category="sets",
          doc="Map: whether key k is present (flexible keyword/string matching; a vector k is a path). "
              "Set: whether k is a member. Vector: whether k is one of its items. String: whether k is a "
              "valid character index. nil: false.",

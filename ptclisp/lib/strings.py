@@ -11,7 +11,7 @@ Every builder charges the meter before it builds text whose size depends on
 its input; rendering a collection first walks it to estimate the text size
 (`charge_render`) so a value with heavy structural sharing cannot expand
 into gigabytes of text.
-Imports values, errors, meter, printer, the regex engine, lib.common, lib.registry.
+Imports values, errors, meter, printer, the regex engine, lib.common, registry.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from ..printer import pr_str, str_of
 from ..values import Keyword, Map, Regex, Set, SymbolRef, Vector, type_name
 from ..values.walk import Stop, walk
 from .common import charge, count_str, graphemes, need_count, need_fn, need_str, need_text, out_vec, seq_items
-from .registry import builtin
+from ..registry import builtin
 from .. import regex_engine as rx
 
 _NO = object()
@@ -386,7 +386,7 @@ def trim_newline(s):
     return need_str(s, "trim-newline").rstrip("\r\n")
 
 
-@builtin("blank?", "(blank? s)", groups=("string",), category="strings",
+@builtin("blank?", "(blank? s)", returns_bool=True, groups=("string",), category="strings",
          doc="True for nil, the empty string, or a string of whitespace only.",
          examples=('(blank? "  \\t") ;=> true', '(blank? nil) ;=> true', '(blank? "a") ;=> false'))
 def is_blank(s):
@@ -420,21 +420,21 @@ def lower_case(s):
 # ---------------------------------------------------------------- searching
 
 
-@builtin("starts-with?", "(starts-with? s prefix)", groups=("string",), category="strings",
+@builtin("starts-with?", "(starts-with? s prefix)", returns_bool=True, groups=("string",), category="strings",
          doc="True when s begins with prefix (always true for \"\").",
          examples=('(starts-with? "hello" "he") ;=> true',))
 def starts_with(s, prefix):
     return need_text(s, "starts-with?").startswith(need_str(prefix, "starts-with?"))
 
 
-@builtin("ends-with?", "(ends-with? s suffix)", groups=("string",), category="strings",
+@builtin("ends-with?", "(ends-with? s suffix)", returns_bool=True, groups=("string",), category="strings",
          doc="True when s ends with suffix (always true for \"\").",
          examples=('(ends-with? "hello" "lo") ;=> true',))
 def ends_with(s, suffix):
     return need_text(s, "ends-with?").endswith(need_str(suffix, "ends-with?"))
 
 
-@builtin("includes?", "(includes? s sub)", groups=("string",), category="strings",
+@builtin("includes?", "(includes? s sub)", returns_bool=True, groups=("string",), category="strings",
          doc="True when sub occurs somewhere in s (always true for \"\").",
          examples=('(includes? "hello" "ll") ;=> true',))
 def includes(s, sub):

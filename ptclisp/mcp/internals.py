@@ -19,11 +19,9 @@ from __future__ import annotations
 
 
 def _registry():
-    try:
-        from .. import registry  # type: ignore[attr-defined]  # after issue 14
-    except ImportError:
-        from ..lib import registry
-    return registry  # filled by the builtin families, which `import ptclisp` loads
+    from .. import lib, registry
+    lib.load()  # fill the registry: importing ptclisp loads no builtin family until a session needs them
+    return registry
 
 
 def builtins() -> list[tuple[str, tuple[str, ...], str, str]]:

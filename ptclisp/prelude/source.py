@@ -41,7 +41,7 @@ class PreludeError(PtcError):
 
 def _is_reserved(name: str) -> bool:
     from .. import java_members as J
-    from ..lib.registry import QUALIFIERS
+    from ..registry import QUALIFIERS
     return name in RESERVED or name in QUALIFIERS or J.is_java_class_spelling(name) or name.startswith("java.")
 
 

@@ -21,7 +21,7 @@ import attrs
 
 from .. import api
 from ..errors import PtcError, Span
-from ..lib.registry import BUILTINS
+from ..registry import BUILTINS
 from ..meter import Limits
 from ..printer import PreviewCaps, preview
 from ..reader import read, scan, strip_bom

@@ -20,6 +20,7 @@ import re
 
 import attrs
 
+from .. import lib
 from ..analyzer import Analyzer, Env
 from ..errors import PtcError, Span
 from ..reader import read, strip_bom
@@ -38,6 +39,7 @@ class Problem:
 
 def check_source(text: str, env: Env | None = None) -> list[Problem]:
     """Every static problem found in program `text`, in source order (empty when it is clean)."""
+    lib.load()   # the analyzer resolves names against the registered builtins
     try:
         forms = read(text)
     except PtcError as exc:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import pytest
 
 from helpers import call_builtin as _run
-import ptclisp.lib.colls  # noqa: F401  (registers the family)
+from ptclisp import lib
 from ptclisp.errors import PtcError
-from ptclisp.lib.registry import BUILTINS, QUALIFIED
+from ptclisp.registry import BUILTINS, QUALIFIED
 from ptclisp.printer import pr_str
 from ptclisp.reader import read_string
 from ptclisp.values import Keyword, Map, Set, Vector
+
+lib.load()   # every builtin family registers itself
 
 B = {n: b.fn for n, b in BUILTINS.items()}
 

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from ptclisp import lib
 from ptclisp.errors import PtcError
 from ptclisp.java_members import (
     JAVA_CLASS_ALIASES, JavaMember, all_members, is_java_class_spelling, java_constructor, java_method,
@@ -20,6 +21,8 @@ from ptclisp.java_members import (
 from ptclisp.lib.java_time import Duration, Instant, JavaDate, LocalDate
 from ptclisp.printer import pr_str, str_of
 from ptclisp.values import Map, SortKey, compare, equal, hk
+
+lib.load()   # lib/java.py admits every member into the table
 
 NAN, INF = math.nan, math.inf
 

@@ -13,15 +13,16 @@ import math
 import pytest
 
 from helpers import check_builtin
-import ptclisp.lib.describe  # noqa: F401  (registers the family)
+from ptclisp import lib
 import ptclisp.lib.numbers as N
-import ptclisp.lib.predicates  # noqa: F401
 from ptclisp.errors import PtcError
-from ptclisp.lib.registry import BUILTINS
+from ptclisp.registry import BUILTINS
 from ptclisp.meter import Limits, Meter, install
 from ptclisp.printer import pr_str
 from ptclisp.reader import read_string
 from ptclisp.values import Keyword, Map, Vector
+
+lib.load()   # every builtin family registers itself
 
 B = {n: b.fn for n, b in BUILTINS.items()}
 

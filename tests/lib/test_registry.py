@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 import ptclisp
-from ptclisp.lib.registry import BUILTINS, QUALIFIED
+from ptclisp import lib
+from ptclisp.registry import BUILTINS, QUALIFIED
+
+lib.load()   # every builtin family registers itself
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

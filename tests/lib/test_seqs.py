@@ -12,15 +12,17 @@ from __future__ import annotations
 import pytest
 
 from helpers import call_builtin as _call
-import ptclisp.lib.seqs  # noqa: F401  (registers the family)
+from ptclisp import lib
 from ptclisp.errors import PtcError
 from ptclisp.lib import seqs_build
 from ptclisp.lib.common import keyfn
-from ptclisp.lib.registry import BUILTINS
+from ptclisp.registry import BUILTINS
 from ptclisp.meter import Limits, Meter, install
 from ptclisp.printer import pr_str
 from ptclisp.reader import read_string
 from ptclisp.values import Keyword, Map, Vector
+
+lib.load()   # every builtin family registers itself
 
 B = {n: b.fn for n, b in BUILTINS.items()}
 

@@ -8,8 +8,11 @@ compare equal keep their input order.
 from hypothesis import given, settings, strategies as st
 
 import ptclisp
-from ptclisp.lib.registry import BUILTINS
+from ptclisp import lib
+from ptclisp.registry import BUILTINS
 from ptclisp.values import Keyword, Map, Vector, compare
+
+lib.load()   # every builtin family registers itself
 
 sort = BUILTINS["sort"].fn
 sort_by = BUILTINS["sort-by"].fn

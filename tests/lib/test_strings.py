@@ -12,15 +12,15 @@ import time
 import pytest
 
 from helpers import check_builtin as check
-import ptclisp.lib.printf  # noqa: F401  (registers the family)
-import ptclisp.lib.jsonlib  # noqa: F401
+from ptclisp import lib
 import ptclisp.regex_engine as R
-import ptclisp.lib.strings  # noqa: F401
 from ptclisp.errors import PtcError
-from ptclisp.lib.registry import BUILTINS, QUALIFIED
+from ptclisp.registry import BUILTINS, QUALIFIED
 from ptclisp.meter import Limits, Meter, install
 from ptclisp.printer import pr_str
 from ptclisp.values import Keyword, Map, Set, Vector
+
+lib.load()   # every builtin family registers itself
 
 
 def fn(name):
@@ -317,7 +317,7 @@ def test_huge_integers_never_crash():
 
 
 def test_registration_groups():
-    from ptclisp.lib.registry import lookup_qualified
+    from ptclisp.registry import lookup_qualified
     assert lookup_qualified("clojure.string", "upper-case") is not None
     assert lookup_qualified("str", "extract") is not None
     assert lookup_qualified("clojure.core", "format") is not None

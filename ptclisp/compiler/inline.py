@@ -1,0 +1,228 @@
+"""The emitters that replace a general call with a fast path: map/filter as loops, `nth` on a
+vector, `(:k m)` as one dict probe, and the primitives (int arithmetic and comparisons, tests of
+nil and false), each falling back to the general function for any other operands.
+
+`Inliner` is a part of `emit.Compiler`. Imports the registry (the primitive table) and the AST helpers.
+"""
+from __future__ import annotations
+
+import ast
+
+from .. import registry as R
+from .pyast import A, LOAD, NONE, assign, at, attr, call, check_expired, is_, var
+
+
+class IntForm:
+    """How an inlined integer operation was built (see Compiler._inline_int)."""
+
+    __slots__ = ("names", "bounds", "fast", "nonneg", "transient_bounds")
+
+    def __init__(self, names, bounds, fast, nonneg, transient_bounds):
+        self.names = names                  # variables that must be ints
+        self.bounds = bounds                # further guards (the size bound of a product)
+        self.fast = fast                    # the expression computing the result from ints
+        self.nonneg = nonneg                # the result is >= 0 (x mod c, c > 0)
+        self.transient_bounds = transient_bounds  # bounds a reducing consumer may drop
+
+
+class Inliner:
+    """Fast-path emitters of `emit.Compiler` (they use its tmp, emit_* and loop_depth)."""
+
+    def _inline_hof(self, node, coll, stmts):
+        """`(map (fn [x] body) coll)` and kin as a Python loop over coll's items: no call per item.
+
+        Same steps as the builtin: coll's items as the builtin reads them, the body once per
+        item (with the deadline check a call would make), the result charged as a vector."""
+        fn = node.args[0]
+        items, acc = self.tmp("items"), self.tmp("acc")
+        stmts.append(assign(items, call("_seq_items", [coll, A.Constant(node.name)], node.span)))
+        stmts.append(assign(acc, A.List(elts=[], ctx=LOAD)))
+        param = fn.params[0]
+        body: list = [check_expired()]
+        self.loop_depth += 1
+        try:
+            self.emit_bindings(fn.prologue, body)
+            if node.name in ("map", "mapv"):
+                value = self.emit_expr(fn.body, body)
+                body.append(A.Expr(call(attr(acc, "append"), [value])))
+            else:
+                test = self.emit_test(fn.body, body)
+                if node.name == "remove":
+                    test = A.UnaryOp(op=ast.Not(), operand=test)
+                body.append(A.If(test=test, body=[A.Expr(call(attr(acc, "append"), [var(param.py)]))],
+                                 orelse=[]))
+        finally:
+            self.loop_depth -= 1
+        stmts.append(at(A.For(target=var(param.py, True), iter=var(items), body=body, orelse=[]), node.span))
+        return call("_out_vec", [var(acc)], node.span)
+
+    def _inline_nth(self, fn, args, stmts, node):
+        """`(nth v i)`: the item itself for a vector and an int index in range; else the builtin."""
+        v, i = args
+        if not isinstance(v, ast.Name):
+            t = self.tmp()
+            stmts.append(assign(t, v))
+            v = var(t)
+        items = self.tmp("it")
+        tests = [is_(call("type", [v]), var("_Vector")),
+                 is_(A.NamedExpr(target=var(items, True), value=A.Attribute(value=v, attr="_items", ctx=LOAD)),
+                     NONE, True)]
+        form = getattr(i, "ptc_int", None)
+        if form is not None:  # an inlined int expression: its guards, then the index itself
+            tests += [is_(call("type", [var(n)]), var("int")) for n in form.names]
+            tests += list(form.bounds)
+            k = self.tmp("k")
+            index = A.NamedExpr(target=var(k, True), value=form.fast)
+            if form.nonneg:
+                tests.append(A.Compare(left=index, ops=[ast.Lt()], comparators=[call("len", [var(items)])]))
+            else:
+                tests.append(A.Compare(left=A.Constant(0), ops=[ast.LtE(), ast.Lt()],
+                                       comparators=[index, call("len", [var(items)])]))
+            fast = A.Subscript(value=var(items), slice=var(k), ctx=LOAD)
+            return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=fast,
+                              orelse=call(fn, [v, i], node.span)), node.span)
+        if not isinstance(i, ast.Name):
+            t = self.tmp()
+            stmts.append(assign(t, i))
+            i = var(t)
+        tests += [is_(call("type", [i]), var("int")),
+                  A.Compare(left=A.Constant(0), ops=[ast.LtE(), ast.Lt()], comparators=[i, call("len", [var(items)])])]
+        fast = A.Subscript(value=var(items), slice=i, ctx=LOAD)
+        return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=fast, orelse=call(fn, [v, i], node.span)),
+                  node.span)
+
+    def _inline_kw_get(self, args, node):
+        """`(:k m)` as one dict probe when m is a map that holds :k itself; any other
+        case (no such key, string keys, not a map) goes to the general helper, m evaluated once."""
+        k, m = args
+        if isinstance(m, ast.Name):
+            m_once = m
+        else:
+            t = self.tmp()
+            m_once = A.NamedExpr(target=var(t, True), value=m)
+            m = var(t)
+        v = self.tmp("v")
+        test = A.BoolOp(op=ast.And(), values=[
+            is_(call("type", [m_once]), var("_Map")),
+            is_(A.NamedExpr(target=var(v, True), value=call(A.Attribute(value=m, attr="get", ctx=LOAD),
+                                                                [k, var("_absent")])),
+                var("_absent"), True)])
+        return at(A.IfExp(test=test, body=var(v), orelse=call("_rt_kw_get", [k, m], node.span)), node.span)
+
+    # ------------------------------------------------------------ primitives
+    def e_prim(self, node, stmts):
+        """A primitive operation (registry.PRIMITIVES): tests of nil and false in place; an int-only
+        fast path where Python's operator agrees, with the primitive's function for the rest."""
+        op = node.op
+        p = R.PRIMITIVES[op]
+        slot = R.prim_slot(op)
+        args = self.emit_args(node.args, stmts)
+        if p.inline:
+            return self._inline_test(op, args[0])
+        if p.negates is not None:
+            return A.UnaryOp(op=ast.Not(), operand=call(slot, args, node.span))
+        if op == "mul":
+            return self._inline_mul(args, node, slot)
+        if op == "mod":
+            return self._inline_mod(args, node, slot)
+        if p.int_op is None:
+            return call(slot, args, node.span)
+        pyop = getattr(ast, p.int_op)()
+        if p.arity == 1:   # x + 1, x - 1
+            return self._inline_int(args[0], A.Constant(1), pyop, slot, node, unary=True)
+        a, b = args
+        return self._inline_int(a, b, pyop, slot, node)
+
+    def _inline_test(self, op, x):
+        """`not`, `nil?`, `some?` of `x`: an identity test, no call."""
+        if op == "isnil":
+            return is_(x, A.Constant(None))
+        if op == "issome":
+            return is_(x, A.Constant(None), True)
+        if isinstance(x, ast.Constant):
+            return A.Constant(x.value is None or x.value is False)
+        t = self.tmp()
+        w = A.NamedExpr(target=var(t, True), value=x)
+        return A.BoolOp(op=ast.Or(), values=[is_(w, A.Constant(None)), is_(var(t), A.Constant(False))])
+
+    # Inline integer arithmetic. An inlined operation over variables and constants records how it
+    # was built on its AST (`ptc_int`: the variables that must be ints, extra guards, the int-only
+    # expression), so an operation that consumes it folds the guards into its own instead of
+    # testing the type of the intermediate result again: `(mod (* i 37) 101)` is one
+    # `type(i) is int` test around `i * 37 % 101`.
+
+    def _inline_mul(self, args, node, slow):
+        """`x * c` for an int x of bounded size and a small constant c; else `slow` (the primitive's function)."""
+        a, b = args
+        if isinstance(a, A.Constant) and not isinstance(b, A.Constant):
+            a, b = b, a
+        if not (isinstance(b, ast.Constant) and type(b.value) is int and abs(b.value) < 2 ** 31) \
+                or not isinstance(a, (ast.Name, ast.Constant)):
+            return call(slow, args, node.span)
+        bound = A.Compare(left=A.Constant(-(1 << 62)), ops=[ast.Lt(), ast.Lt()], comparators=[a, A.Constant(1 << 62)])
+        fast = A.BinOp(left=a, op=ast.Mult(), right=b)
+        test = A.BoolOp(op=ast.And(), values=[is_(call("type", [a]), var("int")), bound])
+        out = at(A.IfExp(test=test, body=fast, orelse=call(slow, [a, b], node.span)), node.span)
+        if isinstance(a, ast.Name):
+            # the size bound only matters when the product is kept: a consumer that reduces it
+            # (mod by a constant) may drop it
+            out.ptc_int = IntForm((a.id,), (bound,), fast, nonneg=False, transient_bounds=True)
+        return out
+
+    def _inline_mod(self, args, node, slow):
+        """Floored `x mod c` for an int x and a non-zero constant int c (Python's % is floored)."""
+        a, b = args
+        if not (isinstance(b, ast.Constant) and type(b.value) is int and b.value != 0):
+            return call(slow, args, node.span)
+        return self._inline_int(a, b, ast.Mod(), slow, node, reduces=True)
+
+    def _inline_int(self, a, b, pyop, slow, node, unary=False, reduces=False):
+        """`a OP b` when both are ints, else `slow` (the primitive's function) of the operands, or of
+        `a` alone for a `unary` primitive (evaluating each operand once)."""
+        checks = []
+        evaluated = []          # tests that also evaluate an operand into a temporary: never skipped
+        names: list = []        # variables tested (folded operands included), for ptc_int
+        bounds: list = []
+        operands = []           # the int-only path's operands
+        full = []               # the general builtin's operands (a folded operand in full)
+        foldable = True
+        for e in (a, b):
+            form = getattr(e, "ptc_int", None)
+            if isinstance(e, ast.Constant) and type(e.value) is int:
+                op = e
+            elif isinstance(e, ast.Name) or form is not None:
+                for n in (e.id,) if form is None else form.names:
+                    if n not in names:
+                        names.append(n)
+                        checks.append(is_(call("type", [var(n)]), var("int")))
+                if form is not None and not (reduces and form.transient_bounds):
+                    bounds.extend(form.bounds)
+                op = e if form is None else form.fast
+            else:
+                foldable = False
+                t = self.tmp()
+                evaluated.append(is_(call("type", [A.NamedExpr(target=var(t, True), value=e)]), var("int")))
+                e = op = var(t)
+            operands.append(op)
+            full.append(e)
+        if isinstance(pyop, ast.cmpop):
+            fast = A.Compare(left=operands[0], ops=[pyop], comparators=[operands[1]])
+        else:
+            fast = A.BinOp(left=operands[0], op=pyop, right=operands[1])
+        slow_call = call(slow, full[:1] if unary else full, node.span)
+        tests = checks + bounds
+        if evaluated:
+            # every operand is evaluated exactly once, whatever the other tests say: `&` does not
+            # short-circuit, and the slow path reads the temporaries
+            first = evaluated[0]
+            for e in evaluated[1:]:
+                first = A.BinOp(left=first, op=ast.BitAnd(), right=e)
+            tests.insert(0, first)
+        if not tests:
+            return at(fast, node.span)
+        test = tests[0] if len(tests) == 1 else A.BoolOp(op=ast.And(), values=tests)
+        out = at(A.IfExp(test=test, body=fast, orelse=slow_call), node.span)
+        if foldable and isinstance(pyop, (ast.Add, ast.Sub, ast.Mod)):
+            nonneg = isinstance(pyop, ast.Mod) and isinstance(b, ast.Constant) and b.value > 0
+            out.ptc_int = IntForm(tuple(names), tuple(bounds), fast, nonneg=nonneg, transient_bounds=False)
+        return out
