@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import __version__
 from .discovery import INTRO
-from .server import DESCRIBE_DESCRIPTION, PtcService
+from .service import DESCRIBE_DESCRIPTION, PtcService
 
 
 class ErrorRecord(BaseModel):

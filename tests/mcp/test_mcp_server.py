@@ -27,7 +27,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 import ptclisp  # noqa: E402
 from ptclisp.cli import main  # noqa: E402
 from ptclisp.mcp.app import build_server  # noqa: E402
-from ptclisp.mcp.server import PtcService, ServeConfig  # noqa: E402
+from ptclisp.mcp.service import PtcService, ServeConfig  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ORDERS = str(REPO / "examples" / "orders.json")
