@@ -6,7 +6,8 @@ resource links as small maps that never hold the raw bytes), charged against
 the calling evaluation's memory (`memory_left`); a tool's annotations give
 its effect (`tool_effect`); `arg_names` offers top-level schema properties with
 `-` as `_`; `error_text`, `first_leaf` and `one_line` make one-line messages.
-Used by `ptclisp.mcp.client_conn`. Imports only the standard library and,
+Used by `ptclisp.mcp.client_conn` (`ptclisp.mcp.client` re-exports
+`arg_names` as `_arg_names`). Imports only the standard library and,
 in `memory_left`, ptclisp.meter.
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ __all__ = ["tool_effect", "arg_names", "block_value", "error_text", "memory_left
 
 
 def tool_effect(annotations) -> str:
+    """A tool's effect from its MCP annotations: "read", "write" or "unknown"."""
     if annotations is None:
         return "unknown"
     if getattr(annotations, "read_only_hint", None) is True:
