@@ -90,80 +90,85 @@ def _fail(msg: str) -> int:
     return 2
 
 
-def cli_main(argv=None) -> int:
-    parser = build_parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as e:
-        return e.code if isinstance(e.code, int) else 2
+class _Stop(Exception):
+    """Ends the command with one line on stderr and an exit code (2: bad usage)."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
+
+
+def _check_flags(args) -> None:
+    """Reject flag combinations that cannot run (before anything is loaded)."""
     if args.ray_address and args.executor != "ray":
-        return _fail("--ray-address needs --executor ray")
+        raise _Stop("--ray-address needs --executor ray")
     if args.mcp and args.executor == "ray":
-        return _fail("--mcp needs --executor threads (MCP connections stay in this process)")
+        raise _Stop("--mcp needs --executor threads (MCP connections stay in this process)")
     if args.executor == "ray":
         try:
             import_ray()
         except RayUnavailable as e:
-            return _fail(str(e))
+            raise _Stop(str(e)) from None
     if args.repeat < 1 or args.workers < 1:
-        return _fail("--repeat and --workers must be at least 1")
+        raise _Stop("--repeat and --workers must be at least 1")
     if args.inspect and not args.trace_dir:
-        return _fail("--inspect needs --trace-dir DIR")
+        raise _Stop("--inspect needs --trace-dir DIR")
     if args.trace_dir and args.executor == "ray":
-        return _fail("--trace-dir works with --executor threads (a Ray worker may not see the directory)")
+        raise _Stop("--trace-dir works with --executor threads (a Ray worker may not see the directory)")
+
+
+def _selection(args):
+    """(suite, models, variants, modes, tasks) the arguments name; names unique, at least one task."""
     try:
         suite = load_suite(args.suite)
         models = [parse_model(m) for m in (args.model or ["ref=scripted:reference"])]
         variants = [parse_variant(v) for v in args.variant] if args.variant else [BASELINE]
     except (SuiteError, ModelSpecError, VariantError) as e:
-        return _fail(str(e))
+        raise _Stop(str(e)) from None
     for kind, items in (("model", models), ("variant", variants)):
         names = [x.name for x in items]
         if len(set(names)) != len(names):
-            return _fail(f"two {kind}s share a name: {', '.join(names)}")
+            raise _Stop(f"two {kind}s share a name: {', '.join(names)}")
     modes = list(dict.fromkeys(args.mode or ["ptc"]))
     tasks = suite.select(args.task, args.level, args.tag)
     if not tasks:
-        return _fail("no task matches the --task/--level/--tag selection")
-    if args.list:
-        for t in tasks:
-            print(f"{t.id}\tlevel {t.level}\t{','.join(t.tags)}\t{t.question}")
-        return 0
-    prices = None
-    if args.prices:
-        try:
-            prices = json.loads(pathlib.Path(args.prices).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            return _fail(f"cannot read --prices {args.prices}: {e}")
-        if not isinstance(prices, dict):
-            return _fail("--prices must hold a JSON object")
-    out = pathlib.Path(args.out or f"bench-out/{suite.name}")
-    replay = pathlib.Path(args.replay) if args.replay else None
-    if replay is not None and not (replay / "runs").is_dir():
-        return _fail(f"--replay {replay}: no recorded runs there")
-    specs = plan(tasks, models, variants, modes, args.repeat)
-    limits = {"max_turns": args.max_turns, "time_limit_s": args.time_limit, "eval_timeout_ms": args.eval_timeout_ms}
-    write_atomic(out / "bench.json", dump({
-        "suite": suite.name, "models": [{"name": m.name, "spec": m.spec} for m in models],
-        "variants": [{"name": v.name, "spec": v.spec, "fingerprint": v.fingerprint()} for v in variants],
-        "modes": modes, "repeat": args.repeat, "tasks": [t.id for t in tasks]}))
-    progress = Progress(len(specs), enabled=not args.quiet)
+        raise _Stop("no task matches the --task/--level/--tag selection")
+    return suite, models, variants, modes, tasks
+
+
+def _read_prices(args):
+    """The --prices table (a dict), or None without the flag."""
+    if not args.prices:
+        return None
+    try:
+        prices = json.loads(pathlib.Path(args.prices).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise _Stop(f"cannot read --prices {args.prices}: {e}") from None
+    if not isinstance(prices, dict):
+        raise _Stop("--prices must hold a JSON object")
+    return prices
+
+
+def _run(args, specs, suite, out, replay, trace) -> list:
+    """Execute the planned runs (with the --mcp servers' tools); their records."""
     from ..cli_common import UsageError
     from ..exitcodes import PROVIDER_NOT_READY
     from ..mcp.cli import MCPStartError, open_mcp_tools
-    trace = {"dir": str(pathlib.Path(args.trace_dir).resolve()), "inspect": args.inspect} if args.trace_dir else None
+    limits = {"max_turns": args.max_turns, "time_limit_s": args.time_limit, "eval_timeout_ms": args.eval_timeout_ms}
+    progress = Progress(len(specs), enabled=not args.quiet)
     try:
         with open_mcp_tools(args) as mcp:
-            records = execute(specs, suite, out, workers=args.workers, record=args.record, replay_dir=replay,
-                              limits=limits, progress=progress, force=args.force, executor=args.executor,
-                              ray_address=args.ray_address, tools=list(mcp), trace=trace)
-    except RayUnavailable as e:
-        return _fail(str(e))
-    except UsageError as e:
-        return _fail(str(e))
+            return execute(specs, suite, out, workers=args.workers, record=args.record, replay_dir=replay,
+                           limits=limits, progress=progress, force=args.force, executor=args.executor,
+                           ray_address=args.ray_address, tools=list(mcp), trace=trace)
+    except (RayUnavailable, UsageError) as e:
+        raise _Stop(str(e)) from None
     except MCPStartError as e:
-        _fail(str(e))
-        return PROVIDER_NOT_READY
+        raise _Stop(str(e), PROVIDER_NOT_READY) from None
+
+
+def _report(args, out, suite, tasks, records, prices, trace) -> int:
+    """Write traces.html, results.json, report.html and table.txt; print the table; the exit code."""
     view = None
     if trace is not None:                   # the runs' traces as one page; the report links each failed run to it
         from ..trace.reader import load_runs
@@ -187,3 +192,35 @@ def cli_main(argv=None) -> int:
             print(f"below --min-pass-rate {args.min_pass_rate}: {', '.join(low)}", file=sys.stderr)
             return 1
     return 0
+
+
+def cli_main(argv=None) -> int:
+    """Run `ptclisp bench agent` with these arguments; the exit code (see the module docstring)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else 2
+    try:
+        _check_flags(args)
+        suite, models, variants, modes, tasks = _selection(args)
+        if args.list:
+            for t in tasks:
+                print(f"{t.id}\tlevel {t.level}\t{','.join(t.tags)}\t{t.question}")
+            return 0
+        prices = _read_prices(args)
+        out = pathlib.Path(args.out or f"bench-out/{suite.name}")
+        replay = pathlib.Path(args.replay) if args.replay else None
+        if replay is not None and not (replay / "runs").is_dir():
+            raise _Stop(f"--replay {replay}: no recorded runs there")
+        specs = plan(tasks, models, variants, modes, args.repeat)
+        write_atomic(out / "bench.json", dump({
+            "suite": suite.name, "models": [{"name": m.name, "spec": m.spec} for m in models],
+            "variants": [{"name": v.name, "spec": v.spec, "fingerprint": v.fingerprint()} for v in variants],
+            "modes": modes, "repeat": args.repeat, "tasks": [t.id for t in tasks]}))
+        trace = {"dir": str(pathlib.Path(args.trace_dir).resolve()), "inspect": args.inspect} if args.trace_dir else None
+        records = _run(args, specs, suite, out, replay, trace)
+    except _Stop as e:
+        _fail(str(e))
+        return e.code
+    return _report(args, out, suite, tasks, records, prices, trace)
