@@ -20,8 +20,13 @@ from __future__ import annotations
 import contextlib
 import logging
 
+from typing import TYPE_CHECKING
+
 from ..cli_common import UsageError
-from .client import MCPServerSpec, MCPStartError, MCPTools, parse_mcp_arg
+from .client_specs import MCPServerSpec, MCPStartError, parse_mcp_arg  # light: no asyncio, no SDK
+
+if TYPE_CHECKING:
+    from .client import MCPTools
 
 __all__ = ["add_mcp_flags", "open_mcp_tools", "specs_from_args", "quiet_sdk_log", "MCPStartError"]
 
@@ -90,7 +95,7 @@ def specs_from_args(args) -> list[MCPServerSpec]:
 class _Opened:
     """What `open_mcp_tools` yields: the tools of the servers (none without --mcp)."""
 
-    def __init__(self, mcp: MCPTools | None):
+    def __init__(self, mcp: "MCPTools | None"):
         self.mcp = mcp
 
     @property
@@ -126,6 +131,7 @@ def open_mcp_tools(args):
     if not specs:
         yield _Opened(None)
         return
+    from .client import MCPTools  # the event loop and the SDK: only when a server is named
     with quiet_sdk_log(), MCPTools(specs, connect_timeout_s=getattr(args, "mcp_connect_timeout", 30.0)) as mcp:
         yield _Opened(mcp)
 

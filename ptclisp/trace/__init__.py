@@ -20,7 +20,15 @@ providers.redact, jsonout, printer and values (those through trace._core).
 from . import prices
 from .prices import PRICES, Price, PriceBook, parse_price, price_book
 from .usage import UsageMeter, empty_usage, summary_line
-from .writer import RunTrace, TraceWriter
+
+
+def __getattr__(name: str):
+    """TraceWriter and RunTrace load writer.py (and the providers' redaction it uses) on first use, so the
+    commands that only declare the trace flags start without it."""
+    if name in ("TraceWriter", "RunTrace"):
+        from . import writer
+        return getattr(writer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["TraceWriter", "RunTrace", "UsageMeter", "empty_usage", "summary_line", "prices", "PRICES", "Price",
            "PriceBook", "parse_price", "price_book"]

@@ -14,9 +14,13 @@ from __future__ import annotations
 import os
 import sys
 
+from typing import TYPE_CHECKING
+
 from .prices import PriceBook, parse_price, price_book
 from .usage import summary_line
-from .writer import TraceWriter
+
+if TYPE_CHECKING:  # the writer (and the providers' redaction it uses) loads only when a run is traced
+    from .writer import TraceWriter
 
 
 def add_trace_flags(parser, *, price: bool = True) -> None:
@@ -49,6 +53,7 @@ def writer_from_args(args, command: str, *, env=None) -> TraceWriter | None:
     if not directory:
         return None
     try:
+        from .writer import TraceWriter
         return TraceWriter(directory, inspect=bool(getattr(args, "inspect", False)), env=env,
                            meta={"command": command})
     except OSError as e:

@@ -17,8 +17,6 @@ import os
 import sys
 
 from ..cli_common import UsageError
-from ..trace.reader import TraceReadError, load_run, load_runs
-from .html import render_page
 
 
 def add_view_parser(sub, func) -> None:
@@ -36,6 +34,8 @@ def add_view_parser(sub, func) -> None:
 
 
 def run_view(args) -> int:
+    from ..trace.reader import TraceReadError, load_runs
+    from .html import render_page
     directory = args.directory
     if not os.path.isdir(directory):
         raise UsageError(f"view: no trace directory {directory}")
@@ -82,6 +82,7 @@ def add_transcript_parser(sub, func) -> None:
 
 
 def run_transcript(args) -> int:
+    from ..trace.reader import TraceReadError, load_run
     from ..trace.transcript import NoEvidence, transcript
     try:
         run = load_run(args.runs, args.run_id)
