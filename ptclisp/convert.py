@@ -63,6 +63,8 @@ def from_python(x, *, strict: bool = False, max_depth: int = MAX_DEPTH, meter=No
     """
     if type(x) in _ATOMS:
         return x
+    if type(x) is dict and not x:  # the usual context of a run: nothing to walk
+        return Map()
     h = _HostData(strict, max_depth, meter)
     try:
         return walk(x, vector=h.vector, map=h.map, set=h.set, other=h.other, leaf=h.leaf, leave=_build,

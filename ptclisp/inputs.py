@@ -22,7 +22,7 @@ import os
 
 import attrs
 
-from .meter import Limits
+from .meter import Limits, default_limits
 from .tools import ToolSet
 from .values import Map
 
@@ -36,7 +36,7 @@ def _what(x) -> str:
 def as_limits(limits, name: str = "limits") -> Limits:
     """`limits` as a Limits: None gives the defaults, a dict gives Limits(**dict)."""
     if limits is None:
-        return Limits()
+        return default_limits()
     if isinstance(limits, Limits):
         return limits
     if isinstance(limits, dict):

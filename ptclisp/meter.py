@@ -114,6 +114,22 @@ class Limits:
     process_memory_bytes: int | None = attrs.field(default=None, validator=amount_validator(1, "a size derived from memory_bytes"))
 
 
+_DEFAULT_FIELDS: tuple | None = None
+
+
+def default_limits() -> Limits:
+    """A fresh `Limits()` at a fraction of its cost: the defaults were validated once, so the instance is
+    filled without running the validators again (every run and Session without limits makes one)."""
+    global _DEFAULT_FIELDS
+    if _DEFAULT_FIELDS is None:
+        d = Limits()
+        _DEFAULT_FIELDS = tuple((a.name, getattr(d, a.name)) for a in attrs.fields(Limits))
+    inst = object.__new__(Limits)
+    for name, value in _DEFAULT_FIELDS:
+        object.__setattr__(inst, name, value)
+    return inst
+
+
 # cost model (bytes) used by builtins when charging their output
 SLOT = 8
 OBJ = 56

@@ -33,7 +33,7 @@ from .errors import FailSignal, PtcError, ReturnSignal
 from .guards import check_result_size, guard
 from .inputs import as_limits, check_inputs
 from .interp import Builder
-from .meter import Limits, Meter
+from .meter import Limits, Meter, default_limits
 from .namespace import Namespace
 from .reader import read
 from .tools import ToolSet
@@ -211,7 +211,7 @@ def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, co
     if not envr.busy.acquire(blocking=False):
         return Result("error", error=ErrorInfo("runtime_error", BUSY_MESSAGE, details={"reason": "session_busy"}))
     try:
-        return transact(envr, source, limits or Limits(), commit_history, backend, admit)
+        return transact(envr, source, limits or default_limits(), commit_history, backend, admit)
     finally:
         envr.busy.release()
 
