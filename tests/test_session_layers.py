@@ -3,46 +3,11 @@
 Imports inside functions count: they tie modules together just as top-level ones do. (The
 graph helper is the one tests/test_layers.py uses for the library and the analyzer.)
 """
-import ast
-import pathlib
 
 import ptclisp
 
-PKG = pathlib.Path(ptclisp.__file__).parent
-
-
-def _module_name(path: pathlib.Path) -> str:
-    parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    return ".".join(parts)
-
-
-MODULES = {_module_name(p): p for p in PKG.rglob("*.py")}
-
-
-def _imports(name: str) -> set[str]:
-    """The ptclisp modules `name` imports anywhere in its source (a `from pkg import mod` names mod)."""
-    path = MODULES[name]
-    here = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                up = here[:len(here) - (node.level - 1)]
-                base = ".".join(up + ([base] if base else []))
-            targets = [f"{base}.{a.name}" for a in node.names]
-        else:
-            continue
-        for t in targets:
-            while t and t not in MODULES:
-                t = t.rpartition(".")[0]
-            if t and t != name:
-                found.add(t)
-    return found
+from import_graph import MODULES
+from import_graph import imports as _imports
 
 
 def _reachable(start: str) -> set[str]:

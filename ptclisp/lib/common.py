@@ -102,16 +102,8 @@ def need_text(x, who: str) -> str:
     if t is str:
         return x
     if t is int or t is float or t is bool or t is Keyword:
-        try:
-            return str_of(x)
-        except ValueError:  # an integer beyond Python's digit limit
-            raise too_long_int() from None
+        return str_of(x)  # whole numbers of any size (intstr)
     raise PtcError("type_error", f"{who}: expected a string, got {type_name(x)}")
-
-
-def too_long_int() -> PtcError:
-    """The error for an integer too long to be turned into text."""
-    return PtcError("runtime_error", "an integer has too many digits to be turned into text (limit 4300)")
 
 
 def need_count(x, who: str, what: str = "an integer") -> int:

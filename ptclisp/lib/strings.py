@@ -117,18 +117,6 @@ def display(x) -> str:
     return str_of(x)
 
 
-def text_arg(x, who: str) -> str:
-    """The text argument of a clojure.string helper that Clojure reads through `.toString`
-    (GAP-S139): a string as it is; a number, boolean or keyword as its `str` form (a keyword
-    keeps its colon). nil and collections stay a `type_error`."""
-    t = type(x)
-    if t is str:
-        return x
-    if t is int or t is float or t is bool or t is Keyword:
-        return display(x)
-    raise PtcError("type_error", f"{who}: expected a string, got {type_name(x)}")
-
-
 def readable(x) -> str:
     """`pr-str` of one value, charged like `display`."""
     t = type(x)
