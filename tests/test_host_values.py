@@ -87,7 +87,8 @@ def test_a_cyclic_tool_result_is_a_tool_error_naming_the_tool(make):
 
 
 def test_a_deep_acyclic_tool_result_is_a_tool_error():
-    r = ptclisp.run("(tool/deep {})", tools={"deep": lambda a: deep(100_000)})
+    r = ptclisp.run("(tool/deep {})", tools={"deep": lambda a: deep(100_000)},
+                    limits=Limits(timeout_ms=30_000))  # the depth bound, not a loaded clock
     assert r.status == "error" and r.error.kind == "tool_error"
     assert "tool/deep" in r.error.message and f"deeper than {MAX_DEPTH}" in r.error.message
     assert (r.error.span.line, r.error.span.col) == (1, 1)

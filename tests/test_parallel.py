@@ -183,7 +183,7 @@ def test_worker_memory_cap():
 def test_what_workers_hand_back_is_charged_to_the_caller():
     # each worker stays within its own budget, but the caller keeps all the results
     src = "(loop [acc [] i 0] (if (< i 6) (recur (conj acc (pmap (fn [_] (vec (range 300000))) (range 8))) (inc i)) acc))"
-    r = run(src)
+    r = run(src, limits=Limits(timeout_ms=30_000, pmap_timeout_ms=30_000))  # the budget, not a loaded clock
     assert r.error.kind == "memory_exceeded"
     assert value("(count (pmap (fn [_] (vec (range 1000))) (range 8)))") == 8
 

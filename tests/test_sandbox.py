@@ -221,10 +221,11 @@ EXHAUSTION = [
     ("(doseq [i (range 100000)] (println i))", Limits(timeout_ms=5000), {"memory_exceeded"}),
     ('(doseq [i (range 100)] (println (apply str (rep 100000 "x"))))', None, {"memory_exceeded"}),
     # what tools and workers hand back is paid for by the caller (no amplification past the budget)
-    ("(loop [acc [] i 0] (if (< i 200) (recur (conj acc (tool/big {:i i})) (inc i)) (count acc)))", None,
-     {"memory_exceeded"}),
+    # (a generous deadline: on a loaded machine the budget, not the clock, must be what ends them)
+    ("(loop [acc [] i 0] (if (< i 200) (recur (conj acc (tool/big {:i i})) (inc i)) (count acc)))",
+     Limits(timeout_ms=30_000), {"memory_exceeded"}),
     ("(loop [acc [] i 0] (if (< i 6) (recur (conj acc (pmap (fn [_] (vec (range 300000))) (range 8))) (inc i)) 0))",
-     None, {"memory_exceeded"}),
+     Limits(timeout_ms=30_000, pmap_timeout_ms=30_000), {"memory_exceeded"}),
     # tool calls and workers
     ("(doseq [i (range 10)] (tool/t {:i i}))", Limits(max_tool_calls=3), {"tool_call_limit_exceeded"}),
     ("(pmap (fn [i] (tool/t {:i i})) (range 10))", Limits(max_tool_calls=3), {"tool_call_limit_exceeded"}),
