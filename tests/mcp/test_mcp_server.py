@@ -98,7 +98,8 @@ def test_stdio_hostile_programs_do_not_take_the_server_down():
             assert err["column"] is not None
             r = await call(client, DEEP)
             err = r.structured_content["error"]
-            assert r.is_error and (err["kind"], err["line"], err["column"]) == ("memory_exceeded", 1, 33)
+            assert r.is_error and (err["kind"], err["line"]) == ("memory_exceeded", 1)
+            assert err["column"] in (32, 33)  # the recursive call (g ...): its form or its head, by Python version
             r = await call(client, PRINTS)
             assert r.is_error and r.structured_content["error"]["kind"] == "memory_exceeded"
             assert sum(map(len, r.structured_content["prints"])) <= 100_003
