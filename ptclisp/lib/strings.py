@@ -308,6 +308,8 @@ def split(s, sep, limit=_NO):
         if sep.source == "":
             return _split_chars(s, limit)
         text = rx.bound_input(s)
+        if _PLAIN_PATTERN.match(sep.source):  # #" ", #", ": no regex engine needed, the same pieces
+            return _split_plain_regex(text, sep.source, limit)
         return java_split(text, (mt.span() for mt in rx.iter_matches(sep, text, "split")), limit)
     if t is not str:
         raise PtcError("type_error", f"split: the separator must be a regex or a one-character string, got {type_name(sep)}")
@@ -316,11 +318,33 @@ def split(s, sep, limit=_NO):
     if len(sep) != 1 and count_str(sep) != 1:
         raise PtcError("type_error", f"split: a plain-string separator must be one character (got {len(sep)}); "
                                      f"use a regex such as #\"...\" for longer separators")
+    return _split_literal(s, sep, limit)
+
+
+# a regex source with no metacharacter matches exactly its own text
+_PLAIN_PATTERN = _re.compile(r"[^.^$*+?()\[\]{}|\\]+\Z")
+
+
+def _split_plain_regex(text: str, sep: str, limit: int) -> Vector:
+    """`java_split` of `text` around a regex that is a plain literal, at str.split speed: the same pieces
+    and the same charge (each piece as a string, then the vector)."""
+    parts = text.split(sep, limit - 1) if limit > 0 else text.split(sep)
+    if len(parts) == 1:
+        return out_vec(parts)
+    charge(49 * len(parts) + len(text) - len(sep) * (len(parts) - 1))
+    if limit == 0:
+        while parts and parts[-1] == "":
+            parts.pop()
+    return out_vec(parts)
+
+
+def _split_literal(s: str, sep: str, limit: int) -> Vector:
+    """Java's split of `s` around the non-empty literal `sep`: matches never overlap and are never empty,
+    so str.split finds the same pieces; limit as in `java_split`."""
     n = s.count(sep) + 1
     current().alloc(98 * n + len(s) + seq_cost(n))  # the pieces and the vector, before building
     if n == 1:
         return Vector([s])
-    # a literal separator never matches empty, so str.split agrees with Java's split
     parts = s.split(sep, limit - 1) if limit > 0 else s.split(sep)
     if limit == 0:
         while parts and parts[-1] == "":

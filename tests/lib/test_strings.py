@@ -329,3 +329,30 @@ def test_registration_groups():
     assert lookup_qualified("clojure.core", "re-split") is None
     assert BUILTINS["upcase"].fn is BUILTINS["upper-case"].fn
     assert Keyword("a") is Keyword("a")
+
+
+# ------------------------------------------------------------------ split on a regex that is a plain literal
+
+def test_split_on_a_plain_regex_agrees_with_the_regex_engine():
+    """#" " and kin take a str.split path; (?:...) around the same text forces the regex engine."""
+    import random
+
+    import ptclisp
+    rng = random.Random(5)
+    for _ in range(3000):
+        s = "".join(rng.choice("ab, ") for _ in range(rng.randint(0, 12)))
+        sep = rng.choice([" ", ",", ", ", "a", "ab", "b,"])
+        lim = rng.choice(["", " -1", " 0", " 1", " 2", " 3"])
+        fast = ptclisp.run(f"(str/split {ptclisp.pr_str(s)} #{ptclisp.pr_str(sep)}{lim})")
+        slow = ptclisp.run(f"(str/split {ptclisp.pr_str(s)} #\"(?:{sep})\"{lim})")
+        assert (fast.status, ptclisp.pr_str(fast.value)) == (slow.status, ptclisp.pr_str(slow.value)), (s, sep, lim)
+
+
+def test_split_on_a_plain_regex_is_charged_like_the_regex_path():
+    # 100,000 pieces fit the default 10 MB budget on the regex path; the fast path must not charge more
+    import ptclisp
+    src = '(count (mapcat (fn [l] (str/split l #" ")) data/lines))'
+    for pattern in ('#" "', '#"(?: )"'):
+        r = ptclisp.run(src.replace('#" "', pattern), context={"lines": ["the quick brown fox jumps over the lazy dog again"] * 10_000},
+                        limits=ptclisp.Limits(timeout_ms=30_000))
+        assert (r.status, r.value) == ("ok", 100_000), pattern
