@@ -17,21 +17,17 @@ have no public name, so they are gathered here:
 """
 from __future__ import annotations
 
-
-def _registry():
-    from .. import lib, registry
-    lib.load()  # fill the registry: importing ptclisp loads no builtin family until a session needs them
-    return registry
+from .. import adapter  # the registry and analyzer reads the project commands use too
 
 
 def builtins() -> list[tuple[str, tuple[str, ...], str, str]]:
     """(name, signatures, doc, category) of each builtin (qualified-only ones as `ns/name`) and Java member."""
-    reg = _registry()
+    qualifiers = adapter.group_qualifiers()
     out = [(name, tuple(spec.signatures), spec.doc or "", spec.category or "core")
-           for name, spec in reg.BUILTINS.items()]
-    for (group, name), spec in reg.QUALIFIED.items():
+           for name, spec in adapter.builtins().items()]
+    for (group, name), spec in adapter.qualified_builtins().items():
         if not spec.plain:
-            ns = next((k for k, g in reg.QUALIFIERS.items() if g == group and "." not in k), group)
+            ns = next((k for k, g in qualifiers.items() if g == group and "." not in k), group)
             out.append((f"{ns}/{name}", tuple(spec.signatures), spec.doc or "", spec.category or "core"))
     from .. import java_members as J
     for m in J.all_members():
@@ -41,8 +37,7 @@ def builtins() -> list[tuple[str, tuple[str, ...], str, str]]:
 
 def special_forms() -> list[str]:
     """The sorted names of the special forms (let, fn, if, ->>, ...)."""
-    from ..analyzer import SPECIALS
-    return sorted(SPECIALS)
+    return adapter.special_forms()
 
 
 def prelude_component(path: str):

@@ -77,12 +77,17 @@ class HttpFixture:
         wait_until(up, 20.0, "the HTTP fixture server accepting connections")
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
+
+
+def stop_process(proc: subprocess.Popen) -> None:
+    """Terminate `proc` and wait for it; kill it when it has not ended after 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def git_repo(path: pathlib.Path) -> pathlib.Path:

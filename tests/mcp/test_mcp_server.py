@@ -24,6 +24,8 @@ import anyio  # noqa: E402  - installed with mcp
 import httpx  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
 
+from mcp_client_helpers import stop_process  # noqa: E402
+
 import ptclisp  # noqa: E402
 from ptclisp.cli import main  # noqa: E402
 from ptclisp.mcp.app import build_server  # noqa: E402
@@ -154,12 +156,7 @@ class HttpServer:
 
     def close(self):
         if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            stop_process(self.proc)
         self.reader.join(timeout=10)
         self.proc.stderr.close()
 
