@@ -33,17 +33,21 @@ class _StderrTail:
         r, w = os.pipe()
         self.writer = os.fdopen(w, "w", encoding="utf-8", errors="replace")
         self.lines: collections.deque = collections.deque(maxlen=_STDERR_LINES)
+        self.finished = threading.Event()  # the pipe reached its end: every line is in
         threading.Thread(target=self._read, args=(r,), name="ptclisp-mcp-stderr", daemon=True).start()
 
     def _read(self, fd):
-        with os.fdopen(fd, "rb") as f:
-            while True:
-                chunk = f.readline(4096)
-                if not chunk:
-                    return
-                line = chunk.decode("utf-8", "replace").strip()
-                if line:
-                    self.lines.append(line)
+        try:
+            with os.fdopen(fd, "rb") as f:
+                while True:
+                    chunk = f.readline(4096)
+                    if not chunk:
+                        return
+                    line = chunk.decode("utf-8", "replace").strip()
+                    if line:
+                        self.lines.append(line)
+        finally:
+            self.finished.set()
 
     def close_writer(self):
         try:
@@ -51,7 +55,11 @@ class _StderrTail:
         except OSError:
             pass
 
-    def last(self) -> str:
+    def last(self, wait: float = 0.0) -> str:
+        """The last line written; with `wait`, first give the reader up to that many seconds to reach
+        the end of the pipe (a server that just exited may still have lines in flight)."""
+        if wait:
+            self.finished.wait(wait)
         lines = list(self.lines)
         return one_line(lines[-1], 200) if lines else ""
 
@@ -66,8 +74,8 @@ class _Conn:
         self.stderr = None
         self.dead = False
 
-    def tail(self) -> str:
-        last = self.stderr.last() if self.stderr is not None else ""
+    def tail(self, wait: float = 0.0) -> str:
+        last = self.stderr.last(wait) if self.stderr is not None else ""
         return f" (its last stderr line: {last})" if last else ""
 
 
@@ -222,9 +230,9 @@ class _Server:
             return MCPStartError(f"{where}: the connection was cancelled")
         code = getattr(leaf, "code", None)
         if code == -32000 or type(leaf).__name__ in ("ClosedResourceError", "BrokenResourceError", "EndOfStream"):
-            return MCPStartError(f"{where} closed the connection during the handshake{conn.tail()}")
+            return MCPStartError(f"{where} closed the connection during the handshake{conn.tail(wait=2.0)}")
         text = one_line(str(leaf)) or type(leaf).__name__
-        return MCPStartError(f"{where} could not be connected: {type(leaf).__name__}: {text}{conn.tail()}")
+        return MCPStartError(f"{where} could not be connected: {type(leaf).__name__}: {text}{conn.tail(wait=2.0)}")
 
     def _on_message(self, conn: _Conn, message) -> "asyncio.Future | None":
         async def handle():
