@@ -417,11 +417,7 @@ def add_units(rows):
     return out
 
 
-def turn(data):
-    rates = fx_rates({"base": "EUR"})["rates_bp"]
-    products = {p["sku"]: p for p in data["products"]}
-    customers = {c["id"]: c for c in data["customers"]}
-
+def load_orders(data, rates, customers, products):
     orders = []
     for o in data["orders"]:
         if o["status"] not in VALID_STATUS:
@@ -433,8 +429,6 @@ def turn(data):
                        "express": (o.get("shipping") or {}).get("method") == "express",
                        "eur": eur_cents(rates, o["currency"], order_cents(o)), "lines": o["lines"],
                        "note": o.get("note")})
-    total_eur = total("eur", orders)
-    last_day = max([0] + [o["day"] for o in orders])
     line_rows = []
     for o in orders:
         for line in o["lines"]:
@@ -442,7 +436,10 @@ def turn(data):
             line_rows.append({"sku": line["sku"], "category": p.get("category", "other"),
                               "discontinued": p.get("discontinued") is True, "qty": line["qty"], "day": o["day"],
                               "eur": eur_cents(rates, o["currency"], line_cents(line))})
+    return orders, line_rows
 
+
+def revenue_views(orders, line_rows, total_eur):
     by_month = sorted(({"month": m, "orders": len(os), "eur": total("eur", os)}
                        for m, os in group_by("month", orders).items()), key=lambda r: r["month"])
     month_growth = [{"month": cur["month"],
@@ -464,12 +461,15 @@ def turn(data):
     discontinued_sales = sorted(({"sku": sku, "units": total("qty", rows)}
                                  for sku, rows in group_by("sku", [r for r in line_rows if r["discontinued"]]).items()),
                                 key=lambda r: (-r["units"], r["sku"]))[:5]
+    return {"months": by_month, "growth": month_growth, "regions": by_region, "segments": by_segment,
+            "categories": by_category, "currencies": currency_mix, "discontinued": discontinued_sales}
 
+
+def customer_views(orders, customers):
     customer_totals = []
     for cid, os in group_by("customer", orders).items():
         eur = total("eur", os)
         customer_totals.append({"id": cid, "orders": len(os), "eur": eur, "avg": quot(eur, len(os))})
-    repeat_rate = pct(len([c for c in customer_totals if c["orders"] > 1]), len(customer_totals))
     top_customers = sorted(customer_totals, key=lambda c: (-c["eur"], c["id"]))[:40]
     tiers = {t["id"]: t for t in customer_tiers({"ids": [c["id"] for c in top_customers]})}
     top_rows = []
@@ -479,12 +479,16 @@ def turn(data):
         top_rows.append({"id": c["id"], "name": cust.get("name"), "region": cust.get("region"),
                          "tier": tier.get("tier", "none"), "eur": c["eur"], "orders": c["orders"],
                          "over-limit": c["eur"] > tier.get("credit_limit_cents", 0)})
-    tier_counts = dict(Counter(r["tier"] for r in top_rows))
     avg_by_customer = {c["id"]: c["avg"] for c in customer_totals}
     anomalies = [{"id": o["id"], "customer": o["customer"], "eur": o["eur"], "month": o["month"]}
                  for o in sorted((o for o in orders if o["eur"] > 3 * avg_by_customer.get(o["customer"], 0)),
                                  key=lambda o: (-o["eur"], o["id"]))[:15]]
+    return top_customers, {
+        "repeat-rate": pct(len([c for c in customer_totals if c["orders"] > 1]), len(customer_totals)),
+        "top-customers": top_rows, "tiers": dict(Counter(r["tier"] for r in top_rows)), "anomalies": anomalies}
 
+
+def stock_views(products, line_rows, last_day):
     units_by_sku = add_units(line_rows)
     recent_units = add_units([r for r in line_rows if r["day"] > last_day - 28])
     best_skus = [sku for sku, n in sorted(units_by_sku.items(), key=lambda kv: (-kv[1], kv[0]))[:8]]
@@ -498,7 +502,10 @@ def turn(data):
                            "weeks-left": quot(free, weekly) if weekly > 0 else 99})
     low_stock = sorted((s for s in stock_rows if s["weeks-left"] < 3 or 7 * s["weeks-left"] < s["restock-days"]),
                        key=lambda s: (s["weeks-left"], s["sku"]))
+    return {"stock": stock_rows, "low-stock": low_stock}
 
+
+def late_shipments(orders, last_day):
     waiting = sorted((o for o in orders if o["status"] == "shipped"), key=lambda o: (o["day"], o["id"]))[:6]
     tracking = pmap(lambda o: shipment({"order_id": o["id"]}), waiting)
     late = []
@@ -509,51 +516,74 @@ def turn(data):
         if row["days-late"] > 0 and row["last"] != "delivered":
             late.append(row)
     late.sort(key=lambda r: (-r["days-late"], r["id"]))
+    return late
 
+
+def note_views(orders):
     notes = [o["note"] for o in orders if o["note"] is not None]
     words = [re.sub(r"[^a-z0-9#]", "", w) for n in notes for w in re.split(r"\s+", n.lower())]
     counts = Counter(w for w in words if w and w not in STOP_WORDS and not w.startswith("#"))
     note_words = [{"word": w, "count": n} for w, n in sorted(counts.items(), key=lambda wn: (-wn[1], wn[0]))[:10]]
     refs = sorted({int(m.group(1)) for m in (re.search(r"ref #(\d+)", n) for n in notes) if m})
     urgent = len([n for n in notes if re.search(r"(?i)urgent|fragile", n)])
+    return len(notes), {"note-words": note_words, "refs": refs[:10], "urgent": urgent}
 
+
+def ticket_views(top_customers):
     ticket_sets = pmap(lambda c: tickets({"customer_id": c["id"], "limit": 5}), top_customers[:3])
-    ticket_summary = [{"id": c["id"], "open": len([t for t in ts if t["status"] == "open"]),
-                       "subjects": [t["subject"] for t in sorted(ts, key=lambda t: (t["opened"], t["id"]))[:3]]}
-                      for c, ts in zip(top_customers[:3], ticket_sets)]
+    return [{"id": c["id"], "open": len([t for t in ts if t["status"] == "open"]),
+             "subjects": [t["subject"] for t in sorted(ts, key=lambda t: (t["opened"], t["id"]))[:3]]}
+            for c, ts in zip(top_customers[:3], ticket_sets)]
 
-    lines = [f"Operations review {by_month[0]['month']} to {by_month[-1]['month']}",
-             f"Revenue: {money(total_eur)} EUR over {len(orders)} orders; "
-             f"{repeat_rate}% of customers ordered more than once", "", "By region:"]
-    lines += [f"  {r['region']}: {money(r['eur'])} EUR ({r['share']}%), avg {money(r['avg'])}, express {r['express']}%"
-              for r in by_region]
+
+def render(r, n_notes):
+    lines = [f"Operations review {r['months'][0]['month']} to {r['months'][-1]['month']}",
+             f"Revenue: {money(r['total-eur'])} EUR over {r['orders']} orders; "
+             f"{r['repeat-rate']}% of customers ordered more than once", "", "By region:"]
+    lines += [f"  {g['region']}: {money(g['eur'])} EUR ({g['share']}%), avg {money(g['avg'])}, express {g['express']}%"
+              for g in r["regions"]]
     lines += ["", "By category:"]
-    lines += [f"  {c['category']}: {c['units']} units, {money(c['eur'])} EUR" for c in by_category]
+    lines += [f"  {c['category']}: {c['units']} units, {money(c['eur'])} EUR" for c in r["categories"]]
     lines += ["", "Month over month:"]
-    lines += [f"  {g['month']}: {'' if g['change'] < 0 else '+'}{g['change']}%" for g in month_growth]
+    lines += [f"  {g['month']}: {'' if g['change'] < 0 else '+'}{g['change']}%" for g in r["growth"]]
     lines += ["", "Top customers:"]
     lines += [f"  {i + 1}. {c['name']} [{c['tier']}] {money(c['eur'])}" + (" OVER CREDIT LIMIT" if c["over-limit"] else "")
-              for i, c in enumerate(top_rows[:10])]
-    lines += ["", f"Unusual orders: {len(anomalies)}"]
-    lines += [f"  {a['id']} {a['customer']} {money(a['eur'])}" for a in anomalies[:5]]
+              for i, c in enumerate(r["top-customers"][:10])]
+    lines += ["", f"Unusual orders: {len(r['anomalies'])}"]
+    lines += [f"  {a['id']} {a['customer']} {money(a['eur'])}" for a in r["anomalies"][:5]]
     lines += ["", "Low stock:"]
     lines += [f"  {s['sku']} {s['name']}: {s['free']} free, ~{s['weeks-left']} weeks "
-              f"(restock {s['restock-days']} days, {s['warehouse']})" for s in low_stock]
+              f"(restock {s['restock-days']} days, {s['warehouse']})" for s in r["low-stock"]]
     lines += ["", "Late shipments:"]
-    lines += [f"  {r['id']} via {r['carrier']}, {r['days-late']} days late, last {r['last']} on {r['last-seen']}"
-              for r in late]
-    lines += ["", f"Notes: {len(notes)} ({urgent} urgent or fragile); common words: "
-                  + ", ".join(w["word"] for w in note_words),
-              f"Open tickets of the top 3: {total('open', ticket_summary)}"]
-    report = "\n".join(lines)
+    lines += [f"  {x['id']} via {x['carrier']}, {x['days-late']} days late, last {x['last']} on {x['last-seen']}"
+              for x in r["late"]]
+    lines += ["", f"Notes: {n_notes} ({r['urgent']} urgent or fragile); common words: "
+                  + ", ".join(w["word"] for w in r["note-words"]),
+              f"Open tickets of the top 3: {total('open', r['tickets'])}"]
+    return "\n".join(lines)
+
+
+def turn(data):
+    rates = fx_rates({"base": "EUR"})["rates_bp"]
+    products = {p["sku"]: p for p in data["products"]}
+    customers = {c["id"]: c for c in data["customers"]}
+    orders, line_rows = load_orders(data, rates, customers, products)
+    total_eur = total("eur", orders)
+    last_day = max([0] + [o["day"] for o in orders])
+    result = {"total-eur": total_eur, "orders": len(orders)}
+    result.update(revenue_views(orders, line_rows, total_eur))
+    top_customers, views = customer_views(orders, customers)
+    result.update(views)
+    result.update(stock_views(products, line_rows, last_day))
+    result["late"] = late_shipments(orders, last_day)
+    n_notes, views = note_views(orders)
+    result.update(views)
+    result["tickets"] = ticket_views(top_customers)
+    report = render(result, n_notes)
     sent = send_report({"title": "Operations review", "body": report,
                         "recipients": ["ops@example.com", "cfo@example.com"]})
-    return {"report-id": sent["id"], "report": report, "total-eur": total_eur, "orders": len(orders),
-            "months": by_month, "growth": month_growth, "regions": by_region, "segments": by_segment,
-            "categories": by_category, "currencies": currency_mix, "discontinued": discontinued_sales,
-            "repeat-rate": repeat_rate, "top-customers": top_rows, "tiers": tier_counts, "anomalies": anomalies,
-            "stock": stock_rows, "low-stock": low_stock, "late": late, "note-words": note_words,
-            "refs": refs[:10], "urgent": urgent, "tickets": ticket_summary}
+    result.update({"report-id": sent["id"], "report": report})
+    return result
 """
 
 # pmap for interpreters without threads (monty): the same calls, one after the other
