@@ -56,8 +56,12 @@ def _program(code: str, data: dict | None = None, tools: dict | None = None, set
         return Impl(go)
     session = pool().checkout()
     session.__enter__()
-    if data or setup:
-        session.feed_run(setup + "\nNone", inputs=data, external_lookup=tools)
+    try:
+        if data or setup:
+            session.feed_run(setup + "\nNone", inputs=data, external_lookup=tools)
+    except BaseException:
+        session.__exit__(None, None, None)  # the worker goes back to the pool
+        raise
     return Impl(lambda: session.feed_run(code, external_lookup=tools),
                 close=lambda: session.__exit__(None, None, None))
 
