@@ -83,7 +83,7 @@ def hy_column(key: str, quick: bool) -> Impl | None:
         return _hy_program(f"(setv acc 0) (for [i (range 1 (+ {n} 1))] (+= acc i)) acc")
     if key == "c":
         return _hy_program(HY_MAPS.format(n=size(quick, 10_000, 500)), {"cats": B.CATS})
-    if key == "d":
+    if key in ("d", "d2"):  # d2 in Hy's idiom is d: `.split` on the separator
         return _hy_program(HY_STRINGS, {"lines": B.lines_data(size(quick, 10_000, 500))})
     if key == "e":
         rows = B.rows_data(size(quick, 50_000, 1000))
@@ -144,7 +144,7 @@ def _bas_ns(data: dict | None = None):
     name = f"bench.n{next(b['ids'])}"
     with rt.ns_bindings(name) as ns:
         ns.refer_all(b["core"])
-    _bas_eval("(require '[basilisp.string :refer [split upper-case join]])", ns)
+    _bas_eval("(require '[basilisp.string :as str :refer [split upper-case join]])", ns)
     if data:
         to_lisp = b["core"].find(sym.symbol("py->lisp")).value
         dns = rt.Namespace.get_or_create(sym.symbol("data"))
@@ -182,6 +182,8 @@ def basilisp_column(key: str, quick: bool) -> Impl | None:
         return _bas_program(B.maps_src(size(quick, 10_000, 500)))
     if key == "d":
         return _bas_program(B.STRINGS_SRC, {"lines": B.lines_data(size(quick, 10_000, 500))})
+    if key == "d2":
+        return _bas_program(B.SPLIT_RE_SRC, {"lines": B.lines_data(size(quick, 10_000, 500))})
     if key == "e":
         return _bas_program(B.SORT_SRC, {"rows": B.rows_data(size(quick, 50_000, 1000))})
     if key == "f":
@@ -208,6 +210,6 @@ def basilisp_column(key: str, quick: bool) -> Impl | None:
     if key == "i":
         exe = B.script("basilisp")
         return B.process_impl([exe, "run", "-c", "(println (+ 1 2))"]) if exe else None
-    if key == "j":
+    if key in ("j", "k", "t"):  # memory, process isolation and tools: nothing comparable in basilisp
         return None
     raise BenchError(f"no basilisp version of workload {key}")

@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from ptclisp import bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -63,3 +65,118 @@ def test_a_session_without_program_cache_builds_every_time(monkeypatch):
     for _ in range(3):
         assert s.eval("(+ 1 2)").value == 3
     assert len(calls) == 3
+
+
+# ------------------------------------------------------------------ issue 18's rows and modes
+
+def test_new_rows_agree_with_plain_python_in_both_modes(tmp_path, capsys):
+    # d2 (regex-literal split), k (a process-isolated run against the same run in process) and
+    # t (an agent turn); once with a Session per column, once with every sample a ptclisp.run
+    for mode in ([], ["--fresh"]):
+        out = tmp_path / "rows.json"
+        rc = bench.main(["--quick", "--only", "d2,k,t", "--columns", "ptclisp", "--json", str(out)] + mode)
+        table = capsys.readouterr().out
+        rec = json.loads(out.read_text())
+        assert rc == 0, table
+        assert rec["meta"]["fresh"] is bool(mode)
+        assert [w["key"] for w in rec["workloads"]] == ["d2", "k", "t"]
+        for w in rec["workloads"]:
+            for name in ("python", "ptclisp"):
+                assert w["columns"][name]["error"] is None, (mode, w["key"], name, w["columns"][name]["error"])
+        k = rec["workloads"][1]
+        assert k["per_sample"] == 2 and k["target"] == 10 and k["about_ms"] == 1
+        assert "<= 10x (~1 ms)" in table and '#" "' in table
+
+
+def test_fresh_mode_runs_every_sample_as_its_own_program():
+    # a Session keeps the turn history (*1); ptclisp.run starts from nothing every time
+    src = "(if (nil? *1) 1 (inc *1))"
+    try:
+        bench.FRESH[0] = False
+        in_session = bench.ptc_program(src)
+        bench.FRESH[0] = True
+        fresh = bench.ptc_program(src)
+    finally:
+        bench.FRESH[0] = False
+    assert [in_session.run() for _ in range(3)] == [1, 2, 3]
+    assert [fresh.run() for _ in range(3)] == [1, 1, 1]
+
+
+def test_the_agent_turn_makes_20_tool_calls_and_3_pmaps_and_matches_python():
+    from ptclisp import run
+    from ptclisp.bench.agent_turn import TURN_SRC, ptc_tools, python_turn, turn_data
+    from ptclisp.convert import to_python
+    data = turn_data(quick=True)
+    r = run(TURN_SRC, context=data, tools=ptc_tools(), limits=bench.BIG)
+    assert r.ok, r.error
+    assert len(r.tool_calls) == 20
+    assert [p.type for p in r.pmap_calls] == ["pmap"] * 3
+    assert sorted({c.name for c in r.tool_calls}) == ["customer-tiers", "fx-rates", "inventory", "send-report",
+                                                     "shipment", "tickets"]
+    value = to_python(r.value)
+    assert value == python_turn()(data)
+    assert value["report"].startswith("Operations review 2026-01 to 2026-06")
+    assert len(TURN_SRC.splitlines()) >= 300
+
+
+def _old_record(quick: bool) -> dict:
+    """A results file from before issue 18: no d2, k or t rows (benchmarks/results/wave1.json)."""
+    with open(os.path.join(ROOT, "benchmarks", "results", "wave1.json"), encoding="utf-8") as fh:
+        rec = json.load(fh)
+    rec["meta"]["quick"] = quick
+    return rec
+
+
+def test_baseline_without_the_new_rows_is_compared_row_by_row(tmp_path, capsys):
+    old = _old_record(quick=True)
+    assert not {"d2", "k", "t"} & {w["key"] for w in old["workloads"]}
+    old["workloads"].append({"key": "x"})             # an unreadable row is skipped
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old))
+    assert bench.main(["--quick", "--only", "a,d2", "--columns", "ptclisp", "--baseline", str(path)]) == 0
+    out = capsys.readouterr().out
+    cmp = out[out.index("| | workload | before | now | change |"):]
+    assert "| a | fib 25" in cmp
+    assert "| d2 |" in cmp and "(new)" in cmp
+
+
+def test_baseline_of_the_other_kind_of_run_is_not_compared(tmp_path, capsys):
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(_old_record(quick=False)))
+    assert bench.main(["--quick", "--only", "a", "--columns", "ptclisp", "--baseline", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "differ in --quick; not compared" in captured.err
+    assert "| before |" not in captured.out
+
+
+def test_compare_marks_rows_missing_from_the_record():
+    row = {"key": "t", "name": "agent turn", "unit": "ms", "columns": {"ptclisp": {"min": 5.0, "error": None}},
+           "ratios": {"ptclisp": {"min": 2.5, "median": 2.6}}}
+    text = bench.compare([row], {"workloads": []})
+    assert "| t | agent turn | (new) | 5.0 ms |  |  | 2.50x |" in text
+
+
+def _benchmarks_package():
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    import benchmarks
+    return benchmarks
+
+
+def test_monty_columns_are_absent_when_monty_is_not_installed(monkeypatch, capsys):
+    import importlib.util
+    benchmarks = _benchmarks_package()
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name.split(".")[0] == "pydantic_monty" else real(name, *a))
+    assert benchmarks.monty.available() is False
+    assert benchmarks.main(["--quick", "--only", "a"]) == 0
+    header = capsys.readouterr().out.split("\n| a |")[0]
+    assert "| ptclisp |" in header and "monty" not in header
+
+
+def test_monty_columns_agree_with_plain_python_when_installed(capsys):
+    pytest.importorskip("pydantic_monty")
+    benchmarks = _benchmarks_package()
+    assert benchmarks.main(["--quick", "--only", "a,c,d2,k,t", "--columns", "monty,monty-fresh"]) == 0, \
+        capsys.readouterr().out

@@ -1,0 +1,406 @@
+"""The timing loop, the report and the `ptclisp bench lang` command.
+
+Columns of one workload are timed in the same run, alternating, over several
+repetitions; the table shows the minimum of each column and the ratios of its
+minimum and median to plain Python's. Every column's answer is checked against
+plain Python's, so a fast wrong answer shows up as a mismatch, not a win.
+Tests never assert timings.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from .. import __version__
+from .core import FRESH, PROGRAM_CACHE, Impl, Workload
+from .workloads import _TMP, GROWTH_LIMIT, WORKLOADS
+
+
+# ------------------------------------------------------------------ timing
+
+def measure(workloads, columns, reps=5, quick=False, extra_columns=None, max_seconds=10.0, log=None):
+    """Run every workload's columns alternately; return a JSON-able record."""
+    extra_columns = extra_columns or {}
+    rows = []
+    for w in workloads:
+        if log:
+            log(f"[{w.key}] {w.name}")
+        impls = {k: v for k, v in w.build(quick).items() if k in columns}
+        for name, factory in extra_columns.items():
+            if name in columns:
+                try:
+                    impl = factory(w.key, quick)
+                except Exception as exc:  # noqa: BLE001 - a broken extra column is reported, not fatal
+                    impl = exc
+                if impl is not None:
+                    impls[name] = impl
+        n = 1 if quick else min(reps, w.max_reps or reps)
+        per = w.per_sample(quick) if w.per_sample else 1
+        try:
+            rows.append(_measure_one(w, impls, n, max_seconds, per))
+        finally:
+            for impl in impls.values():
+                if isinstance(impl, Impl) and impl.close is not None:
+                    impl.close()
+    return rows
+
+
+def _measure_one(w: Workload, impls: dict, reps: int, max_seconds: float, per: int = 1) -> dict:
+    """Time one workload's columns (`per` runs in one sample: times are per run)."""
+    cols = {name: {"samples": [], "error": None} for name in impls}
+    answers = {}
+    for name, impl in impls.items():  # warm-up run, also the answer for the cross-check
+        if isinstance(impl, Exception):
+            cols[name]["error"] = f"setup failed: {impl}"
+            continue
+        try:
+            val, secs = _sample(impl)
+            answers[name] = impl.plain(val) if not impl.measures else None
+            if impl.measures:
+                cols[name]["samples"].append(val)
+            elif secs > max_seconds or reps == 1:
+                cols[name]["samples"].append(secs)
+        except Exception as exc:  # noqa: BLE001
+            cols[name]["error"] = f"{type(exc).__name__}: {exc}"
+    order = [n for n in impls if cols[n]["error"] is None]
+    for rep in range(reps):
+        k = rep % max(1, len(order))
+        for name in order[k:] + order[:k]:  # rotate who goes first
+            c = cols[name]
+            if len(c["samples"]) >= reps or (c["samples"] and not impls[name].measures
+                                             and c["samples"][-1] > max_seconds):
+                continue
+            try:
+                val, secs = _sample(impls[name])
+            except Exception as exc:  # noqa: BLE001 - reported in the table, the run goes on
+                c["error"] = f"{type(exc).__name__}: {exc}"
+                order = [n for n in order if n != name]
+                continue
+            c["samples"].append(val if impls[name].measures else secs)
+    ref = answers.get("python")
+    for name, c in cols.items():
+        s = c["samples"]
+        if s:
+            scale = 1e3 / per if w.unit == "ms" else 1e-6
+            c["min"], c["median"] = min(s) * scale, statistics.median(s) * scale
+        if c["error"] is None and name != "python" and name in answers and ref is not None \
+                and answers[name] != ref:
+            c["error"] = "answer differs from plain Python"
+        detail = getattr(impls[name], "detail", None)
+        if detail:
+            c["detail"] = detail
+    return {"key": w.key, "name": w.name, "unit": w.unit, "target": w.target, "target_ms": w.target_ms,
+            "about_ms": w.about_ms, "per_sample": per, "columns": cols, "ratios": _ratios(cols)}
+
+
+def _sample(impl: Impl):
+    gc.collect()
+    t0 = time.perf_counter()
+    val = impl.run()
+    return val, time.perf_counter() - t0
+
+
+def _ratios(cols: dict) -> dict:
+    py = cols.get("python", {})
+    out = {}
+    for name, c in cols.items():
+        if name != "python" and "min" in c and py.get("min"):
+            out[name] = {"min": c["min"] / py["min"], "median": c["median"] / py["median"]}
+    return out
+
+
+def growth(rows: list) -> dict:
+    """80k/20k time ratio of each column (linear growth is ~4x)."""
+    by = {r["key"]: r for r in rows}
+    if "g20" not in by or "g80" not in by:
+        return {}
+    out = {}
+    for name, c in by["g80"]["columns"].items():
+        small = by["g20"]["columns"].get(name, {})
+        if c.get("min") and small.get("min"):
+            out[name] = c["min"] / small["min"]
+    return out
+
+
+def verdict(row: dict) -> str:
+    c = row["columns"].get("ptclisp")
+    if c is None:
+        return ""
+    if c["error"]:
+        return "ERROR"
+    r = row["ratios"].get("ptclisp")
+    if row.get("target") is not None and r:
+        return "ok" if r["min"] <= row["target"] else "MISS"
+    if row.get("target_ms") is not None and "min" in c:
+        return "ok" if c["min"] <= row["target_ms"] else "MISS"
+    return ""
+
+
+def target_text(row: dict) -> str:
+    """The target cell: a ratio (with the time it stands for, when given) or an absolute time."""
+    if row.get("target") is not None:
+        about = f" (~{row['about_ms']:g} ms)" if row.get("about_ms") else ""
+        return f"<= {row['target']:g}x{about}"
+    if row.get("target_ms") is not None:
+        return f"<= {row['target_ms']:g} ms"
+    return ""
+
+
+# ------------------------------------------------------------------ report
+
+def _fmt(c: dict, unit: str) -> str:
+    if c.get("error"):
+        return "error"
+    if "min" not in c:
+        return "-"
+    v = c["min"]
+    if unit == "MB":
+        return f"{v:.1f} MB"
+    return f"{v:.0f} ms" if v >= 100 else f"{v:.1f} ms" if v >= 1 else f"{v:.2f} ms"
+
+
+def table(rows: list, columns: list, judge: bool = True) -> str:
+    """A Markdown table: each column's minimum and, after it, its ratio (min; median) to plain Python.
+
+    With judge=False (quick runs: reduced sizes) the targets are shown but not checked."""
+    others = [c for c in columns if c != "python"]
+    head = ["", "workload", "python"]
+    for c in others:
+        head += [c, f"{c}/py"]
+    head += ["target", "met"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r["key"], r["name"], _fmt(r["columns"].get("python", {}), r["unit"])]
+        for c in others:
+            col = r["columns"].get(c)
+            rat = r["ratios"].get(c)
+            cells += [_fmt(col, r["unit"]) if col else "n/a",
+                      f"{rat['min']:.2f}x ({rat['median']:.2f}x)" if rat else ""]
+        cells += [target_text(r), verdict(r) if judge else "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    g = growth(rows)
+    if g:
+        cells = ["g", "growth 80k/20k (linear = 4x)", f"{g['python']:.2f}x" if "python" in g else ""]
+        for c in others:
+            cells += [f"{g[c]:.2f}x" if c in g else "", ""]
+        ok = "ptclisp" in g and g["ptclisp"] <= GROWTH_LIMIT
+        cells += [f"<= {GROWTH_LIMIT:g}x", ("ok" if ok else "MISS") if "ptclisp" in g and judge else "-"]
+        lines.append("| " + " | ".join(cells) + " |")
+    apart = sorted({c for r in rows for c, col in r["columns"].items() if "python_ref" in col})
+    if apart:
+        lines += ["", f"{', '.join(apart)}: measured in a process of its own; the ratio is to the plain Python "
+                      f"measured beside it there."]
+    errors = [f"- {r['key']} {c}: {col['error']}" for r in rows for c, col in r["columns"].items() if col["error"]]
+    if errors:
+        lines += ["", "Errors:"] + errors
+    return "\n".join(lines)
+
+
+def meta(reps: int, quick: bool, fresh: bool = False, program_cache: bool = True) -> dict:
+    rev = None
+    try:
+        here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        rev = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {"ptclisp": __version__, "commit": rev, "python": platform.python_version(),
+            "implementation": platform.python_implementation(), "machine": platform.machine(),
+            "system": platform.system(), "cpus": os.cpu_count(), "reps": reps, "quick": quick,
+            "fresh": fresh, "program_cache": program_cache,
+            "loadavg": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+            "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+
+
+def compare(rows: list, baseline: dict) -> str:
+    """ptclisp's minimum and its ratio to plain Python now against a previous --json record.
+
+    A workload the record does not have (added since) shows as new; an unreadable row is skipped."""
+    old = {r.get("key"): r for r in baseline.get("workloads", []) if isinstance(r, dict)}
+    lines = ["| | workload | before | now | change | ratio before | ratio now |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        b = r["columns"].get("ptclisp", {})
+        if not b.get("min"):
+            continue
+        prev = old.get(r["key"])
+        if prev is None:
+            lines.append(f"| {r['key']} | {r['name']} | (new) | {_fmt(b, r['unit'])} |  |  | "
+                         f"{_ratio_text(r)} |")
+            continue
+        a = (prev.get("columns") or {}).get("ptclisp") or {}
+        if not a.get("min"):
+            continue
+        lines.append(f"| {r['key']} | {r['name']} | {_fmt(a, r['unit'])} | {_fmt(b, r['unit'])} | "
+                     f"{b['min'] / a['min']:.2f}x | {_ratio_text(prev)} | {_ratio_text(r)} |")
+    return "\n".join(lines)
+
+
+def _ratio_text(row: dict) -> str:
+    rat = (row.get("ratios") or {}).get("ptclisp") or {}
+    return f"{rat['min']:.2f}x" if rat.get("min") else ""
+
+
+# ------------------------------------------------------------------ profiling
+
+def profile(workloads, quick: bool, top: int = 15, sort: str = "tottime", out=sys.stdout):
+    """cProfile the ptclisp column of each workload (one warm-up, one profiled run).
+
+    The cyclic collector is off while profiling: its pauses would be charged to
+    whichever function happened to allocate, which hides the real hot spots."""
+    import cProfile
+    import pstats
+    for w in workloads:
+        impl = w.build(quick).get("ptclisp")
+        if impl is None or impl.measures:
+            continue
+        impl.run()
+        pr = cProfile.Profile()
+        gc.collect()
+        gc.disable()
+        try:
+            pr.enable()
+            impl.run()
+            pr.disable()
+        finally:
+            gc.enable()
+        print(f"\n===== [{w.key}] {w.name}", file=out)
+        pstats.Stats(pr, stream=out).strip_dirs().sort_stats(sort).print_stats(top)
+
+
+# ------------------------------------------------------------------ command line
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quick", action="store_true", help="small sizes, one repetition (a smoke run)")
+    p.add_argument("--reps", type=int, default=5, help="timed repetitions per column (default 5)")
+    p.add_argument("--only", metavar="KEYS", help="comma-separated workload keys, e.g. a,c,g20,g80")
+    p.add_argument("--columns", metavar="NAMES", help="comma-separated columns (default: all available)")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    p.add_argument("--baseline", metavar="FILE", help="compare ptclisp with a previous --json record")
+    p.add_argument("--max-seconds", type=float, default=10.0,
+                   help="stop repeating a column after a sample slower than this (default 10)")
+    p.add_argument("--profile", action="store_true", help="cProfile the ptclisp column instead of timing")
+    p.add_argument("--top", type=int, default=15, help="rows per profile (default 15)")
+    p.add_argument("--no-program-cache", action="store_true",
+                   help="re-read, re-analyze and re-compile the program at every repetition (the Session "
+                        "would otherwise reuse the program it built for the same text)")
+    p.add_argument("--fresh", action="store_true",
+                   help="independent runs: every sample of a ptclisp program is one ptclisp.run(text, "
+                        "context=...) (fresh namespace; reading, analysis, compilation and converting the "
+                        "context all count), as a host running one model-written program does")
+    p.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
+
+
+def run_isolated(name: str, cmd: list, args) -> dict:
+    """Measure one column in a child process (`cmd` + our options); {workload key: row}."""
+    fd, path = tempfile.mkstemp(prefix="ptclisp-bench-", suffix=".json")
+    os.close(fd)
+    argv = cmd + ["--in-process", "--columns", name, "--reps", str(args.reps), "--max-seconds",
+                  str(args.max_seconds), "--json", path]
+    argv += ["--only", args.only] if args.only else []
+    argv += ["--quick"] if args.quick else []
+    argv += ["--fresh"] if getattr(args, "fresh", False) else []
+    argv += ["--no-program-cache"] if getattr(args, "no_program_cache", False) else []
+    try:
+        subprocess.run(argv, stdout=subprocess.DEVNULL, timeout=3600)
+        with open(path, encoding="utf-8") as fh:
+            return {r["key"]: r for r in json.load(fh)["workloads"]}
+    except (OSError, ValueError, subprocess.SubprocessError) as exc:
+        print(f"{name}: the child run failed: {exc}", file=sys.stderr)
+        return {}
+    finally:
+        os.unlink(path)
+
+
+def merge_isolated(rows: list, name: str, child: dict):
+    """Put a column measured in its own process into the table; its ratio stays the one it had
+    there (against the plain Python measured beside it), which is recorded as `python_ref`."""
+    for r in rows:
+        c = child.get(r["key"])
+        if c is None:
+            r["columns"][name] = {"samples": [], "error": "no result from the child run"}
+            continue
+        if name not in c["columns"]:
+            continue
+        col = dict(c["columns"][name])
+        col["python_ref"] = c["columns"].get("python", {}).get("min")
+        r["columns"][name] = col
+        if name in c["ratios"]:
+            r["ratios"][name] = c["ratios"][name]
+
+
+def run_cli(args, extra_columns: dict | None = None, isolated: dict | None = None) -> int:
+    """Run the suite from parsed options. Columns named in `isolated` ({name: command}) are
+    measured in a child process running that command, so their libraries cannot slow the others."""
+    extra_columns = extra_columns or {}
+    isolated = {} if getattr(args, "in_process", False) else (isolated or {})
+    PROGRAM_CACHE[0] = not getattr(args, "no_program_cache", False)
+    FRESH[0] = bool(getattr(args, "fresh", False))
+    wl = WORKLOADS
+    if args.only:
+        keys = {k.strip() for k in args.only.split(",") if k.strip()}
+        unknown = keys - {w.key for w in WORKLOADS}
+        if unknown:
+            print(f"unknown workload(s): {', '.join(sorted(unknown))}; known: "
+                  f"{', '.join(w.key for w in WORKLOADS)}", file=sys.stderr)
+            return 2
+        wl = [w for w in WORKLOADS if w.key in keys]
+    try:
+        if args.profile:
+            profile(wl, args.quick, args.top)
+            return 0
+        columns = ["python", "ptclisp", *extra_columns]
+        if args.columns:
+            columns = ["python"] + [c for c in args.columns.split(",") if c and c != "python"]
+        local = [c for c in columns if c not in isolated]
+        rows = measure(wl, local, args.reps, args.quick, extra_columns, args.max_seconds,
+                       log=lambda m: print(m, file=sys.stderr, flush=True))
+        for name in columns:
+            if name in isolated:
+                print(f"[{name}] in its own process", file=sys.stderr, flush=True)
+                merge_isolated(rows, name, run_isolated(name, isolated[name], args))
+    finally:
+        for path in _TMP:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        _TMP.clear()
+    reps = 1 if args.quick else args.reps
+    if args.quick:
+        print("quick run: reduced sizes, one repetition; the targets apply to full runs only\n")
+    print(table(rows, columns, judge=not args.quick))
+    if args.baseline:
+        with open(args.baseline, encoding="utf-8") as fh:
+            base = json.load(fh)
+        bmeta = base.get("meta", {}) if isinstance(base, dict) else {}
+        if not isinstance(base, dict):
+            print("\nthe baseline is not a --json record; not compared", file=sys.stderr)
+        elif bool(bmeta.get("quick")) != bool(args.quick):
+            print("\nbaseline and this run differ in --quick; not compared", file=sys.stderr)
+        else:
+            if bool(bmeta.get("fresh")) != FRESH[0]:
+                print("\nnote: baseline and this run differ in --fresh", file=sys.stderr)
+            print("\n" + compare(rows, base))
+    if args.json:
+        rec = {"meta": meta(reps, args.quick, fresh=FRESH[0], program_cache=PROGRAM_CACHE[0]), "columns": columns, "workloads": rows, "growth": growth(rows)}
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(rec, fh, indent=1)
+    return 1 if any(c["error"] for r in rows for c in r["columns"].values()) else 0
+
+
+def main(argv=None, extra_columns: dict | None = None, isolated: dict | None = None) -> int:
+    p = argparse.ArgumentParser(prog="ptclisp bench lang", description="Time PTC-Lisp workloads against plain Python.")
+    add_arguments(p)
+    return run_cli(p.parse_args(argv), extra_columns, isolated)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
