@@ -33,29 +33,28 @@ command's usage), 4 when an --mcp server cannot be started, 130 when
 interrupted. A user mistake never shows a Python traceback (set
 PTCLISP_DEBUG=1 to see one for a bug).
 
-The top of the layers: imports api, jsonout, meter, printer, operate,
-ptclisp.mcp.cli (the --mcp flags) and cli_common (helpers shared with the
-other command modules); lazily the REPL, the source tools
+The top of the layers: imports api, meter, printer, ptclisp.mcp.cli (the
+--mcp flags) and cli_common (helpers shared with the other command modules);
+lazily jsonout and operate (--json records, exit classes, agent failures),
+the REPL, the source tools
 (`ptclisp.tooling`: check, fmt), the prelude loader, tools, the trace flags
 and viewer (`ptclisp.trace.cli`, `ptclisp.view`), and the command modules
 `ptclisp.agent.cli`, `ptclisp.bench_agent.cli`, `ptclisp.bench`,
-`ptclisp.project.commands`, `ptclisp.docs_cmd` and `ptclisp.mcp.server`. Only
-`ptclisp.__main__` imports this module.
+`ptclisp.project.commands`, `ptclisp.docs_cmd` and `ptclisp.mcp.server`. `main`
+builds the parser of the named command alone, so `ptclisp eval` loads none
+of the other commands' modules. Only `ptclisp.__main__` imports this module.
 """
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 
 from . import api
 from .cli_common import UsageError, lenient_output, load_data, load_tools, read_text
-from .jsonout import JsonValueError, to_json, write_json
 from .exitcodes import PROVIDER_NOT_READY
-from .mcp.cli import MCPStartError, add_mcp_flags, open_mcp_tools
+from .mcp.cli import add_mcp_flags, open_mcp_tools
 from .meter import MAX_TIME_MS, Limits
-from .operate import EXIT_CLASSES, CommandFailure, run_record, usage_failure
 from .printer import preview
 
 
@@ -84,6 +83,8 @@ def _session(args, mcp=None):
 def _report(result, as_json: bool, source: str, source_name: str) -> int:
     status = result.status
     if as_json:
+        from .jsonout import JsonValueError, to_json, write_json
+        from .operate import run_record
         e = result.error
         error = value = None
         if e is not None:
@@ -135,6 +136,8 @@ def cmd_run(args) -> int:
         if args.runs:
             raise UsageError("--runs is for programs run without a model (drop --model/--replay/--record)")
         from .agent.cli import run_workflow_file, setup_errors
+        from .mcp.cli import MCPStartError
+        from .operate import usage_failure
         try:
             with open_mcp_tools(args) as mcp:
                 return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
@@ -223,6 +226,7 @@ def cmd_fmt(args) -> int:
             continue
         changed += 1
         if args.diff:
+            import difflib
             sys.stdout.writelines(difflib.unified_diff(text.splitlines(True), out.splitlines(True),
                                                        f"{name} (original)", f"{name} (formatted)"))
         if args.check:
@@ -253,20 +257,30 @@ def _timeout_ms(text: str) -> int:
     return ms
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `ptclisp` parser: one subcommand per `_add_*` function below."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The `ptclisp` parser: one subcommand per `_add_*` function below (`_COMMANDS`).
+
+    With `command` (a name in `_COMMANDS`) only that subcommand is built: what `main` does when the
+    first argument names one, so a command does not import the modules of the other commands' flags.
+    Its parse, usage and errors are those of the full parser, which has no other top-level option
+    that takes a value.
+    """
     from . import __version__
+    epilog = None
+    if command is None:  # only the top-level --help shows it
+        from .operate import EXIT_CLASSES
+        epilog = ("Run 'ptclisp COMMAND --help' for a command's options. With no command on a terminal, "
+                  "ptclisp starts the REPL.\n\nAgent-running commands (agent, run with a model, run DIR) "
+                  "exit with these classes:\n" + EXIT_CLASSES.split("\n", 1)[1])
     p = argparse.ArgumentParser(
         prog="ptclisp", description="PTC-Lisp: run, evaluate, explore, check and format programs; run agent "
                                     "projects.", formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Run 'ptclisp COMMAND --help' for a command's options. With no command on a terminal, "
-               "ptclisp starts the REPL.\n\nAgent-running commands (agent, run with a model, run DIR) "
-               "exit with these classes:\n" + EXIT_CLASSES.split("\n", 1)[1])
+        epilog=epilog)
     p.add_argument("--version", action="version", version=f"ptclisp {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent, _add_view,
-                _add_transcript, _add_init, _add_validate, _add_doctor, _add_models, _add_docs, _add_mcp):
-        add(sub)
+    for name, add in _COMMANDS.items():
+        if command is None or name == command:
+            add(sub)
     for sp in sub.choices.values():          # an unknown flag is reported with that command's usage
         sp.set_defaults(_parser=sp)
     return p
@@ -309,6 +323,7 @@ def _add_repl(sub) -> None:
 
 
 def _add_run(sub) -> None:
+    from .operate import EXIT_CLASSES
     r = sub.add_parser("run", help="run a program file or an agent project",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Run a PTC-Lisp program file and print its value "
@@ -461,6 +476,23 @@ def cmd_agent(args) -> int:
     return cli_main(args.rest)
 
 
+# name -> the function adding its subparser, in the order `ptclisp --help` lists them
+_COMMANDS = {"repl": _add_repl, "run": _add_run, "eval": _add_eval, "check": _add_check, "fmt": _add_fmt,
+             "bench": _add_bench, "agent": _add_agent, "view": _add_view, "transcript": _add_transcript,
+             "init": _add_init, "validate": _add_validate, "doctor": _add_doctor, "models": _add_models,
+             "docs": _add_docs, "mcp": _add_mcp}
+
+
+def _mcp_start_error():
+    from .mcp.client_specs import MCPStartError
+    return MCPStartError
+
+
+def _command_failure():
+    from .operate import CommandFailure
+    return CommandFailure
+
+
 def main(argv=None) -> int:
     """Run the `ptclisp` command with `argv` (default: sys.argv[1:]); returns the exit code."""
     with lenient_output():
@@ -468,8 +500,8 @@ def main(argv=None) -> int:
 
 
 def _main(argv) -> int:
-    parser = build_parser()
     raw = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(raw[0] if raw and raw[0] in _COMMANDS else None)
     try:
         if raw and raw[0] == "agent":  # its options (including --help) belong to the agent command
             args = argparse.Namespace(func=cmd_agent, rest=raw[1:])
@@ -481,7 +513,7 @@ def _main(argv) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         if sys.stdin.isatty() and argv is None:
-            args = parser.parse_args(["repl"])
+            args = build_parser("repl").parse_args(["repl"])
         else:
             parser.print_help()
             return 2
@@ -491,10 +523,12 @@ def _main(argv) -> int:
     except (UsageError, SetupError) as exc:
         print(f"ptclisp: {exc}", file=sys.stderr)
         return 2
-    except MCPStartError as exc:  # an --mcp server could not be started or listed
+    # the two classes below are imported only when an exception reaches their clause (an except
+    # clause's expression is evaluated then), so a command that never loads them does not import them
+    except _mcp_start_error() as exc:  # an --mcp server could not be started or listed
         print(f"ptclisp: {exc}", file=sys.stderr)
         return PROVIDER_NOT_READY
-    except CommandFailure as exc:  # an invalid document (3), a provider not ready (4), an output failure (7)
+    except _command_failure() as exc:  # an invalid document (3), a provider not ready (4), an output failure (7)
         print(f"ptclisp: {exc.message}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
