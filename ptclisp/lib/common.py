@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from operator import itemgetter
 
-import regex as _regex
-
 from ..errors import PtcError
 from ..meter import charge, seq_cost
 from ..printer import str_of
@@ -21,7 +19,15 @@ from ..regex_engine import compile_regex
 from ..registry import as_fn, hot, provides
 from ..values import Keyword, Map, Regex, Set, Vector, sorted_items, sorted_members, type_name
 
-_GRAPHEME = _regex.compile(r"\X")
+_GRAPHEME = None  # the compiled `\X` (the `regex` package is imported on the first non-ASCII string)
+
+
+def _grapheme():
+    global _GRAPHEME
+    if _GRAPHEME is None:
+        import regex
+        _GRAPHEME = regex.compile(r"\X")
+    return _GRAPHEME
 
 
 @provides("graphemes")
@@ -29,13 +35,13 @@ def graphemes(s: str) -> list[str]:
     """The user-perceived characters of `s` (extended grapheme clusters)."""
     if s.isascii():
         return list(s)
-    return _GRAPHEME.findall(s)
+    return _grapheme().findall(s)
 
 
 def count_str(s: str) -> int:
     if s.isascii():
         return len(s)
-    return len(_GRAPHEME.findall(s))
+    return len(_grapheme().findall(s))
 
 
 def entries(m: Map) -> list:
