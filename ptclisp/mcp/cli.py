@@ -18,7 +18,6 @@ library; only command-line modules import this one.
 from __future__ import annotations
 
 import contextlib
-import logging
 
 from typing import TYPE_CHECKING
 
@@ -140,6 +139,7 @@ def open_mcp_tools(args):
 def quiet_sdk_log():
     """Keep the MCP SDK's log records off the command's stderr for the block (failures reach the user as
     one-line errors instead)."""
+    import logging
     log = logging.getLogger("mcp")
     saved = (log.propagate, list(log.handlers))
     log.propagate = False
