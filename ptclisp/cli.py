@@ -46,7 +46,6 @@ of the other commands' modules. Only `ptclisp.__main__` imports this module.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -248,6 +247,7 @@ def cmd_fmt(args) -> int:
 
 def _timeout_ms(text: str) -> int:
     """--timeout-ms: a whole number of milliseconds that `Limits.timeout_ms` accepts (a usage error otherwise)."""
+    import argparse
     try:
         ms = int(text)
         Limits(timeout_ms=ms)
@@ -257,7 +257,7 @@ def _timeout_ms(text: str) -> int:
     return ms
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+def build_parser(command: str | None = None):
     """The `ptclisp` parser: one subcommand per `_add_*` function below (`_COMMANDS`).
 
     With `command` (a name in `_COMMANDS`) only that subcommand is built: what `main` does when the
@@ -265,6 +265,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     Its parse, usage and errors are those of the full parser, which has no other top-level option
     that takes a value.
     """
+    import argparse
     from . import __version__
     epilog = None
     if command is None:  # only the top-level --help shows it
@@ -323,6 +324,7 @@ def _add_repl(sub) -> None:
 
 
 def _add_run(sub) -> None:
+    import argparse
     from .operate import EXIT_CLASSES
     r = sub.add_parser("run", help="run a program file or an agent project",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -392,6 +394,7 @@ def _add_fmt(sub) -> None:
 
 
 def _add_bench(sub) -> None:
+    import argparse
     b = sub.add_parser("bench", help="benchmarks: interpreter workloads (lang) or LLM task suites (agent)",
                        description="ptclisp bench lang [...]: time interpreter workloads against plain Python. "
                                    "ptclisp bench agent [...]: run LLM task suites and score them. "
@@ -402,6 +405,7 @@ def _add_bench(sub) -> None:
 
 
 def _add_agent(sub) -> None:
+    import argparse
     a = sub.add_parser("agent", help="answer a task with an LLM agent writing PTC-Lisp", add_help=False,
                        description="Run the agent loop on a task (see 'ptclisp agent --help').")
     a.add_argument("rest", nargs=argparse.REMAINDER)
@@ -409,8 +413,10 @@ def _add_agent(sub) -> None:
 
 
 def _runs_flag(sp) -> None:
-    from .view.cli import add_runs_flag
-    add_runs_flag(sp)
+    """--runs DIR (repl, run, eval): `ptclisp.view.cli.grant_analysis` grants it when the command runs."""
+    sp.add_argument("--runs", metavar="DIR",
+                    help="grant the read-only analysis prelude over this trace directory: (analysis/runs), "
+                         "(analysis/open id), (analysis/turns id), (analysis/programs id), ...")
 
 
 def _add_view(sub) -> None:
@@ -499,8 +505,20 @@ def main(argv=None) -> int:
         return _main(argv)
 
 
-def _main(argv) -> int:
-    raw = sys.argv[1:] if argv is None else list(argv)
+def _bare_eval(raw: list):
+    """`ptclisp eval EXPR` with no flag: the namespace argparse gives it (a test compares the two),
+    without importing argparse or building a parser; None for any other command line."""
+    if len(raw) != 2 or raw[0] != "eval" or raw[1].startswith("-"):
+        return None
+    from types import SimpleNamespace
+    return SimpleNamespace(command="eval", expr=raw[1], prelude=None, data=None, tools=None, timeout_ms=None,
+                           mcp=[], mcp_allow=[], mcp_hide=[], mcp_effect=[], mcp_connect_timeout=30.0,
+                           json=False, runs=None, func=cmd_eval)
+
+
+def _parse(raw: list, argv):
+    """The parsed command line, or the exit code when argparse ended it (--help, a usage error)."""
+    import argparse
     parser = build_parser(raw[0] if raw and raw[0] in _COMMANDS else None)
     try:
         if raw and raw[0] == "agent":  # its options (including --help) belong to the agent command
@@ -513,10 +531,17 @@ def _main(argv) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         if sys.stdin.isatty() and argv is None:
-            args = build_parser("repl").parse_args(["repl"])
-        else:
-            parser.print_help()
-            return 2
+            return build_parser("repl").parse_args(["repl"])
+        parser.print_help()
+        return 2
+    return args
+
+
+def _main(argv) -> int:
+    raw = sys.argv[1:] if argv is None else list(argv)
+    args = _bare_eval(raw) or _parse(raw, argv)
+    if isinstance(args, int):
+        return args
     from .repl import SetupError
     try:
         return args.func(args)
