@@ -174,3 +174,23 @@ def test_the_grammar_read_from_the_file_is_the_packaged_resource():
     packaged = resources.files("ptclisp.grammar").joinpath("ptclisp.lark").read_text(encoding="utf-8")
     assert reader._grammar_text() == packaged
     assert ptclisp.run("(count [1 2 3])").value == 3
+
+
+@pytest.mark.parametrize("pattern, flags", [(r"[A-Za-z][A-Za-z0-9_?!\-]*", 0), (r"(a+)(b)?", 0),
+                                            (r"\r\n|\n|\r", 0), (r"[\U00010000-\U0010FFFF]", 0), (r"x", 2)])
+@pytest.mark.parametrize("text", ["", "abc", "aab\r\nb", "x\U0001F600y", "Xx", "  -ab! "])
+def test_a_lazy_pattern_answers_as_the_compiled_one(pattern, flags, text):
+    import re
+
+    from ptclisp.lib.common import LazyPattern
+    lazy, compiled = LazyPattern(pattern, flags), re.compile(pattern, flags)
+    for _ in range(2):  # the first use compiles, the second uses what it kept
+        for method in ("match", "fullmatch", "search"):
+            a, b = getattr(lazy, method)(text), getattr(compiled, method)(text)
+            assert (a and (a.span(), a.groups())) == (b and (b.span(), b.groups()))
+        assert lazy.findall(text) == compiled.findall(text)
+        assert lazy.split(text) == compiled.split(text)
+        assert lazy.sub("-", text) == compiled.sub("-", text)
+        assert (lazy.pattern, lazy.flags, lazy.groups) == (compiled.pattern, compiled.flags, compiled.groups)
+    with pytest.raises(AttributeError):
+        lazy.__deepcopy__
