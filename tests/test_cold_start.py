@@ -194,3 +194,14 @@ def test_a_lazy_pattern_answers_as_the_compiled_one(pattern, flags, text):
         assert (lazy.pattern, lazy.flags, lazy.groups) == (compiled.pattern, compiled.flags, compiled.groups)
     with pytest.raises(AttributeError):
         lazy.__deepcopy__
+
+
+def test_only_the_process_entry_point_freezes_the_collector_before_exit():
+    code = ("import gc, sys\n"
+            "from ptclisp import cli\n"
+            "print(cli.main(['eval', '(+ 1 2)']), gc.get_freeze_count())\n"   # a host calling main: untouched
+            "sys.argv = ['ptclisp', 'eval', '(fail :x)']\n"
+            "print(cli.entry(), gc.get_freeze_count() > 0)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["3", "0", "0", "1", "True"], (out.stdout, out.stderr)
+    assert out.stderr == "fail: :x\n"
