@@ -76,6 +76,12 @@ def test_import_ptclisp_is_light():
     assert _loaded(names, HEAVY + ON_USE + ("ptclisp.cli", "ptclisp.repl", "ptclisp.lib.numbers")) == []
 
 
+def test_a_first_run_in_process_loads_only_what_it_uses():
+    out, names = _imported([sys.executable, "-c", "import ptclisp; print(ptclisp.run('(+ 1 2)').value)"])
+    assert out.stdout == "3\n", out.stderr[-2000:]
+    assert _loaded(names, HEAVY + ON_USE + ("ptclisp.cli", "ptclisp.repl")) == []
+
+
 def test_what_is_loaded_on_use_still_works_when_first_needed():
     code = ("import sys, ptclisp\n"
             "print(ptclisp.run('(re-pattern \"(\")').error.kind, 'regex' in sys.modules)\n"
