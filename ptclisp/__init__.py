@@ -5,13 +5,10 @@
     r.status, r.value        # "ok", 4
 
 Importing changes no interpreter setting. Diagnostics go to the "ptclisp"
-logger, which has a NullHandler: nothing of ours reaches the host's streams
-unless the host configures logging.
+logger, which gets a NullHandler before its first record (`errors.logger`;
+importing ptclisp alone does not import `logging`): nothing of ours reaches
+the host's streams unless the host configures logging.
 """
-import logging as _logging
-
-_logging.getLogger("ptclisp").addHandler(_logging.NullHandler())
-
 from .api import Session, equal, from_python, pr_str, read_string, run, to_python
 from .error_translation import ErrorInfo
 from .errors import PtcError

@@ -5,7 +5,8 @@ Every entry point returns a `Result` or a value; no input makes `run` or
 host's own KeyboardInterrupt or SystemExit, which roll the evaluation back
 and propagate. What a host passes in is checked by `ptclisp.inputs`.
 `Session` itself is ptclisp.session's; `run` picks the thread
-(`session.run_in_thread`) or the process (`process.run_in_process`).
+(`session.run_in_thread`) or the process (`process.run_in_process`, imported
+with the first process-isolated run).
 """
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from .error_translation import ErrorInfo
 from .inputs import check_inputs
 from .meter import Limits
 from .printer import pr_str as _pr_str
-from .process import run_in_process
 from .reader import read_string as _read_string
 from .session import Result, Session, run_in_thread
 from .values import equal as _equal
@@ -37,6 +37,7 @@ def run(source: str, context=None, tools=None, limits: Limits | dict | None = No
         return Result("error", error=ErrorInfo("type_error", str(exc)))
     mode = isolation or limits.isolation
     if mode == "process":
+        from .process import run_in_process
         return run_in_process(source, context, tools, limits, preludes, strict_data)
     if mode != "thread":
         return Result("error", error=ErrorInfo("type_error", f"isolation must be 'thread' or 'process', got {mode!r}"))

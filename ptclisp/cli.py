@@ -33,29 +33,27 @@ command's usage), 4 when an --mcp server cannot be started, 130 when
 interrupted. A user mistake never shows a Python traceback (set
 PTCLISP_DEBUG=1 to see one for a bug).
 
-The top of the layers: imports api, jsonout, meter, printer, operate,
-ptclisp.mcp.cli (the --mcp flags) and cli_common (helpers shared with the
-other command modules); lazily the REPL, the source tools
+The top of the layers: imports api, meter, printer, ptclisp.mcp.cli (the
+--mcp flags) and cli_common (helpers shared with the other command modules);
+lazily jsonout and operate (--json records, exit classes, agent failures),
+the REPL, the source tools
 (`ptclisp.tooling`: check, fmt), the prelude loader, tools, the trace flags
 and viewer (`ptclisp.trace.cli`, `ptclisp.view`), and the command modules
 `ptclisp.agent.cli`, `ptclisp.bench_agent.cli`, `ptclisp.bench`,
-`ptclisp.project.commands`, `ptclisp.docs_cmd` and `ptclisp.mcp.server`. Only
-`ptclisp.__main__` imports this module.
+`ptclisp.project.commands`, `ptclisp.docs_cmd` and `ptclisp.mcp.server`. `main`
+builds the parser of the named command alone, so `ptclisp eval` loads none
+of the other commands' modules. Only `ptclisp.__main__` imports this module.
 """
 from __future__ import annotations
 
-import argparse
-import difflib
 import os
 import sys
 
 from . import api
 from .cli_common import UsageError, lenient_output, load_data, load_tools, read_text
-from .jsonout import JsonValueError, to_json, write_json
 from .exitcodes import PROVIDER_NOT_READY
-from .mcp.cli import MCPStartError, add_mcp_flags, open_mcp_tools
+from .mcp.cli import add_mcp_flags, open_mcp_tools
 from .meter import MAX_TIME_MS, Limits
-from .operate import EXIT_CLASSES, CommandFailure, run_record, usage_failure
 from .printer import preview
 
 
@@ -84,6 +82,8 @@ def _session(args, mcp=None):
 def _report(result, as_json: bool, source: str, source_name: str) -> int:
     status = result.status
     if as_json:
+        from .jsonout import JsonValueError, to_json, write_json
+        from .operate import run_record
         e = result.error
         error = value = None
         if e is not None:
@@ -135,6 +135,8 @@ def cmd_run(args) -> int:
         if args.runs:
             raise UsageError("--runs is for programs run without a model (drop --model/--replay/--record)")
         from .agent.cli import run_workflow_file, setup_errors
+        from .mcp.cli import MCPStartError
+        from .operate import usage_failure
         try:
             with open_mcp_tools(args) as mcp:
                 return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
@@ -223,6 +225,7 @@ def cmd_fmt(args) -> int:
             continue
         changed += 1
         if args.diff:
+            import difflib
             sys.stdout.writelines(difflib.unified_diff(text.splitlines(True), out.splitlines(True),
                                                        f"{name} (original)", f"{name} (formatted)"))
         if args.check:
@@ -244,6 +247,7 @@ def cmd_fmt(args) -> int:
 
 def _timeout_ms(text: str) -> int:
     """--timeout-ms: a whole number of milliseconds that `Limits.timeout_ms` accepts (a usage error otherwise)."""
+    import argparse
     try:
         ms = int(text)
         Limits(timeout_ms=ms)
@@ -253,20 +257,31 @@ def _timeout_ms(text: str) -> int:
     return ms
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `ptclisp` parser: one subcommand per `_add_*` function below."""
+def build_parser(command: str | None = None):
+    """The `ptclisp` parser: one subcommand per `_add_*` function below (`_COMMANDS`).
+
+    With `command` (a name in `_COMMANDS`) only that subcommand is built: what `main` does when the
+    first argument names one, so a command does not import the modules of the other commands' flags.
+    Its parse, usage and errors are those of the full parser, which has no other top-level option
+    that takes a value.
+    """
+    import argparse
     from . import __version__
+    epilog = None
+    if command is None:  # only the top-level --help shows it
+        from .operate import EXIT_CLASSES
+        epilog = ("Run 'ptclisp COMMAND --help' for a command's options. With no command on a terminal, "
+                  "ptclisp starts the REPL.\n\nAgent-running commands (agent, run with a model, run DIR) "
+                  "exit with these classes:\n" + EXIT_CLASSES.split("\n", 1)[1])
     p = argparse.ArgumentParser(
         prog="ptclisp", description="PTC-Lisp: run, evaluate, explore, check and format programs; run agent "
                                     "projects.", formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="Run 'ptclisp COMMAND --help' for a command's options. With no command on a terminal, "
-               "ptclisp starts the REPL.\n\nAgent-running commands (agent, run with a model, run DIR) "
-               "exit with these classes:\n" + EXIT_CLASSES.split("\n", 1)[1])
+        epilog=epilog)
     p.add_argument("--version", action="version", version=f"ptclisp {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for add in (_add_repl, _add_run, _add_eval, _add_check, _add_fmt, _add_bench, _add_agent, _add_view,
-                _add_transcript, _add_init, _add_validate, _add_doctor, _add_models, _add_docs, _add_mcp):
-        add(sub)
+    for name, add in _COMMANDS.items():
+        if command is None or name == command:
+            add(sub)
     for sp in sub.choices.values():          # an unknown flag is reported with that command's usage
         sp.set_defaults(_parser=sp)
     return p
@@ -309,6 +324,8 @@ def _add_repl(sub) -> None:
 
 
 def _add_run(sub) -> None:
+    import argparse
+    from .operate import EXIT_CLASSES
     r = sub.add_parser("run", help="run a program file or an agent project",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Run a PTC-Lisp program file and print its value "
@@ -377,6 +394,7 @@ def _add_fmt(sub) -> None:
 
 
 def _add_bench(sub) -> None:
+    import argparse
     b = sub.add_parser("bench", help="benchmarks: interpreter workloads (lang) or LLM task suites (agent)",
                        description="ptclisp bench lang [...]: time interpreter workloads against plain Python. "
                                    "ptclisp bench agent [...]: run LLM task suites and score them. "
@@ -387,6 +405,7 @@ def _add_bench(sub) -> None:
 
 
 def _add_agent(sub) -> None:
+    import argparse
     a = sub.add_parser("agent", help="answer a task with an LLM agent writing PTC-Lisp", add_help=False,
                        description="Run the agent loop on a task (see 'ptclisp agent --help').")
     a.add_argument("rest", nargs=argparse.REMAINDER)
@@ -394,8 +413,10 @@ def _add_agent(sub) -> None:
 
 
 def _runs_flag(sp) -> None:
-    from .view.cli import add_runs_flag
-    add_runs_flag(sp)
+    """--runs DIR (repl, run, eval): `ptclisp.view.cli.grant_analysis` grants it when the command runs."""
+    sp.add_argument("--runs", metavar="DIR",
+                    help="grant the read-only analysis prelude over this trace directory: (analysis/runs), "
+                         "(analysis/open id), (analysis/turns id), (analysis/programs id), ...")
 
 
 def _add_view(sub) -> None:
@@ -461,15 +482,56 @@ def cmd_agent(args) -> int:
     return cli_main(args.rest)
 
 
+# name -> the function adding its subparser, in the order `ptclisp --help` lists them
+_COMMANDS = {"repl": _add_repl, "run": _add_run, "eval": _add_eval, "check": _add_check, "fmt": _add_fmt,
+             "bench": _add_bench, "agent": _add_agent, "view": _add_view, "transcript": _add_transcript,
+             "init": _add_init, "validate": _add_validate, "doctor": _add_doctor, "models": _add_models,
+             "docs": _add_docs, "mcp": _add_mcp}
+
+
+def _mcp_start_error():
+    from .mcp.client_specs import MCPStartError
+    return MCPStartError
+
+
+def _command_failure():
+    from .operate import CommandFailure
+    return CommandFailure
+
+
 def main(argv=None) -> int:
     """Run the `ptclisp` command with `argv` (default: sys.argv[1:]); returns the exit code."""
     with lenient_output():
         return _main(argv)
 
 
-def _main(argv) -> int:
-    parser = build_parser()
-    raw = sys.argv[1:] if argv is None else list(argv)
+def entry() -> int:
+    """The process entry point (the `ptclisp` console script, `python -m ptclisp`): `main()`, then
+    `gc.freeze()` before the interpreter exits, so its shutdown does not walk every object the
+    command loaded (about 10 ms of a cold start). Python does not promise finalizers of objects
+    still alive at exit anyway; the process ends right after and the OS frees its memory. A host
+    calling `main` in its own process is not affected."""
+    code = main()
+    import gc
+    gc.freeze()
+    return code
+
+
+def _bare_eval(raw: list):
+    """`ptclisp eval EXPR` with no flag: the namespace argparse gives it (a test compares the two),
+    without importing argparse or building a parser; None for any other command line."""
+    if len(raw) != 2 or raw[0] != "eval" or raw[1].startswith("-"):
+        return None
+    from types import SimpleNamespace
+    return SimpleNamespace(command="eval", expr=raw[1], prelude=None, data=None, tools=None, timeout_ms=None,
+                           mcp=[], mcp_allow=[], mcp_hide=[], mcp_effect=[], mcp_connect_timeout=30.0,
+                           json=False, runs=None, func=cmd_eval)
+
+
+def _parse(raw: list, argv):
+    """The parsed command line, or the exit code when argparse ended it (--help, a usage error)."""
+    import argparse
+    parser = build_parser(raw[0] if raw and raw[0] in _COMMANDS else None)
     try:
         if raw and raw[0] == "agent":  # its options (including --help) belong to the agent command
             args = argparse.Namespace(func=cmd_agent, rest=raw[1:])
@@ -481,20 +543,29 @@ def _main(argv) -> int:
         return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         if sys.stdin.isatty() and argv is None:
-            args = parser.parse_args(["repl"])
-        else:
-            parser.print_help()
-            return 2
+            return build_parser("repl").parse_args(["repl"])
+        parser.print_help()
+        return 2
+    return args
+
+
+def _main(argv) -> int:
+    raw = sys.argv[1:] if argv is None else list(argv)
+    args = _bare_eval(raw) or _parse(raw, argv)
+    if isinstance(args, int):
+        return args
     from .repl import SetupError
     try:
         return args.func(args)
     except (UsageError, SetupError) as exc:
         print(f"ptclisp: {exc}", file=sys.stderr)
         return 2
-    except MCPStartError as exc:  # an --mcp server could not be started or listed
+    # the two classes below are imported only when an exception reaches their clause (an except
+    # clause's expression is evaluated then), so a command that never loads them does not import them
+    except _mcp_start_error() as exc:  # an --mcp server could not be started or listed
         print(f"ptclisp: {exc}", file=sys.stderr)
         return PROVIDER_NOT_READY
-    except CommandFailure as exc:  # an invalid document (3), a provider not ready (4), an output failure (7)
+    except _command_failure() as exc:  # an invalid document (3), a provider not ready (4), an output failure (7)
         print(f"ptclisp: {exc.message}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
@@ -519,4 +590,4 @@ def _main(argv) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(entry())

@@ -12,19 +12,15 @@ Imports errors, guards, meter and the builtin registry.
 """
 from __future__ import annotations
 
-import logging
 import os
 import re
-import traceback
 
 import attrs
 
 from . import meter as M
-from .errors import PTC_FILENAME, PtcError, Span
+from .errors import PTC_FILENAME, PtcError, Span, logger
 from .guards import HardStop, hard_stop_error
 from .registry import BUILTINS
-
-log = logging.getLogger("ptclisp")
 
 
 @attrs.define(slots=True)
@@ -76,7 +72,8 @@ def to_ptc_error(exc: BaseException) -> PtcError:
 
 def internal_error(exc: BaseException) -> PtcError:
     """An `internal_error` for an unexpected exception: logged, with the traceback in its details."""
-    log.error("internal error in ptclisp evaluation", exc_info=exc)
+    import traceback
+    logger().error("internal error in ptclisp evaluation", exc_info=exc)
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     return PtcError("internal_error", f"internal error ({type(exc).__name__}); this is a ptclisp bug",
                     details={"exception": f"{type(exc).__name__}: {exc}"[:500], "traceback": text[-8000:]})

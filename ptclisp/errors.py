@@ -5,12 +5,32 @@ machine-readable `kind` from runtime.md §12), the `Span` of source text it
 points at, the terminal-outcome signals `ReturnSignal` / `FailSignal`, and
 `PTC_FILENAME`, the file name generated code runs under (error positions
 are recovered from its traceback frames). Turning any other exception into
-a PtcError is ptclisp.error_translation. Imports nothing from ptclisp.
+a PtcError is ptclisp.error_translation. Also `logger`, how every module gets
+its logger. Imports nothing from ptclisp.
 """
 from __future__ import annotations
 
 #: The file name of code generated from a PTC program: its traceback frames carry PTC positions.
 PTC_FILENAME = "<ptc>"
+
+_NULL_HANDLER_ADDED = False
+
+
+def logger(name: str = "ptclisp"):
+    """The logger `name` ("ptclisp" or a child of it), importing `logging` on first use.
+
+    The "ptclisp" logger gets a NullHandler before any of ours is handed out, so no record of
+    ours reaches the host's streams unless the host configures logging; a program that never
+    logs does not import `logging` at all.
+    """
+    global _NULL_HANDLER_ADDED
+    import logging
+    if not _NULL_HANDLER_ADDED:
+        top = logging.getLogger("ptclisp")
+        if not any(type(h) is logging.NullHandler for h in top.handlers):
+            top.addHandler(logging.NullHandler())
+        _NULL_HANDLER_ADDED = True
+    return logging.getLogger(name)
 
 
 class Span:

@@ -77,8 +77,8 @@ def check_tools(tools, name: str = "tools"):
 
 def as_preludes(preludes, name: str = "preludes") -> list:
     """`preludes` as a list: one path, source text or Component is a list of one."""
-    if preludes is None:
-        return []
+    if preludes is None or (type(preludes) in (list, tuple) and not preludes):
+        return []          # (without importing the prelude machinery for an empty list)
     if isinstance(preludes, (str, os.PathLike)):
         return [preludes]
     component = _component_class()

@@ -16,13 +16,11 @@ regex literal with the regex engine (imported when first needed).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
 import re
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # lark is imported lazily; its Token only annotates here
@@ -123,15 +121,21 @@ def _close(tok: Token):
     return tok
 
 
-_GRAMMAR_FILE = Path(__file__).resolve().parent.parent / "grammar" / "ptclisp.lark"
+_HERE = os.path.dirname(os.path.abspath(__file__))
+# the grammar file: in an installed package (ptclisp/grammar/), then in the source tree (grammar/)
+_GRAMMAR_FILES = (os.path.join(_HERE, "grammar", "ptclisp.lark"),
+                  os.path.join(os.path.dirname(_HERE), "grammar", "ptclisp.lark"))
 
 
 def _grammar_text() -> str:
-    try:
-        from importlib import resources
-        return resources.files("ptclisp.grammar").joinpath("ptclisp.lark").read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError, TypeError):
-        return _GRAMMAR_FILE.read_text(encoding="utf-8")
+    for path in _GRAMMAR_FILES:  # plain files first: importlib.resources costs milliseconds to import
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return fh.read()
+        except FileNotFoundError:
+            pass
+    from importlib import resources  # a package that is not plain files (a zip)
+    return resources.files("ptclisp.grammar").joinpath("ptclisp.lark").read_text(encoding="utf-8")
 
 
 _lark_lock = threading.Lock()
@@ -373,7 +377,8 @@ def _terminal_table() -> list:
     so starting a process does not need to import lark.
     """
     text = _grammar_text()
-    digest = hashlib.sha256(text.encode()).hexdigest()[:20]
+    from importlib.util import source_hash  # the key of hash-based .pyc files: no hashing library to load
+    digest = source_hash(text.encode()).hex()
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     path = os.path.join(base, "ptclisp", f"terminals-{digest}.json")
     try:

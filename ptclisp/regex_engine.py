@@ -15,11 +15,9 @@ boundary); every engine call carries a timeout taken from
 `limits.regex_timeout_ms`, never longer than the evaluation has left. A
 timeout becomes `type_error` "regex complexity limit exceeded" (or the
 evaluation's own `timeout` when the deadline was the binding constraint).
-Imports errors, meter, values.
+Imports errors, meter, values; the `regex` package on the first pattern compiled (`engine()`).
 """
 from __future__ import annotations
-
-import regex as _regex
 
 from .errors import PtcError
 from .meter import charge, current, str_cost
@@ -149,10 +147,16 @@ class _BadPattern(Exception):
 _CACHE: dict[str, object] = {}
 
 
+def engine():
+    """The `regex` package, imported on first use (a program without patterns never loads it)."""
+    import regex
+    return regex
+
+
 def _compile_raw(source: str):
     compiled = _CACHE.get(source)
     if compiled is None:
-        compiled = _regex.compile(_translate(source))
+        compiled = engine().compile(_translate(source))
         if len(_CACHE) >= 512:
             _CACHE.clear()
         _CACHE[source] = compiled
@@ -172,7 +176,7 @@ def compile_regex(source: str, kind: str = "invalid_form", who: str | None = Non
         raise PtcError(kind, f"{lead}pattern is {nbytes} bytes; the limit is {MAX_PATTERN_BYTES}")
     try:
         compiled = _compile_raw(source)
-    except (_regex.error, _BadPattern, ValueError, OverflowError, RecursionError) as e:
+    except (engine().error, _BadPattern, ValueError, OverflowError, RecursionError) as e:
         msg = str(e).split("\n")[0][:120]
         raise PtcError(kind, f"{lead}{msg}") from None
     return Regex(source, compiled)

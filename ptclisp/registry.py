@@ -38,7 +38,6 @@ Imports values and errors.
 """
 from __future__ import annotations
 
-import inspect
 from typing import Callable
 
 import attrs
@@ -100,7 +99,24 @@ QUALIFIED: dict[tuple[str, str], Builtin] = {}
 CONSTANTS: dict[str, object] = {}
 
 
+_CO_VARARGS = 0x04  # inspect.CO_VARARGS
+
+
 def _arity(fn) -> tuple[int, int | None]:
+    """(fewest, most) positional arguments `fn` takes (most None: variadic), as `inspect.signature`
+    counts them. A plain function is read from its code object (what the signature is made of, at a
+    fraction of the cost: loading the library computes this for hundreds of builtins); anything
+    else (a wrapper, a partial, a C function) goes through inspect."""
+    if type(fn) is _FUNCTION and not hasattr(fn, "__wrapped__") and not hasattr(fn, "__signature__"):
+        code = fn.__code__
+        hi = code.co_argcount                      # positional-only and positional-or-keyword
+        lo = hi - len(fn.__defaults__ or ())
+        return lo, (None if code.co_flags & _CO_VARARGS else hi)
+    return _signature_arity(fn)
+
+
+def _signature_arity(fn) -> tuple[int, int | None]:
+    import inspect
     sig = inspect.signature(fn)
     lo = hi = 0
     var = False
@@ -112,6 +128,9 @@ def _arity(fn) -> tuple[int, int | None]:
         elif p.kind == p.VAR_POSITIONAL:
             var = True
     return lo, (None if var else hi)
+
+
+_FUNCTION = type(_signature_arity)
 
 
 def builtin(name: str, *signatures: str, doc: str, groups: tuple[str, ...] = (), plain: bool = True,

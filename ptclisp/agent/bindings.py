@@ -24,7 +24,6 @@ never guessed at.  Imports the agent modules, tools and values.
 from __future__ import annotations
 
 import hashlib
-import logging
 import re
 import time
 from typing import Callable
@@ -38,6 +37,7 @@ from .context import model_context
 from .data import K, NotJson, arg_map, envelope_error, envelope_ok, keywordize_envelope, kwmap, project
 from .errors import HostAbort
 from .mission import MissionSession
+from ..errors import logger
 
 PRIVATE = ("kernel-result-contract-failure", "kernel-runtime-limit-failure", "kernel-agent-config-failure",
            "kernel-llm-provider-failure", "kernel-agent-protocol-error")
@@ -47,7 +47,7 @@ TURN_LIMIT_REASONS = ("turn-limit-exceeded", "intermediate-result", "evaluation-
                       "terminal-source-required")
 TRUNCATION_BINDINGS = ("configured", "adapter_default", "model_output_limit", "remaining_context")
 _HASH_IN_TEXT = re.compile(r"sha256:[0-9a-f]{64}")
-log = logging.getLogger("ptclisp.agent")
+log = logger("ptclisp.agent")
 
 
 _ABSENT = object()

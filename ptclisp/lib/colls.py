@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from ..errors import PtcError
 from ..meter import map_cost
 from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, type_name
-from .common import charge, count_str, entries, graphemes, key_values, keyfn, need_fn, out_vec, seq_items
+from .common import LazyPattern, charge, count_str, entries, graphemes, key_values, keyfn, need_fn, out_vec, seq_items
 from .numbers import add as _num_add
 from ..registry import builtin, hot
 
@@ -44,7 +44,7 @@ def seq_(coll):
     raise PtcError("type_error", f"seq: expected a collection, got {type_name(coll)}")
 
 
-_KW_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_?!\-]*", re.ASCII)
+_KW_NAME = LazyPattern(r"[A-Za-z][A-Za-z0-9_?!\-]*", re.ASCII)
 
 
 _NO_NS = object()

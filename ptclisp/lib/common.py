@@ -3,16 +3,15 @@
 Owns "seqable" (functions.md preamble): how vectors, strings (graphemes),
 maps (key-sorted `[k v]` entries), sets and nil are viewed as a sequence;
 the argument checks every family uses (`need_<what>(x, who)`); output
-wrapping that charges the meter; and the key extractors of the key-taking
-builtins (`keyfn`, `key_values`).
+wrapping that charges the meter; the key extractors of the key-taking
+builtins (`keyfn`, `key_values`); and `LazyPattern`, the families' own `re`
+patterns compiled on first use (loading the library compiles none).
 Imports values, errors, meter, printer, the regex engine, registry.
 """
 from __future__ import annotations
 
 import math
 from operator import itemgetter
-
-import regex as _regex
 
 from ..errors import PtcError
 from ..meter import charge, seq_cost
@@ -21,7 +20,33 @@ from ..regex_engine import compile_regex
 from ..registry import as_fn, hot, provides
 from ..values import Keyword, Map, Regex, Set, Vector, sorted_items, sorted_members, type_name
 
-_GRAPHEME = _regex.compile(r"\X")
+class LazyPattern:
+    """A `re` pattern compiled on its first use: `LazyPattern(r"...", flags)` stands for
+    `re.compile(r"...", flags)` wherever only its methods and attributes are used (`.match(...)`,
+    `.sub(...)`, ...). Each attribute is looked up on the compiled pattern once and kept on the
+    instance, so later calls cost what they cost on the compiled pattern."""
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self._source = (pattern, flags)
+
+    def __getattr__(self, name: str):  # only while `name` is not kept yet
+        if name.startswith("__"):
+            raise AttributeError(name)
+        import re
+        value = getattr(re.compile(*self._source), name)
+        setattr(self, name, value)
+        return value
+
+
+_GRAPHEME = None  # the compiled `\X` (the `regex` package is imported on the first non-ASCII string)
+
+
+def _grapheme():
+    global _GRAPHEME
+    if _GRAPHEME is None:
+        import regex
+        _GRAPHEME = regex.compile(r"\X")
+    return _GRAPHEME
 
 
 @provides("graphemes")
@@ -29,13 +54,13 @@ def graphemes(s: str) -> list[str]:
     """The user-perceived characters of `s` (extended grapheme clusters)."""
     if s.isascii():
         return list(s)
-    return _GRAPHEME.findall(s)
+    return _grapheme().findall(s)
 
 
 def count_str(s: str) -> int:
     if s.isascii():
         return len(s)
-    return len(_GRAPHEME.findall(s))
+    return len(_grapheme().findall(s))
 
 
 def entries(m: Map) -> list:

@@ -15,13 +15,13 @@ answer -1, bad input raises a Java condition instead of returning nil.
 from __future__ import annotations
 
 import math
-import re
 import struct
 import unicodedata
 
 from ..errors import PtcError, brief_int
 from ..meter import current, str_cost
 from ..values import type_name
+from .common import LazyPattern
 
 INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
 LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1
@@ -125,7 +125,7 @@ def need_java_double(x, who: str) -> float:
 
 # ------------------------------------------------------------------ UTF-16 views
 
-_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+_ASTRAL = LazyPattern("[\U00010000-\U0010FFFF]")
 
 
 def _split_pair(m) -> str:
@@ -367,8 +367,8 @@ def parse_boolean(x):
 
 # ------------------------------------------------------------------ floating parsing
 
-_DEC = re.compile(r"([+-]?)(?:([0-9]+)(?:\.([0-9]*))?|\.([0-9]+))(?:[eE]([+-]?[0-9]+))?[fFdD]?\Z")
-_HEX = re.compile(r"([+-]?)0[xX](?:([0-9a-fA-F]+)(?:\.([0-9a-fA-F]*))?|\.([0-9a-fA-F]+))"
+_DEC = LazyPattern(r"([+-]?)(?:([0-9]+)(?:\.([0-9]*))?|\.([0-9]+))(?:[eE]([+-]?[0-9]+))?[fFdD]?\Z")
+_HEX = LazyPattern(r"([+-]?)0[xX](?:([0-9a-fA-F]+)(?:\.([0-9a-fA-F]*))?|\.([0-9a-fA-F]+))"
                   r"[pP]([+-]?[0-9]+)[fFdD]?\Z")
 _SPECIAL = {"NaN": math.nan, "+NaN": math.nan, "-NaN": math.nan,
             "Infinity": math.inf, "+Infinity": math.inf, "-Infinity": -math.inf}

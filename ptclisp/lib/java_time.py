@@ -13,10 +13,10 @@ Imports values and java_text (the Java conditions and parameter checks).
 """
 from __future__ import annotations
 
-import re
 import time
 
 from ..values import JavaObject, type_name
+from .common import LazyPattern
 from .java_text import (
     LONG_MAX, LONG_MIN, _show, java_domain_error, java_type_error, need_java_long, need_java_text, null_pointer,
 )
@@ -78,7 +78,7 @@ MAX_EPOCH_DAY = days_from_civil(MAX_YEAR, 12, 31)
 MIN_SECOND = MIN_EPOCH_DAY * DAY_SECONDS
 MAX_SECOND = MAX_EPOCH_DAY * DAY_SECONDS + DAY_SECONDS - 1
 
-_DATE_RE = re.compile(r"([+-]?)([0-9]+)-([0-9]{2})-([0-9]{2})\Z")
+_DATE_RE = LazyPattern(r"([+-]?)([0-9]+)-([0-9]{2})-([0-9]{2})\Z")
 
 
 def _parse_ymd(text: str, lo_year: int, hi_year: int):
@@ -274,7 +274,7 @@ def local_date_parse(text):
     return LocalDate(days_from_civil(*ymd))
 
 
-_INSTANT_RE = re.compile(
+_INSTANT_RE = LazyPattern(
     r"(.+)[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{0,9}))?([Zz]|[+-][0-9]{2}:[0-9]{2}(?::[0-9]{2})?)\Z")
 
 
@@ -355,13 +355,13 @@ _TIME = r"([0-9]{1,2}):([0-9]{1,2})(?::([0-9]{1,2}))?"
 _ZONE = r"([A-Za-z]+|[+-][0-9]{1,4})"
 _DATE_FORMS = (
     # Mon D YYYY [time] [zone]
-    ("mdy", re.compile(r"([A-Za-z]+) ([0-9]{1,2}) ([0-9]{4,9})(?: " + _TIME + r")?(?: " + _ZONE + r")?\Z")),
+    ("mdy", LazyPattern(r"([A-Za-z]+) ([0-9]{1,2}) ([0-9]{4,9})(?: " + _TIME + r")?(?: " + _ZONE + r")?\Z")),
     # Mon D HH:MM[:SS] [zone] YYYY   (the shape of Date.toString)
-    ("mdty", re.compile(r"([A-Za-z]+) ([0-9]{1,2}) " + _TIME + r"(?: " + _ZONE + r")? ([0-9]{4,9})\Z")),
+    ("mdty", LazyPattern(r"([A-Za-z]+) ([0-9]{1,2}) " + _TIME + r"(?: " + _ZONE + r")? ([0-9]{4,9})\Z")),
     # D Mon YYYY [time] [zone]
-    ("dmy", re.compile(r"([0-9]{1,2}) ([A-Za-z]+) ([0-9]{4,9})(?: " + _TIME + r")?(?: " + _ZONE + r")?\Z")),
+    ("dmy", LazyPattern(r"([0-9]{1,2}) ([A-Za-z]+) ([0-9]{4,9})(?: " + _TIME + r")?(?: " + _ZONE + r")?\Z")),
     # M/D/YYYY [time] [zone]
-    ("slash", re.compile(r"([0-9]{1,2})/([0-9]{1,2})/([0-9]{4,9})(?: " + _TIME + r")?(?: " + _ZONE + r")?\Z")),
+    ("slash", LazyPattern(r"([0-9]{1,2})/([0-9]{1,2})/([0-9]{4,9})(?: " + _TIME + r")?(?: " + _ZONE + r")?\Z")),
 )
 
 

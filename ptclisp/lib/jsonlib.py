@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json as _json
 import math
-import re as _re
 
 from ..errors import PtcError
 from ..intstr import int_text, text_int
@@ -29,12 +28,13 @@ from ..meter import current, map_cost, seq_cost, str_cost
 from ..printer import pr_str
 from ..values import Keyword, Map, Set, Vector, sorted_items, type_name
 from ..registry import builtin
+from .common import LazyPattern
 
 MAX_DEPTH = 512
 
 # ------------------------------------------------------------------- parsing
 
-_TOKENS = _re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+_TOKENS = LazyPattern(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
 
 def _depth_ok(s: str) -> bool:
@@ -140,7 +140,7 @@ def parse_json(s):
     return _convert(raw)
 
 
-_LINE_BREAK = _re.compile(r"\r\n|\n|\r")
+_LINE_BREAK = LazyPattern(r"\r\n|\n|\r")
 
 
 @builtin("parse-string", "(json/parse-string s)", groups=("json",), plain=False, category="json",

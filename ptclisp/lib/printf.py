@@ -20,14 +20,13 @@ lib.javahash.
 from __future__ import annotations
 
 import math
-import re as _re
 from typing import TYPE_CHECKING
 
 from ..errors import PtcError, brief_int
 from ..intstr import int_text
 from ..meter import str_cost
 from ..values import type_name
-from .common import charge, count_str, graphemes
+from .common import LazyPattern, charge, count_str, graphemes
 from .java_time import Instant, JavaDate, LocalDate, civil_from_days, days_from_civil
 from .javahash import java_hash
 from ..registry import builtin
@@ -38,7 +37,7 @@ if TYPE_CHECKING:
 
 MAX_WIDTH = 1_000_000
 
-_SPEC = _re.compile(r"%([0-9]+\$)?([-#+ 0,(<]*)([0-9]+)?(\.[0-9]+)?([tT])?([a-zA-Z%])")
+_SPEC = LazyPattern(r"%([0-9]+\$)?([-#+ 0,(<]*)([0-9]+)?(\.[0-9]+)?([tT])?([a-zA-Z%])")
 
 _LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
 

@@ -18,17 +18,24 @@ library; only command-line modules import this one.
 from __future__ import annotations
 
 import contextlib
-import logging
 
 from typing import TYPE_CHECKING
 
 from ..cli_common import UsageError
-from .client_specs import MCPServerSpec, MCPStartError, parse_mcp_arg  # light: no asyncio, no SDK
 
 if TYPE_CHECKING:
     from .client import MCPTools
+    from .client_specs import MCPServerSpec
 
 __all__ = ["add_mcp_flags", "open_mcp_tools", "specs_from_args", "quiet_sdk_log", "MCPStartError"]
+
+
+def __getattr__(name: str):
+    # MCPStartError lives in client_specs (light, but a command without --mcp never needs it)
+    if name == "MCPStartError":
+        from .client_specs import MCPStartError
+        return MCPStartError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def add_mcp_flags(parser) -> None:
@@ -58,6 +65,9 @@ def _tool_ref(text: str, flag: str, names: set) -> tuple[str, str]:
 
 def specs_from_args(args) -> list[MCPServerSpec]:
     """The server specs of the parsed flags (UsageError for a malformed one)."""
+    if not any(getattr(args, flag, None) for flag in ("mcp", "mcp_allow", "mcp_hide", "mcp_effect")):
+        return []
+    from .client_specs import MCPServerSpec, parse_mcp_arg  # light: no asyncio, no SDK
     specs = []
     for text in getattr(args, "mcp", None) or ():
         try:
@@ -140,6 +150,7 @@ def open_mcp_tools(args):
 def quiet_sdk_log():
     """Keep the MCP SDK's log records off the command's stderr for the block (failures reach the user as
     one-line errors instead)."""
+    import logging
     log = logging.getLogger("mcp")
     saved = (log.propagate, list(log.handlers))
     log.propagate = False

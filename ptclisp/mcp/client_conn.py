@@ -268,10 +268,12 @@ class _Server:
     def connect(self):
         """Start a connect (or join the one in progress); returns its future of (conn, listing)."""
         with self.lock:
-            if self.pending is None:
-                self.pending = self.owner._submit(self._open())
-                self.pending.add_done_callback(self._opened)
-            return self.pending
+            fut = self.pending
+            if fut is None:
+                # a future already done runs _opened at once (clearing `pending`): return this one, not `pending`
+                fut = self.pending = self.owner._submit(self._open())
+                fut.add_done_callback(self._opened)
+            return fut
 
     def connection(self, ptc_name: str) -> _Conn:
         """The live connection, reconnecting (bounded by the evaluation) when the server went away."""

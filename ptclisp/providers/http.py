@@ -10,7 +10,6 @@ and keys are never kept.  Imports providers.errors, providers.redact.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import random
 import re
@@ -22,8 +21,9 @@ import httpx
 
 from .errors import ProviderError
 from .redact import Secret, redact, safe_url
+from ..errors import logger
 
-log = logging.getLogger("ptclisp.providers")
+log = logger("ptclisp.providers")
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_CONNECT_TIMEOUT_S = 10.0

@@ -9,7 +9,6 @@ Imports providers.base, providers.errors.
 """
 from __future__ import annotations
 
-import logging
 import re
 import threading
 import time
@@ -17,8 +16,9 @@ from typing import Any, Callable, Mapping
 
 from .base import TOKEN_COUNTS, check_response, encoded_size
 from .errors import LlmRequestError, ProviderError, RouterError
+from ..errors import logger
 
-log = logging.getLogger("ptclisp.providers")
+log = logger("ptclisp.providers")
 
 ALIAS_RE = re.compile(r"^[a-z][a-z0-9._-]{0,127}$")
 DEFAULT_MAX_TOTAL_CALLS = 256

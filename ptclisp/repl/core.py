@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import shlex
 import time
-from pathlib import Path
 
 import attrs
 
@@ -242,6 +241,7 @@ class Repl:
             return [("error", "usage: :load FILE")]
         path = parts[0]
         try:
+            from pathlib import Path
             source = Path(path).expanduser().read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             self.had_error = True

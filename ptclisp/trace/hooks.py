@@ -13,14 +13,14 @@ run untraced (a warning on the `ptclisp.trace` logger), never failed.
 """
 from __future__ import annotations
 
-import logging
 
 import attrs
 
 from ._core import prelude_list
 from .usage import provider_identity
+from ..errors import logger
 
-log = logging.getLogger("ptclisp.trace")
+log = logger("ptclisp.trace")
 
 
 def start_run_trace(host, run, env, *, task=None, source=None):

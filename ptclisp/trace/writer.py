@@ -35,7 +35,6 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-import logging
 import os
 import re
 import secrets as _secrets
@@ -44,8 +43,9 @@ import time
 
 from ..providers.redact import redact
 from ._core import plain
+from ..errors import logger
 
-log = logging.getLogger("ptclisp.trace")
+log = logger("ptclisp.trace")
 
 PUBLIC_FILE = "events.jsonl"
 PRIVATE_DIR = "private"

@@ -7,8 +7,9 @@
 
 Owns `add_view_parser(sub, func)`, `run_view(args)`,
 `add_transcript_parser(sub, func)`, `run_transcript(args)`,
-`add_runs_flag(parser)` and `grant_analysis(directory, preludes, tools)`
-(what `--runs` adds to a session).  Problems are `UsageError`s (exit 2).
+and `grant_analysis(directory, preludes, tools)` (what `--runs` adds to a
+session; the flag itself is defined in ptclisp/cli.py, so parsing it loads
+nothing of the viewer).  Problems are `UsageError`s (exit 2).
 Imports cli_common, trace (reader, analysis, transcript) and view.
 """
 from __future__ import annotations
@@ -91,12 +92,6 @@ def run_transcript(args) -> int:
         raise UsageError(f"transcript: {e}") from None
     sys.stdout.write(text)
     return 0
-
-
-def add_runs_flag(parser) -> None:
-    parser.add_argument("--runs", metavar="DIR",
-                        help="grant the read-only analysis prelude over this trace directory: (analysis/runs), "
-                             "(analysis/open id), (analysis/turns id), (analysis/programs id), ...")
 
 
 def grant_analysis(directory, preludes: list, tools):

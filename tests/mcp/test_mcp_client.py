@@ -309,3 +309,24 @@ def test_call_timeout_bounds_a_call_outside_any_evaluation(tmp_path):
         r = run(mcp, '(tool/fx.hang {})')                # inside one, whichever comes first
         assert where(r) == ("tool_error", (1, 1))
         assert "within 0.3 s" in r.error.message
+
+
+def test_a_connect_that_fails_before_its_callback_is_attached_returns_its_future():
+    # a server that fails at once may finish its connect future before add_done_callback: the
+    # callback then runs at once and clears `pending`; connect must still return the future
+    import concurrent.futures
+
+    from ptclisp.mcp.client_conn import _Server
+
+    class Owner:
+        def _submit(self, coro):
+            coro.close()
+            fut = concurrent.futures.Future()
+            fut.set_exception(MCPStartError("MCP server bad could not start: no such command"))
+            return fut
+
+    srv = _Server(Owner(), parse_mcp_arg("bad=/nonexistent"))
+    fut = srv.connect()
+    assert fut is not None and srv.pending is None
+    with pytest.raises(MCPStartError, match="could not start"):
+        fut.result(timeout=1)
