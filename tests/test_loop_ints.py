@@ -43,11 +43,11 @@ def outcome(src, backend="tiered"):
 
 
 def both_ways(src, backend):
-    scan.INT_LOOP_VARS = False
+    scan.INT_VARS = False
     try:
         off = outcome(src, backend)
     finally:
-        scan.INT_LOOP_VARS = True
+        scan.INT_VARS = True
     return off, outcome(src, backend)
 
 
@@ -131,3 +131,45 @@ def test_an_expired_deadline_is_seen_on_the_first_back_edge():
     with pytest.raises(ptclisp.PtcError) as e:
         main()
     assert e.value.kind == "timeout"
+
+
+ARGS = st.sampled_from(["0", "1", "-3", "7", "1.5", "nil", '"s"', "true", "4611686018427387904", "[1 2]"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(x=ARGS, y=ARGS, e=exprs(3), test=exprs(1), backend=st.sampled_from(["tiered", "compiled"]))
+def test_int_argument_bodies_change_no_outcome(x, y, e, test, backend):
+    # a named fn is compiled at once when it calls itself; the body is emitted once for int
+    # arguments (no guards on them) and once in general
+    src = (f"(defn f [i a b]\n  (if (or (> i 0) (nil? {test}))\n    {e}\n    (f (inc i) a b)))\n"
+           f"[(f 0 {x} {y}) (f 0 {y} {x})]")
+    off, on = both_ways(src, backend)
+    assert on == off, src
+
+
+def test_which_parameters_get_an_int_body():
+    from ptclisp.analyzer import nodes as N
+    from ptclisp.meter import default_limits
+    from ptclisp.session import Environment, analyze_source
+    env = Environment()
+
+    def fn_of(src):
+        node, _ = analyze_source(src, env.analyzer_env(), default_limits())
+        found = []
+
+        def walk(n):
+            if type(n) is N.Fn:
+                found.append(n)
+            for c in N.children(n):
+                walk(c)
+        walk(node)
+        return found[0]
+
+    def names(src):
+        return [py.split("_", 1)[1] for py in scan.int_params(fn_of(src))]
+    assert names("(fn [n s] (if (< n 2) n (+ (count s) (- n 1))))") == ["n"]
+    assert names("(fn [a b] (* a (inc b)))") == ["a", "b"]
+    assert names("(fn [a b] (str a b))") == []
+    assert names("(fn [n] (map (fn [x] (+ x n)) [1]))") == []     # a closure inside: emitted once
+    assert names("(fn [n & more] (+ n 1))") == []                 # rest arguments: emitted once
+    assert names("(fn [n] (if (> n 0) (recur (dec n)) n))") == []  # recur rebinds the parameters

@@ -28,9 +28,9 @@ from ..meter import compile_tick
 from ..registry import BUILTINS
 from ..values import Keyword, Map, Set, VarRef, Vector, hk
 from .inline import Inliner
-from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, host_name, no_args, trivial,
+from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, host_name, is_, no_args, trivial,
                     truthy_test, var)
-from .scan import free_locals, inlinable_hof, int_loop_locals
+from .scan import free_locals, inlinable_hof, int_loop_locals, int_params
 from .table import facts, mangle, runtime_table
 
 
@@ -75,7 +75,7 @@ class Compiler(Inliner):
         self.const_names: dict = {}
         self.host_refs = host_refs or {}
         self.loops: dict = {}     # id(target) -> loop info
-        self.int_locals: set = set()  # Python names of loop variables that only ever hold ints
+        self.int_locals = frozenset()  # Python names of variables known to hold ints where emitted now
         self.n = 0
         self.loop_depth = 0       # > 0 while emitting code that re-runs within one activation
         self.ticks = 1024         # nodes until the next look at the compile clock (or the deadline)
@@ -195,7 +195,8 @@ class Compiler(Inliner):
         body: list = []
         if node.has_recur:
             self.loops[id(node)] = self.loop_counter(stmts, [l.py for l in node.locals])
-            self.int_locals.update(int_loop_locals(node, self.int_locals))
+            outer_ints = self.int_locals
+            self.int_locals = outer_ints | int_loop_locals(node, outer_ints)
             self.loop_depth += 1
             if isinstance(sink, LoopExit) or isinstance(sink, Assign):
                 result = sink.name
@@ -207,6 +208,7 @@ class Compiler(Inliner):
                 self.emit_tail(node.body, body, sink)
                 stmts.append(A.While(test=A.Constant(True), body=body, orelse=[]))
             self.loop_depth -= 1
+            self.int_locals = outer_ints
         else:
             self.emit_tail(node.body, stmts, sink)
 
@@ -477,13 +479,28 @@ class Compiler(Inliner):
         if node.rest:
             body.append(assign(node.rest.py, call("_rest", [var(node.rest.py)])))
         inner: list = []
-        self.emit_bindings(node.prologue, inner)
-        if node.has_recur:
+        ints = int_params(node)
+        if ints:
+            # the body twice: for int arguments without the type guards on them, else the general one
+            outer_ints = self.int_locals
+            self.int_locals = outer_ints | frozenset(ints)
+            self.emit_bindings(node.prologue, inner)
+            self.emit_tail(node.body, inner, Ret())
+            self.int_locals = outer_ints
+            general: list = []
+            self.emit_bindings(node.prologue, general)
+            self.emit_tail(node.body, general, Ret())
+            tests = [is_(call("type", [var(p)]), var("int")) for p in ints]
+            body.append(A.If(test=tests[0] if len(tests) == 1 else A.BoolOp(op=ast.And(), values=tests),
+                             body=inner, orelse=general))
+        elif node.has_recur:
+            self.emit_bindings(node.prologue, inner)
             targets = [p.py for p in node.params] + ([node.rest.py] if node.rest else [])
             self.loops[id(node)] = self.loop_counter(body, targets)
             self.emit_tail(node.body, inner, Ret())
             body.append(A.While(test=A.Constant(True), body=inner, orelse=[]))
         else:
+            self.emit_bindings(node.prologue, inner)
             self.emit_tail(node.body, inner, Ret())
             body.extend(inner)
         fdef = at(A.FunctionDef(

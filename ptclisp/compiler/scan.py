@@ -11,8 +11,9 @@ from .table import facts
 
 # the switch for inline loops: off, every map/filter call goes through its builtin (tests compare both)
 INLINE_HOFS = True
-# the switch for int loop variables: off, every integer operation keeps its type guards (tests compare both)
-INT_LOOP_VARS = True
+# the switch for int loop variables and int-argument bodies: off, every integer operation keeps its
+# type guards (tests compare both)
+INT_VARS = True
 
 
 def inlinable_hof(node) -> bool:
@@ -126,7 +127,7 @@ def int_loop_locals(loop, ints) -> set:
     value is int-valued and so is the value every `recur` to this loop gives it, assuming the
     same of the other such variables (the largest set for which that holds). The compiler drops
     the type guards of integer operations on them; nothing else assigns a loop variable."""
-    if not INT_LOOP_VARS:
+    if not INT_VARS:
         return set()
     known = set(ints)
     cand = []
@@ -149,3 +150,36 @@ def int_loop_locals(loop, ints) -> set:
                     cand.discard(py)
                     changed = True
     return cand
+
+
+# primitives the compiler inlines with a type guard on an int operand
+_GUARDED_PRIMS = frozenset(("add", "sub", "mul", "mod", "inc", "dec", "lt", "gt", "le", "ge", "eq"))
+SPECIALIZE_MAX_NODES = 120
+
+
+def int_params(fn) -> tuple:
+    """Python names of the parameters of `fn` that its body uses as operands of guarded integer
+    operations, when the compiler should emit the body a second time for int arguments (no type
+    guards on those parameters): a small body with no closure or `for` inside (which would be
+    emitted twice too). Empty when it should not."""
+    if not INT_VARS or fn.rest is not None or fn.has_recur:   # recur would rebind the parameters
+        return ()
+    params = {p.py for p in fn.params}
+    used: list = []
+    count = 0
+
+    def walk(n):
+        nonlocal count
+        count += 1
+        t = type(n)
+        if t is N.Fn or t is N.For or count > SPECIALIZE_MAX_NODES:
+            return False
+        if t is N.Prim and n.op in _GUARDED_PRIMS:
+            for a in n.args:
+                if type(a) is N.LocalRef and a.local.py in params and a.local.py not in used:
+                    used.append(a.local.py)
+        return all(walk(c) for c in N.children(n))
+
+    if not all(walk(v) for _loc, v in fn.prologue) or not walk(fn.body):
+        return ()
+    return tuple(p.py for p in fn.params if p.py in used)
