@@ -49,3 +49,24 @@ def test_promotion_records_the_twin_on_the_closure():
     assert twin is not f and twin(21) == 42 and f.ptc_compiled is twin
     assert registry.as_fn(f, "map") is twin and f(4) == 8
     assert registry.hot(f, 1) is twin
+
+
+@pytest.mark.parametrize("src", [
+    "(defn f [] (g)) (defn g [] 1) (f)",
+    "(let [x 1] (do (def y x) (+ y 1)))",
+    "(declare h) (defn k [] (h)) (defn h [] 2) (k)",
+    "(when true (defonce z 3)) z",
+    "(+ 1 2)",
+])
+def test_programs_that_define_names_are_analyzed_as_before(src):
+    # analyze_source skips collecting definitions when the reader saw none of DEFINING_HEADS
+    import ptclisp
+    from ptclisp.analyzer import Analyzer
+    from ptclisp.reader import read
+    env = Environment()
+    names: set = set()
+    forms = read(src, names=names)
+    full = Analyzer(env.analyzer_env()).analyze_program(forms)
+    node, _ = analyze_source(src, env.analyzer_env(), M.default_limits())
+    assert repr(node).count("GlobalRef") == repr(full).count("GlobalRef")
+    assert ptclisp.run(src).ok

@@ -37,6 +37,8 @@ class Env:
 
 
 _DEF_HEADS = frozenset(("def", "defonce", "defn", "defn-"))
+# the symbols a program must contain to define a name (`_collect_defs`)
+DEFINING_HEADS = _DEF_HEADS | {"declare"}
 _OTHER_SEQS = frozenset((VecForm, MapForm, SetForm, ShortFn))
 
 
@@ -53,8 +55,11 @@ class Analyzer:
         self.data_used: set[str] = set()
 
     # ---------------------------------------------------------------- entry
-    def analyze_program(self, forms: list[Form]) -> N.Node:
-        self._collect_defs(forms)
+    def analyze_program(self, forms: list[Form], may_define: bool = True) -> N.Node:
+        """The core AST of a program. `may_define=False` says no symbol of the program is one of
+        DEFINING_HEADS (the reader's symbol set shows it), so there are no definitions to collect."""
+        if may_define:
+            self._collect_defs(forms)
         if not forms:
             return N.Const(None)
         body = [self.analyze(f, Scope(), NOT_TAIL) for f in forms]
