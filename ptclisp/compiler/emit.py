@@ -8,7 +8,7 @@ A program becomes a module of this shape:
         return __ptc_main__
 
 Locals become Python locals, `loop`/`recur` become `while True` loops whose back-edge ticks the
-loop counter and reads `_m.expired` (the meter's deadline flag), closures become nested `def`s
+loop counter and, every CHECK_EVERY iterations, reads `_m.expired` (the meter's deadline flag), closures become nested `def`s
 built by small factories so they capture values, not variables. Python AST nodes carry the PTC
 line and column, so a traceback through generated code maps back to a PTC `Span`. The fast
 paths that replace a general call are in `inline.Inliner`.
