@@ -92,12 +92,16 @@ class Analyzer:
             self.ticks = 1024
             compile_tick()
         t = type(form)
-        if t is Lit:
-            return N.Const(form.value, span=form.span)
         if t is Sym:
+            if form.ns is None:   # a local: the commonest symbol, resolved here (as `symbol` does first)
+                local = scope.vars.get(form.name)
+                if local is not None:
+                    return N.LocalRef(local, form.span)
             return self.symbol(form, scope)
         if t is List:
             return self.list_form(form, scope, tail)
+        if t is Lit:
+            return N.Const(form.value, form.span)
         if t is VecForm:
             return self.collection(form, scope, N.VectorLit)
         if t is MapForm:
@@ -216,7 +220,7 @@ class Analyzer:
         if type(head) is Sym and head.ns is None:
             name = head.name
             handler = SPECIALS.get(name)
-            if handler is not None and (name in UNSHADOWABLE or scope.get(name) is None):
+            if handler is not None and (name in UNSHADOWABLE or scope.vars.get(name) is None):
                 return handler(self, form, scope, tail)
         return self.call(form, scope)
 
@@ -229,7 +233,7 @@ class Analyzer:
         if th is Sym:
             if head.ns is None:
                 name = head.name
-                if scope.get(name) is None and name not in self.program_defs and name not in self.env.user_names:
+                if scope.vars.get(name) is None and name not in self.program_defs and name not in self.env.user_names:
                     node = _resolve.builtin_call(self, head, rest, scope, form)
                     if node is not None:
                         return node
