@@ -1,7 +1,7 @@
 """Guards that hold an in-thread evaluation to its limits, and the size estimates used at boundaries.
 
 Limits are metered cooperatively (meter.py): compiled code checks the
-deadline flag at every function entry and loop back-edge, builtins charge
+deadline flag at every function entry and every 256th loop back-edge, builtins charge
 their allocations before building. `guard()` adds two backstops
 (docs/security.md explains the trade-off):
 

@@ -496,10 +496,18 @@ class Builder:
         info = _HotInfo(node, free, self)
         label = node.name or "fn"
         param_names = list(node.param_names)
+        # the frame: captured values, the fixed arguments, then the other slots (all built by now)
+        pad = (None,) * (len(inner) - len(free) - nparams)
 
         def make_closure(f):
             captured = [f[s] for s in outer]
             compiled = None
+            # the closure's attributes (its __dict__), kept here rather than reached through the
+            # closure itself, and not referred to by ptc_promote: a fn value refers to itself only
+            # when its frame needs it (a named fn), so the others are freed by reference counting,
+            # not left to the cycle collector
+            attrs = {"ptc_params": param_names}
+            me = []
 
             def ptc_fn(*args):
                 nonlocal compiled
@@ -507,7 +515,7 @@ class Builder:
                     return compiled(*args)
                 if info.make is not None or info.bump():
                     compiled = info.make(*captured)()
-                    ptc_fn.ptc_compiled = compiled
+                    attrs["ptc_compiled"] = compiled
                     return compiled(*args)
                 n = len(args)
                 if n != nparams and (rest_slot is None or n < nparams):
@@ -516,34 +524,34 @@ class Builder:
                 m = g["_m"]
                 if m.expired:
                     m.raise_expired()
-                frame = captured + list(args[:nparams])
-                frame.extend([None] * (len(inner) - len(frame)))
+                frame = [*captured, *args, *pad] if n == nparams else [*captured, *args[:nparams], *pad]
                 if rest_slot is not None:
                     frame[rest_slot] = Vector(list(args[nparams:]), None) if n > nparams else None
                 if self_slot is not None:
-                    frame[self_slot] = ptc_fn
+                    frame[self_slot] = me[0]
                 for s, b in prologue:
                     frame[s] = b(frame)
                 return body(frame)
 
             def ptc_promote(n, nargs):
                 """The function a builtin should call `n` times with `nargs` arguments: the compiled
-                twin when those calls would make this fn hot anyway (compiled now, once), else
+                twin when those calls would make this fn hot anyway (compiled now, once), else None:
                 `ptc_fn` itself (a wrong argument count stays with `ptc_fn` and its own error)."""
                 nonlocal compiled
                 if compiled is None:
                     if nargs != nparams and (rest_slot is None or nargs < nparams):
-                        return ptc_fn
+                        return None
                     if info.make is None:
                         if info.calls + n < HOT_CALLS:
-                            return ptc_fn
+                            return None
                         info.compile()
                     compiled = info.make(*captured)()
-                    ptc_fn.ptc_compiled = compiled
-                return compiled
+                return compiled   # registry.hot records it as the closure's `ptc_compiled`
 
-            ptc_fn.ptc_params = param_names
-            ptc_fn.ptc_promote = ptc_promote
+            attrs["ptc_promote"] = ptc_promote
+            ptc_fn.__dict__ = attrs
+            if self_slot is not None:
+                me.append(ptc_fn)
             return ptc_fn
         return make_closure
 
@@ -559,8 +567,8 @@ class _HotInfo:
         self.make = None
 
     def bump(self) -> bool:
-        self.calls += 1
-        if self.calls < HOT_CALLS:
+        c = self.calls = self.calls + 1
+        if c < HOT_CALLS:
             return False
         self.compile()
         return True

@@ -4,8 +4,8 @@ Owns `Limits` (the knobs of runtime.md §7, reference defaults) and `Meter`
 (one per evaluation: deadline, allocation budget, loop cap, tool-call budget,
 print budget). The deadline is enforced cooperatively: a single watchdog
 thread flips `meter.expired` when a deadline passes, and compiled code checks
-that flag at every function entry and loop back-edge, which costs one
-attribute read. Builtins that build collections or strings call
+that flag at every function entry (one attribute read) and every 256 loop
+back-edges (the first included). Builtins that build collections or strings call
 `meter.alloc(nbytes)` *before* building, so `(range 1e9)` fails at once.
 
 The meter of the running evaluation is found with `current()` (thread-local;

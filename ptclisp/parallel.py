@@ -24,7 +24,7 @@ How one operation runs (`run_parallel`):
 * First failure wins. Since PTC-Lisp has no `try`, a failed parallel
   operation ends the evaluation; the root meter is stopped with that error so
   the remaining workers unwind at their next deadline check (compiled code
-  tests the same flag at every function entry and loop back-edge), and the
+  tests the same flag at every function entry and every 256th loop back-edge), and the
   hard stop (guards.py) ends those that do not.
 * What a worker hands back leaves its thread: `disown` gives up in-place
   extension of the result's collections and prices it, and the caller pays

@@ -456,31 +456,38 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
     it does not handle itself (every error, too deep nesting, a token out of place): `read` then
     reads the text with the lark parser, which reports the error or reads the rare construct."""
     pos, line, line_start = 0, 1, 0
+    next_nl = text.find("\n")   # the first newline at or after pos (-1: none left)
+    if next_nl < 0:
+        next_nl = len(text)
     top: list = []
     out = top
     stack: list = []   # (kind, items_of_parent, open_line, open_col)
     var_quote = None   # (line, col) of a `#'` waiting for its symbol
     budget = 2048           # tokens until the next look at the compile clock
-    for m in _SCAN.finditer(text):
+    match = _SCAN.match
+    while True:
         budget -= 1
         if not budget:
             budget = 2048
             compile_tick()
-        kind = m.lastgroup
-        end = m.end()
-        start = m.start(kind)
-        if m.start() != pos:
+        m = match(text, pos)   # anchored at pos: text the scanner does not know ends the fast path
+        if m is None:
             raise _Fallback
+        kind = m.lastgroup
         if kind == "EOF":
+            pos = m.end()
             break
-        if start != pos:
+        start, end = m.span(kind)
+        if start > next_nl:   # newlines (in whitespace or comments) before the token?
             nl = text.count("\n", pos, start)
             if nl:
                 line += nl
                 line_start = text.rfind("\n", pos, start) + 1
-            pos = start
+            next_nl = text.find("\n", start)
+            if next_nl < 0:
+                next_nl = len(text)
+        pos = start
         col = pos - line_start + 1
-        value = m.group(kind)
         if kind in _CLOSE_OF:
             if len(stack) >= max_depth:
                 raise _Fallback
@@ -488,7 +495,7 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
             out = []
             pos = end
             continue
-        if kind in ("RPAR", "RSQB", "RBRACE"):
+        if kind == "RPAR" or kind == "RSQB" or kind == "RBRACE":
             if not stack or _CLOSE_OF[stack[-1][0]] != kind:
                 raise _Fallback
             okind, parent, ol, oc = stack.pop()
@@ -503,7 +510,8 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
             pos = end
             continue
         else:
-            span = Span(line, col, line, col + len(value))
+            value = text[start:end]
+            span = Span(line, col, line, col + end - start)
             if kind == "SYMBOL_LEAD" or kind == "SYMBOL":  # the commonest token: atom_form's rule, inline
                 if value in _WORDS:
                     form = Lit(_WORDS[value], span)
@@ -511,19 +519,22 @@ def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
                     if names is not None:
                         names.add(value)
                     form = Sym(None, value, span) if "/" not in value else Sym(*split_symbol(value), span)
-            elif kind == "INTEGER" and len(value) <= MAX_INT_DIGITS:
+            elif kind == "INTEGER" and end - start <= MAX_INT_DIGITS:
                 form = Lit(int(value), span)
             else:
-                if (kind == "STRING" or kind == "REGEX") and "\n" in value:
+                if (kind == "STRING" or kind == "REGEX") and end > next_nl:
                     line += value.count("\n")
                     line_start = pos + value.rfind("\n") + 1
                     span = Span(span.line, col, line, end - line_start + 1)
+                    next_nl = text.find("\n", end)
+                    if next_nl < 0:
+                        next_nl = len(text)
                 form = _token_form(kind, value, span)
         if var_quote is not None:
             form, var_quote = _var_quote(var_quote, form), None
         out.append(form)
         pos = end
-    if stack or var_quote is not None or (pos < len(text) and not _TRAILER.match(text, pos)):
+    if stack or var_quote is not None:
         raise _Fallback
     return top
 

@@ -324,4 +324,10 @@ def hot(f, n: int, nargs: int = 1):
     The program's value stays the closure: only the builtin's own loop sees the twin.
     """
     promote = getattr(f, "ptc_promote", None)
-    return f if promote is None else promote(n, nargs)
+    if promote is None:
+        return f
+    twin = promote(n, nargs)   # None: keep calling f itself
+    if twin is None:
+        return f
+    f.ptc_compiled = twin      # later builtins (`as_fn`) call the twin directly too
+    return twin

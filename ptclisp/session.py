@@ -25,7 +25,7 @@ import attrs
 
 from . import lib
 from . import meter as M
-from .analyzer import Analyzer, Env
+from .analyzer import DEFINING_HEADS, Analyzer, Env
 from .compiler import compile_node, register_fn_meta, runtime_table
 from .convert import detach, detach_all, from_python
 from .error_translation import ErrorInfo, to_error_info
@@ -174,7 +174,7 @@ def analyze_source(source: str, env: Env, limits: Limits):
         raise PtcError("symbol_limit_exceeded", f"program uses {len(names)} distinct symbols and keywords "
                                                 f"(limit {limits.max_symbols})")
     az = Analyzer(env)
-    node = az.analyze_program(forms)
+    node = az.analyze_program(forms, may_define=not names.isdisjoint(DEFINING_HEADS))
     return node, az.host_refs
 
 
@@ -372,9 +372,11 @@ def _detached(r: Result) -> Result:
 
 def run_in_thread(source: str, context=None, tools=None, limits: Limits | None = None, preludes=None,
                   strict_data: bool = False) -> Result:
-    """`ptclisp.run` on this thread: a fresh Session, one evaluation; input errors are error Results."""
+    """`ptclisp.run` on this thread: a fresh Session, one evaluation; input errors are error Results.
+    (The Session evaluates once, so it keeps no program cache.)"""
     try:
-        s = Session(context=context, tools=tools, limits=limits, preludes=preludes, strict_data=strict_data)
+        s = Session(context=context, tools=tools, limits=limits, preludes=preludes, strict_data=strict_data,
+                    program_cache=False)
     except (ValueError, TypeError) as exc:
         return Result("error", error=ErrorInfo("type_error", str(exc)))
     except PtcError as exc:

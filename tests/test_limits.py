@@ -14,8 +14,9 @@ SYMS = "[" + " ".join(f":k{i}" for i in range(300)) + "]"
 
 # (what, source, limits that make it fail, expected reason, limits that let it pass)
 CASES = [
-    ("wall clock", "(loop [i 0] (if (< i 300000) (recur (inc i)) i))",
-     Limits(timeout_ms=1, loop_limit=10**6), "timeout", Limits(timeout_ms=20_000, loop_limit=10**6)),
+    # long enough that the watchdog thread gets the GIL (a 5 ms switch interval) well before it ends
+    ("wall clock", "(loop [i 0] (if (< i 3000000) (recur (inc i)) i))",
+     Limits(timeout_ms=1, loop_limit=10**7), "timeout", Limits(timeout_ms=20_000, loop_limit=10**7)),
     ("memory", "(count (range 2000000))", Limits(), "memory_exceeded", Limits(memory_bytes=100_000_000)),
     ("loop iterations", "(loop [i 0] (if (< i 5000) (recur (inc i)) i))", Limits(), "loop_limit_exceeded",
      Limits(loop_limit=10_000)),

@@ -145,3 +145,31 @@ def test_print_read_round_trip(x):
                     lambda inner: st.lists(inner, max_size=4).map(Vector), max_leaves=10))
 def test_round_trip_is_exact_without_floats(x):
     assert ptclisp.equal(read_string(ptclisp.pr_str(x)), x)
+
+
+def _spans(forms):
+    """Every form's class and span, depth first (the reprs above do not show positions)."""
+    out = []
+    for f in forms:
+        s = f.span
+        out.append((type(f).__name__, s and (s.line, s.col, s.end_line, s.end_col)))
+        for attr in ("items",):
+            if hasattr(f, attr):
+                out.extend(_spans(getattr(f, attr)))
+        if hasattr(f, "sym"):
+            out.extend(_spans([f.sym]))
+    return out
+
+
+LINES = st.sampled_from(["\n", "\n\n", " ;c\n", "\r\n", ",\n  ", '"a\nb"', '#"x\ny"', "\\newline"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(TOKENS, LINES), max_size=30).map("".join))
+def test_fast_reader_spans_agree_with_lark(text):
+    # line and column of every form, across newlines in whitespace, comments, strings and regexes
+    try:
+        fast = _fast_read(text, 64, None)
+    except (_Fallback, ReadError):
+        return
+    assert _spans(fast) == _spans(_lark_read(text)), text

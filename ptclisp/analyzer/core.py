@@ -37,6 +37,8 @@ class Env:
 
 
 _DEF_HEADS = frozenset(("def", "defonce", "defn", "defn-"))
+# the symbols a program must contain to define a name (`_collect_defs`)
+DEFINING_HEADS = _DEF_HEADS | {"declare"}
 _OTHER_SEQS = frozenset((VecForm, MapForm, SetForm, ShortFn))
 
 
@@ -53,8 +55,11 @@ class Analyzer:
         self.data_used: set[str] = set()
 
     # ---------------------------------------------------------------- entry
-    def analyze_program(self, forms: list[Form]) -> N.Node:
-        self._collect_defs(forms)
+    def analyze_program(self, forms: list[Form], may_define: bool = True) -> N.Node:
+        """The core AST of a program. `may_define=False` says no symbol of the program is one of
+        DEFINING_HEADS (the reader's symbol set shows it), so there are no definitions to collect."""
+        if may_define:
+            self._collect_defs(forms)
         if not forms:
             return N.Const(None)
         body = [self.analyze(f, Scope(), NOT_TAIL) for f in forms]
@@ -87,12 +92,16 @@ class Analyzer:
             self.ticks = 1024
             compile_tick()
         t = type(form)
-        if t is Lit:
-            return N.Const(form.value, span=form.span)
         if t is Sym:
+            if form.ns is None:   # a local: the commonest symbol, resolved here (as `symbol` does first)
+                local = scope.vars.get(form.name)
+                if local is not None:
+                    return N.LocalRef(local, form.span)
             return self.symbol(form, scope)
         if t is List:
             return self.list_form(form, scope, tail)
+        if t is Lit:
+            return N.Const(form.value, form.span)
         if t is VecForm:
             return self.collection(form, scope, N.VectorLit)
         if t is MapForm:
@@ -211,7 +220,7 @@ class Analyzer:
         if type(head) is Sym and head.ns is None:
             name = head.name
             handler = SPECIALS.get(name)
-            if handler is not None and (name in UNSHADOWABLE or scope.get(name) is None):
+            if handler is not None and (name in UNSHADOWABLE or scope.vars.get(name) is None):
                 return handler(self, form, scope, tail)
         return self.call(form, scope)
 
@@ -224,7 +233,7 @@ class Analyzer:
         if th is Sym:
             if head.ns is None:
                 name = head.name
-                if scope.get(name) is None and name not in self.program_defs and name not in self.env.user_names:
+                if scope.vars.get(name) is None and name not in self.program_defs and name not in self.env.user_names:
                     node = _resolve.builtin_call(self, head, rest, scope, form)
                     if node is not None:
                         return node

@@ -8,7 +8,7 @@ A program becomes a module of this shape:
         return __ptc_main__
 
 Locals become Python locals, `loop`/`recur` become `while True` loops whose back-edge ticks the
-loop counter and reads `_m.expired` (the meter's deadline flag), closures become nested `def`s
+loop counter and, every CHECK_EVERY iterations, reads `_m.expired` (the meter's deadline flag), closures become nested `def`s
 built by small factories so they capture values, not variables. Python AST nodes carry the PTC
 line and column, so a traceback through generated code maps back to a PTC `Span`. The fast
 paths that replace a general call are in `inline.Inliner`.
@@ -28,9 +28,9 @@ from ..meter import compile_tick
 from ..registry import BUILTINS
 from ..values import Keyword, Map, Set, VarRef, Vector, hk
 from .inline import Inliner
-from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, host_name, no_args, trivial,
+from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, host_name, is_, no_args, trivial,
                     truthy_test, var)
-from .scan import free_locals, inlinable_hof
+from .scan import free_locals, inlinable_hof, int_loop_locals, int_params
 from .table import facts, mangle, runtime_table
 
 
@@ -75,6 +75,7 @@ class Compiler(Inliner):
         self.const_names: dict = {}
         self.host_refs = host_refs or {}
         self.loops: dict = {}     # id(target) -> loop info
+        self.int_locals = frozenset()  # Python names of variables known to hold ints where emitted now
         self.n = 0
         self.loop_depth = 0       # > 0 while emitting code that re-runs within one activation
         self.ticks = 1024         # nodes until the next look at the compile clock (or the deadline)
@@ -193,10 +194,9 @@ class Compiler(Inliner):
             stmts.append(assign(local.py, e))
         body: list = []
         if node.has_recur:
-            counter, limit = self.tmp("n"), self.tmp("lim")
-            self.loops[id(node)] = (counter, limit, [l.py for l in node.locals])
-            stmts.append(assign(counter, A.Constant(0)))
-            stmts.append(assign(limit, attr("_m", "loop_limit")))
+            self.loops[id(node)] = self.loop_counter(stmts, [l.py for l in node.locals])
+            outer_ints = self.int_locals
+            self.int_locals = outer_ints | int_loop_locals(node, outer_ints)
             self.loop_depth += 1
             if isinstance(sink, LoopExit) or isinstance(sink, Assign):
                 result = sink.name
@@ -208,16 +208,36 @@ class Compiler(Inliner):
                 self.emit_tail(node.body, body, sink)
                 stmts.append(A.While(test=A.Constant(True), body=body, orelse=[]))
             self.loop_depth -= 1
+            self.int_locals = outer_ints
         else:
             self.emit_tail(node.body, stmts, sink)
 
+    # The deadline flag is read every CHECK_EVERY back-edges (and on the first), not on every one:
+    # a back-edge costs one counter compare. The iteration limit stays exact: the next checkpoint
+    # is never beyond it.
+    CHECK_EVERY = 256
+
+    def loop_counter(self, stmts, targets):
+        """Start a loop's iteration counter, limit and next checkpoint; the loop's info for emit_recur."""
+        counter, limit, check = self.tmp("n"), self.tmp("lim"), self.tmp("chk")
+        stmts.append(assign(counter, A.Constant(0)))
+        stmts.append(assign(limit, attr("_m", "loop_limit")))
+        stmts.append(assign(check, A.Constant(0)))
+        return counter, limit, check, targets
+
     def emit_recur(self, node: N.Recur, stmts):
-        counter, limit, targets = self.loops[id(node.target)]
+        counter, limit, check, targets = self.loops[id(node.target)]
         args = self.emit_args(node.args, stmts)
         stmts.append(A.AugAssign(target=var(counter, True), op=ast.Add(), value=A.Constant(1)))
-        stmts.append(A.If(test=A.Compare(left=var(counter), ops=[ast.Gt()], comparators=[var(limit)]),
-                          body=[A.Expr(call("_loop_limit", [var(limit)], node.span))], orelse=[]))
-        stmts.append(check_expired())
+        # if n > chk: (if n > lim: limit error), (deadline check), chk = min(n + CHECK_EVERY - 1, lim)
+        ahead = A.BinOp(left=var(counter), op=ast.Add(), right=A.Constant(self.CHECK_EVERY - 1))
+        slow = [A.If(test=A.Compare(left=var(counter), ops=[ast.Gt()], comparators=[var(limit)]),
+                     body=[A.Expr(call("_loop_limit", [var(limit)], node.span))], orelse=[]),
+                check_expired(),
+                assign(check, A.IfExp(test=A.Compare(left=ahead, ops=[ast.Lt()], comparators=[var(limit)]),
+                                      body=ahead, orelse=var(limit)))]
+        stmts.append(A.If(test=A.Compare(left=var(counter), ops=[ast.Gt()], comparators=[var(check)]),
+                          body=slow, orelse=[]))
         if len(targets) == 1:
             stmts.append(assign(targets[0], args[0]))
         elif targets:
@@ -459,16 +479,28 @@ class Compiler(Inliner):
         if node.rest:
             body.append(assign(node.rest.py, call("_rest", [var(node.rest.py)])))
         inner: list = []
-        self.emit_bindings(node.prologue, inner)
-        if node.has_recur:
-            counter, limit = self.tmp("n"), self.tmp("lim")
+        ints = int_params(node)
+        if ints:
+            # the body twice: for int arguments without the type guards on them, else the general one
+            outer_ints = self.int_locals
+            self.int_locals = outer_ints | frozenset(ints)
+            self.emit_bindings(node.prologue, inner)
+            self.emit_tail(node.body, inner, Ret())
+            self.int_locals = outer_ints
+            general: list = []
+            self.emit_bindings(node.prologue, general)
+            self.emit_tail(node.body, general, Ret())
+            tests = [is_(call("type", [var(p)]), var("int")) for p in ints]
+            body.append(A.If(test=tests[0] if len(tests) == 1 else A.BoolOp(op=ast.And(), values=tests),
+                             body=inner, orelse=general))
+        elif node.has_recur:
+            self.emit_bindings(node.prologue, inner)
             targets = [p.py for p in node.params] + ([node.rest.py] if node.rest else [])
-            self.loops[id(node)] = (counter, limit, targets)
-            body.append(assign(counter, A.Constant(0)))
-            body.append(assign(limit, attr("_m", "loop_limit")))
+            self.loops[id(node)] = self.loop_counter(body, targets)
             self.emit_tail(node.body, inner, Ret())
             body.append(A.While(test=A.Constant(True), body=inner, orelse=[]))
         else:
+            self.emit_bindings(node.prologue, inner)
             self.emit_tail(node.body, inner, Ret())
             body.extend(inner)
         fdef = at(A.FunctionDef(

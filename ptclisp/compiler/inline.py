@@ -85,8 +85,9 @@ class Inliner:
             t = self.tmp()
             stmts.append(assign(t, i))
             i = var(t)
-        tests += [is_(call("type", [i]), var("int")),
-                  A.Compare(left=A.Constant(0), ops=[ast.LtE(), ast.Lt()], comparators=[i, call("len", [var(items)])])]
+        if i.id not in self.int_locals:
+            tests.append(is_(call("type", [i]), var("int")))
+        tests += [A.Compare(left=A.Constant(0), ops=[ast.LtE(), ast.Lt()], comparators=[i, call("len", [var(items)])])]
         fast = A.Subscript(value=var(items), slice=i, ctx=LOAD)
         return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=fast, orelse=call(fn, [v, i], node.span)),
                   node.span)
@@ -161,12 +162,13 @@ class Inliner:
             return call(slow, args, node.span)
         bound = A.Compare(left=A.Constant(-(1 << 62)), ops=[ast.Lt(), ast.Lt()], comparators=[a, A.Constant(1 << 62)])
         fast = A.BinOp(left=a, op=ast.Mult(), right=b)
-        test = A.BoolOp(op=ast.And(), values=[is_(call("type", [a]), var("int")), bound])
+        known = isinstance(a, ast.Name) and a.id in self.int_locals
+        test = bound if known else A.BoolOp(op=ast.And(), values=[is_(call("type", [a]), var("int")), bound])
         out = at(A.IfExp(test=test, body=fast, orelse=call(slow, [a, b], node.span)), node.span)
         if isinstance(a, ast.Name):
             # the size bound only matters when the product is kept: a consumer that reduces it
             # (mod by a constant) may drop it
-            out.ptc_int = IntForm((a.id,), (bound,), fast, nonneg=False, transient_bounds=True)
+            out.ptc_int = IntForm(() if known else (a.id,), (bound,), fast, nonneg=False, transient_bounds=True)
         return out
 
     def _inline_mod(self, args, node, slow):
@@ -192,7 +194,7 @@ class Inliner:
                 op = e
             elif isinstance(e, ast.Name) or form is not None:
                 for n in (e.id,) if form is None else form.names:
-                    if n not in names:
+                    if n not in names and n not in self.int_locals:   # a loop variable known to be an int: no test
                         names.append(n)
                         checks.append(is_(call("type", [var(n)]), var("int")))
                 if form is not None and not (reduces and form.transient_bounds):
@@ -218,10 +220,11 @@ class Inliner:
             for e in evaluated[1:]:
                 first = A.BinOp(left=first, op=ast.BitAnd(), right=e)
             tests.insert(0, first)
-        if not tests:
-            return at(fast, node.span)
-        test = tests[0] if len(tests) == 1 else A.BoolOp(op=ast.And(), values=tests)
-        out = at(A.IfExp(test=test, body=fast, orelse=slow_call), node.span)
+        if not tests:   # int operands only (constants, loop variables known to be ints)
+            out = at(fast, node.span)
+        else:
+            test = tests[0] if len(tests) == 1 else A.BoolOp(op=ast.And(), values=tests)
+            out = at(A.IfExp(test=test, body=fast, orelse=slow_call), node.span)
         if foldable and isinstance(pyop, (ast.Add, ast.Sub, ast.Mod)):
             nonneg = isinstance(pyop, ast.Mod) and isinstance(b, ast.Constant) and b.value > 0
             out.ptc_int = IntForm(tuple(names), tuple(bounds), fast, nonneg=nonneg, transient_bounds=False)

@@ -11,6 +11,9 @@ from .table import facts
 
 # the switch for inline loops: off, every map/filter call goes through its builtin (tests compare both)
 INLINE_HOFS = True
+# the switch for int loop variables and int-argument bodies: off, every integer operation keeps its
+# type guards (tests compare both)
+INT_VARS = True
 
 
 def inlinable_hof(node) -> bool:
@@ -90,3 +93,93 @@ def free_locals(fn: N.Fn) -> set:
 
     walk(fn)
     return used - bound
+
+
+# primitives whose result is an int whenever every operand is one (or that raise)
+_INT_PRIMS = frozenset(("add", "sub", "mul", "mod", "inc", "dec"))
+
+
+def int_valued(n, ints) -> bool:
+    """True when `n` always evaluates to an int (type exactly int), given that the locals whose
+    Python names are in `ints` hold ints: an int constant, such a local, or integer arithmetic
+    (`+ - * mod inc dec` as primitives) over such operands."""
+    t = type(n)
+    if t is N.Const:
+        return type(n.value) is int
+    if t is N.LocalRef:
+        return n.local.py in ints
+    if t is N.Prim:
+        return n.op in _INT_PRIMS and all(int_valued(a, ints) for a in n.args)
+    return False
+
+
+def _recurs_to(node, target, out):
+    t = type(node)
+    if t is N.Recur and node.target is target:
+        out.append(node)
+    for c in N.children(node):
+        _recurs_to(c, target, out)
+    return out
+
+
+def int_loop_locals(loop, ints) -> set:
+    """Python names of the variables of `loop` that hold an int on every iteration: the initial
+    value is int-valued and so is the value every `recur` to this loop gives it, assuming the
+    same of the other such variables (the largest set for which that holds). The compiler drops
+    the type guards of integer operations on them; nothing else assigns a loop variable."""
+    if not INT_VARS:
+        return set()
+    known = set(ints)
+    cand = []
+    for local, init in zip(loop.locals, loop.inits):
+        if int_valued(init, known):   # inits are sequential: a later one may read an earlier variable
+            cand.append(local.py)
+            known.add(local.py)
+    if not cand:
+        return set()
+    recurs = _recurs_to(loop.body, loop, [])
+    names = [l.py for l in loop.locals]
+    cand = set(cand)
+    changed = True
+    while changed:
+        changed = False
+        assumed = set(ints) | cand
+        for r in recurs:
+            for py, arg in zip(names, r.args):
+                if py in cand and not int_valued(arg, assumed):
+                    cand.discard(py)
+                    changed = True
+    return cand
+
+
+# primitives the compiler inlines with a type guard on an int operand
+_GUARDED_PRIMS = frozenset(("add", "sub", "mul", "mod", "inc", "dec", "lt", "gt", "le", "ge", "eq"))
+SPECIALIZE_MAX_NODES = 120
+
+
+def int_params(fn) -> tuple:
+    """Python names of the parameters of `fn` that its body uses as operands of guarded integer
+    operations, when the compiler should emit the body a second time for int arguments (no type
+    guards on those parameters): a small body with no closure or `for` inside (which would be
+    emitted twice too). Empty when it should not."""
+    if not INT_VARS or fn.rest is not None or fn.has_recur:   # recur would rebind the parameters
+        return ()
+    params = {p.py for p in fn.params}
+    used: list = []
+    count = 0
+
+    def walk(n):
+        nonlocal count
+        count += 1
+        t = type(n)
+        if t is N.Fn or t is N.For or count > SPECIALIZE_MAX_NODES:
+            return False
+        if t is N.Prim and n.op in _GUARDED_PRIMS:
+            for a in n.args:
+                if type(a) is N.LocalRef and a.local.py in params and a.local.py not in used:
+                    used.append(a.local.py)
+        return all(walk(c) for c in N.children(n))
+
+    if not all(walk(v) for _loc, v in fn.prologue) or not walk(fn.body):
+        return ()
+    return tuple(p.py for p in fn.params if p.py in used)
