@@ -96,7 +96,8 @@ def run_in_process(source, context=None, tools=None, limits=None, preludes=None,
             status = POOL.discard(worker)
     if end[0] == "done":
         return end[1]
-    return _death_result(status, end[0] == "late", limits, run.ledger, (time.perf_counter() - t0) * 1000)
+    ledger = list(run.ledger)   # as it is now: a tool call still running here is not added later
+    return _death_result(status, end[0] == "late", limits, ledger, (time.perf_counter() - t0) * 1000)
 
 
 _SPEC_FIELDS = tuple(f for f in attrs.fields(Tool) if f.init and f.name != "fn")
@@ -179,6 +180,7 @@ def _death_result(status: int | None, late: bool, limits, ledger: list, elapsed_
 
 def _serve_tool(run: _HostRun, msg):
     """Run one tool call for the worker (on its own thread, so calls from pmap workers overlap)."""
+    answered = False
     try:
         _, rid, name, payload = msg
         tool = run.toolset.tools.get(name)
@@ -192,6 +194,10 @@ def _serve_tool(run: _HostRun, msg):
         run.ledger.append(ToolCallRecord(name, payload, reply[1] if reply[0] == "ok" else None,
                                          None if reply[0] == "ok" else reply[-1] if reply[0] == "raise" else reply[2],
                                          (time.perf_counter() - t0) * 1000))
+        # counted out before the answer leaves: the worker reports its run only after the answer
+        # arrived, and a worker left waiting for an answer reports itself unclean
+        run.finished()
+        answered = True
         try:
             with run.send_lock:
                 run.conn.send((rid, reply))
@@ -202,7 +208,8 @@ def _serve_tool(run: _HostRun, msg):
             except Exception:  # noqa: BLE001
                 pass
     finally:
-        run.finished()
+        if not answered:
+            run.finished()
 
 
 # ---------------------------------------------------------------- the worker process
@@ -217,8 +224,9 @@ def _vm_bytes() -> int:
 
 
 def _set_os_limits(limits, vm_now: int):
-    """This run's OS limits: soft limits only, so the next run in this worker can set its own (the
-    program cannot reach setrlimit); CPU time counts from what the worker has used so far."""
+    """This run's OS limits: soft limits only, so that `_lift_os_limits` can take them off again for
+    the next request (the program cannot reach setrlimit); CPU time counts from what the worker has
+    used so far, the address space from its size now."""
     import resource
     cpu = int((limits.timeout_ms or 3_600_000) / 1000.0) + 1
     used = resource.getrusage(resource.RUSAGE_SELF)
@@ -229,6 +237,18 @@ def _set_os_limits(limits, vm_now: int):
     for which, soft in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, vm_now + room)):
         hard = resource.getrlimit(which)[1]
         resource.setrlimit(which, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+
+
+def _lift_os_limits():
+    """Between runs: back to the worker's own limits, so the next request is received (and its
+    context unpickled) as before a first run."""
+    try:
+        import resource
+        for which in (resource.RLIMIT_CPU, resource.RLIMIT_AS):
+            hard = resource.getrlimit(which)[1]
+            resource.setrlimit(which, (hard, hard))
+    except (OSError, ValueError, ImportError):
+        pass
 
 
 def _worker_main(fd: int, idle_s: float):
@@ -254,6 +274,7 @@ def _worker_main(fd: int, idle_s: float):
         del msg
         if not clean:
             return
+        _lift_os_limits()
 
 
 # threads of ptclisp that outlive a run by design: the deadline watchers, and the parallel engine's idle workers

@@ -283,6 +283,7 @@ class WorkerPool:
         self._busy: set[Worker] = set()
         self._forking = 0               # slots held while a fork is under way
         self._closed = False
+        self._exiting = False
         self._pid = os.getpid()
 
     def _after_fork_in_child(self):
@@ -324,8 +325,10 @@ class WorkerPool:
                 if self._pid != os.getpid():
                     self._after_fork_in_child()
                 if not self._atexit:
-                    atexit.register(self.close)
+                    atexit.register(self._at_exit)
                     self._atexit = True
+                if self._exiting:
+                    raise OSError("the interpreter is exiting")
                 self._closed = False
                 while True:
                     stale += self._trim_locked(time.monotonic())
@@ -380,13 +383,18 @@ class WorkerPool:
                 pass   # the next run forks (or reports) instead
         return status
 
-    def close(self):
-        """Stop every idle worker and the server (runs at exit; after a fork, only forgets)."""
+    def _at_exit(self):
+        self.close(exiting=True)
+
+    def close(self, exiting: bool = False):
+        """Stop every idle worker and the server; a later run starts them again, except once the
+        interpreter is exiting (the atexit hook), when it is refused. After a fork, only forgets."""
         with self._cond:
             if self._pid != os.getpid():
                 self._after_fork_in_child()
                 return
             self._closed = True
+            self._exiting = self._exiting or exiting
             idle, self._idle = self._idle, []
             self._cond.notify_all()
         for w in idle:
