@@ -219,8 +219,12 @@ _WORKER_GROWTH_BYTES = 256 << 20
 
 
 def _vm_bytes() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    """This process's address-space size (0 where /proc is not there to tell)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _set_os_limits(limits, vm_now: int):
