@@ -154,14 +154,27 @@ def _serve_child(run: _HostRun, limits):
             return ("gone", None)
 
 
+# an error kind (or the reason a pmap/pcalls error gives for its branch) with one of these is a limit hit
+_LIMIT_MARKS = ("limit", "exceeded", "timeout", "too_large", "internal")
+
+
 def _reusable(result: Result) -> bool:
     """Whether a worker may serve again after a run that ended with `result`: not after a limit was
-    hit (time, memory, loops, tool calls, sizes) or an internal error."""
-    if result.error is None:
+    hit (time, memory, loops, tool calls, sizes, a regex's time; also inside a pmap or pcalls branch)
+    or an internal error."""
+    err = result.error
+    if err is None:
         return True
-    kind = result.error.kind
-    return not (kind in ("timeout", "internal_error") or kind.endswith(("_exceeded", "_timeout", "_too_large"))
-                or "limit" in kind)
+    if "limit exceeded" in (err.message or ""):   # e.g. a regex out of time, reported as type_error
+        return False
+    kind, details = err.kind, err.details
+    for _ in range(64):
+        if any(mark in kind for mark in _LIMIT_MARKS):
+            return False
+        if not isinstance(details, dict) or not isinstance(details.get("reason"), str):
+            return True
+        kind, details = details["reason"], details.get("details")
+    return False
 
 
 def _death_result(status: int | None, late: bool, limits, ledger: list, elapsed_ms: float) -> Result:

@@ -123,6 +123,17 @@ def test_a_worker_whose_run_hit_a_budget_is_replaced(pool):
     replaced_after(pool, "(loop [] (recur))", "loop_limit_exceeded")
 
 
+def test_a_worker_whose_pmap_branch_hit_a_budget_is_replaced(pool):
+    r = replaced_after(pool, "(pmap (fn [x] (loop [] (recur))) [1 2])", "pmap_error")
+    assert r.error.details["reason"] == "loop_limit_exceeded"
+
+
+def test_a_worker_whose_regex_ran_out_of_time_is_replaced(pool):
+    src = '(re-find #"(a|aa)+$" (apply str (conj (mapv (fn [_] "a") (range 3000)) "b")))'
+    r = replaced_after(pool, src, "type_error", limits=Limits(regex_timeout_ms=1))
+    assert "regex complexity limit exceeded" in r.error.message
+
+
 def test_a_worker_out_of_address_space_is_replaced(pool):
     replaced_after(pool, "(count (vec (range 30000000)))", "memory_exceeded",
                    limits=Limits(memory_bytes=10**12, timeout_ms=30_000, process_memory_bytes=100 << 20))
