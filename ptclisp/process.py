@@ -381,7 +381,8 @@ class _HostLink:
 def _child_run(conn, request, vm_now: int, vm_born: int) -> tuple[bool, int]:
     """One isolated run in this worker: OS limits, proxies for the host's tools, then an ordinary run
     with a fresh Session; sends ("done", Result, clean) and returns (clean, the size it ended at).
-    Clean: no tool call left waiting, no thread still busy, the process not grown past its bound."""
+    Clean: no limit hit, no tool call left waiting, no thread still busy, the process not grown past
+    its bound."""
     source, context, specs, limits, preludes, strict_data = request
     try:
         _set_os_limits(limits, vm_now)
@@ -406,7 +407,8 @@ def _child_run(conn, request, vm_now: int, vm_born: int) -> tuple[bool, int]:
     except PtcError:
         pass  # nested too deeply to copy: left as it is; sending it fails below and is reported
     vm_now = _vm_bytes()
-    clean = link.settled() and vm_now - vm_born <= _WORKER_GROWTH_BYTES and _threads_settled()
+    clean = (_reusable(r) and link.settled() and vm_now - vm_born <= _WORKER_GROWTH_BYTES
+             and _threads_settled())
     try:
         with link.send_lock:
             conn.send(("done", r, clean))

@@ -271,8 +271,8 @@ print(json.dumps({"before": before, "server": server, "child": child,
 '''
 
 
-def host(code: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+def host(code: str, *args: str) -> dict:
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     return json.loads(proc.stdout)
 
@@ -286,7 +286,7 @@ def test_a_forked_host_gets_workers_of_its_own():
 
 
 EXITING_HOST = r'''
-import json, threading
+import json, os, sys, threading
 import ptclisp
 from ptclisp import process
 ts = [threading.Thread(target=ptclisp.run, args=("(tool/w {})",),
@@ -294,14 +294,17 @@ ts = [threading.Thread(target=ptclisp.run, args=("(tool/w {})",),
       for _ in range(2)]
 for t in ts: t.start()
 for t in ts: t.join()
-print(json.dumps({"server": process.SERVER.pid(), "workers": process.POOL.pids()["idle"]}))
+print(json.dumps({"server": process.SERVER.pid(), "workers": process.POOL.pids()["idle"]}), flush=True)
+if sys.argv[1] == "abrupt":
+    os._exit(0)   # no atexit hook runs: the server sees its socket close and takes the workers with it
 '''
 
 
-def test_nothing_is_left_running_after_the_host_exits():
-    out = host(EXITING_HOST)
+@pytest.mark.parametrize("how", ["normal", "abrupt"])
+def test_nothing_is_left_running_after_the_host_exits(how):
+    out = host(EXITING_HOST, how)
     pids = [out["server"], *out["workers"]]
-    assert len(pids) >= 2 and None not in pids
+    assert len(pids) == 3 and None not in pids
     deadline = time.monotonic() + 10
     while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
