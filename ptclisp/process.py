@@ -72,22 +72,21 @@ def run_in_process(source, context=None, tools=None, limits=None, preludes=None,
         return Result("error", error=ErrorInfo("type_error", str(exc)))
     specs = [{f.name: getattr(t, f.name) for f in _SPEC_FIELDS} for t in toolset.tools.values()]
     request = ("run", source, context, specs, attrs.evolve(limits, isolation="thread"), preludes, strict_data)
+    from multiprocessing.reduction import ForkingPickler   # what Connection.send uses
     try:
-        worker = POOL.acquire()
-    except OSError as exc:
-        return Result("error", error=ErrorInfo("runtime_error", f"could not start an isolated evaluation: {exc}"))
+        payload = ForkingPickler.dumps(request)   # once; no worker is taken for input that cannot go
+    except Exception as exc:  # noqa: BLE001 - e.g. a context that does not pickle
+        return Result("error", error=ErrorInfo("type_error", f"the input cannot be sent to an isolated "
+                                                             f"evaluation: {type(exc).__name__}: {exc}"[:300]))
+    worker = _hand_over(payload)
+    if isinstance(worker, Result):
+        return worker
     run = _HostRun(worker.conn, toolset)
     end = None
     try:
-        try:
-            worker.conn.send(request)
-        except Exception as exc:  # noqa: BLE001 - e.g. a context that does not pickle (nothing was sent)
-            end = ("unsent", None)
-            return Result("error", error=ErrorInfo("type_error", f"the input cannot be sent to an isolated "
-                                                                 f"evaluation: {type(exc).__name__}: {exc}"[:300]))
         end = _serve_child(run, limits)
     finally:
-        if end is not None and (end[0] == "unsent" or (end[0] == "done" and end[2] and run.settled())):
+        if end is not None and end[0] == "done" and end[2] and run.settled():
             POOL.release(worker)
             status = None
         else:
@@ -98,6 +97,25 @@ def run_in_process(source, context=None, tools=None, limits=None, preludes=None,
         return end[1]
     ledger = list(run.ledger)   # as it is now: a tool call still running here is not added later
     return _death_result(status, end[0] == "late", limits, ledger, (time.perf_counter() - t0) * 1000)
+
+
+def _hand_over(payload: bytes):
+    """Send a pickled request to a warm worker; the worker, or an error Result. A worker found gone
+    as the request is written (it died idle) is replaced once."""
+    problem = None
+    for _ in range(2):
+        try:
+            worker = POOL.acquire()
+        except OSError as exc:
+            problem = exc
+            break
+        try:
+            worker.conn.send_bytes(payload)
+            return worker
+        except OSError as exc:
+            problem = exc
+            POOL.discard(worker)
+    return Result("error", error=ErrorInfo("runtime_error", f"could not start an isolated evaluation: {problem}"))
 
 
 _SPEC_FIELDS = tuple(f for f in attrs.fields(Tool) if f.init and f.name != "fn")

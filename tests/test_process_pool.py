@@ -175,6 +175,17 @@ def test_a_worker_left_waiting_on_a_tool_is_not_reused(pool):
         release.set()
 
 
+def test_a_worker_that_died_while_idle_is_replaced_before_a_run_reaches_it(pool):
+    iso("1")
+    first = idle_pid(pool)
+    os.kill(first, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while alive(first) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert iso("(+ 40 2)").value == 42
+    assert idle_pid(pool) != first
+
+
 def test_an_idle_worker_is_stopped_after_its_idle_time(pool):
     pool.configure(idle_s=0.2)
     iso("1")
