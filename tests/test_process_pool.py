@@ -248,7 +248,9 @@ def test_a_lowered_bound_stops_the_extra_workers(pool):
 # ------------------------------------------------------------------ fork, exit (in a fresh host)
 
 FORKING_HOST = r'''
-import json, os, sys, threading
+import json, os, sys, threading, warnings
+# Python 3.12+ warns that forking a process with threads may deadlock: the point of this host
+warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*fork")
 import ptclisp
 from ptclisp import process
 
