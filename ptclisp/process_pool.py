@@ -14,7 +14,8 @@ kill by the clock, anything the worker or the host found abnormal) has the
 worker killed and reaped (`discard`), and a fresh one is forked at once so
 the next run finds a warm worker. At most `max_workers` worker processes
 exist at a time (a run waits for one to come back); workers idle longer
-than `idle_s` are stopped. Nothing is left at exit: the pool closes every
+than `idle_s` are stopped when the pool is next used, and a worker idle
+30 s longer than that ends by itself (the server reaps it). Nothing is left at exit: the pool closes every
 worker's socket and the server, which kills and reaps the workers it still
 has before it ends. After `os.fork()` in the host the child forgets the
 parent's server and workers (fresh locks, a process id check) and starts
