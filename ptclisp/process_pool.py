@@ -302,7 +302,8 @@ class WorkerPool:
         if max_workers is not None:
             if not isinstance(max_workers, int) or isinstance(max_workers, bool) or max_workers < 1:
                 raise ValueError(f"max_workers must be a whole number >= 1, got {max_workers!r}")
-        if idle_s is not None and not (isinstance(idle_s, (int, float)) and idle_s > 0):
+        if idle_s is not None and not (isinstance(idle_s, (int, float)) and not isinstance(idle_s, bool)
+                                       and 0 < idle_s < 1e9):
             raise ValueError(f"idle_s must be a number of seconds > 0, got {idle_s!r}")
         with self._cond:
             if max_workers is not None:
@@ -320,11 +321,11 @@ class WorkerPool:
     def acquire(self) -> Worker:
         """A warm worker for one run (forked when none is idle and the bound allows; otherwise waits
         for one to come back). Raises OSError when no worker can be started."""
+        if self._pid != os.getpid():   # forked without the at-fork hook having run
+            self._after_fork_in_child()
         stale: list = []
         try:
             with self._cond:
-                if self._pid != os.getpid():
-                    self._after_fork_in_child()
                 if not self._atexit:
                     atexit.register(self._at_exit)
                     self._atexit = True
@@ -390,10 +391,10 @@ class WorkerPool:
     def close(self, exiting: bool = False):
         """Stop every idle worker and the server; a later run starts them again, except once the
         interpreter is exiting (the atexit hook), when it is refused. After a fork, only forgets."""
+        if self._pid != os.getpid():
+            self._after_fork_in_child()
+            return
         with self._cond:
-            if self._pid != os.getpid():
-                self._after_fork_in_child()
-                return
             self._closed = True
             self._exiting = self._exiting or exiting
             idle, self._idle = self._idle, []

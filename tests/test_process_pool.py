@@ -199,7 +199,7 @@ def test_configure_checks_its_arguments(pool):
     for bad in (0, -1, 1.5, True, "2"):
         with pytest.raises(ValueError, match="max_workers must be a whole number >= 1"):
             pool.configure(max_workers=bad)
-    for bad in (0, -2.0, "1"):
+    for bad in (0, -2.0, "1", True, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="idle_s must be a number of seconds > 0"):
             pool.configure(idle_s=bad)
 
