@@ -1,23 +1,26 @@
-"""The process option: `isolation="process"` evaluates in a child process under OS limits.
+"""The process option: `isolation="process"` evaluates in a worker process under OS limits.
 
-`run_in_process` hands the program to a child forked from a fork server
-that has ptclisp loaded (forking the host itself is unsafe, a fresh
-interpreter per run is slow). RLIMIT_AS bounds the child's address space
-and RLIMIT_CPU its CPU time, and the parent kills it when twice the
-wall-clock budget is gone. Tools keep running in the host process; the
-child reaches them through a socket. docs/security.md explains the
-trade-off against the in-thread guards (ptclisp.guards).
+`run_in_process` hands the program (source, context, the tools' specs,
+limits) to a warm worker of the pool in ptclisp.process_pool: a process
+forked from a fork server that has ptclisp loaded (forking the host itself
+is unsafe, a fresh interpreter per run is slow). RLIMIT_AS bounds the
+worker's address space and RLIMIT_CPU its CPU time for the run, and the
+host kills it when twice the wall-clock budget is gone. Tools keep running
+in the host process; the worker reaches them through its socket. Each run
+gets a fresh Session in the worker; a worker serves another run only when
+this one ended cleanly, otherwise it is killed and replaced.
+docs/security.md explains the trade-off against the in-thread guards
+(ptclisp.guards).
 
-Sits at the top beside the API (`ptclisp.run` calls it); the child runs the
-program with `session.run_in_thread`. Imports session, tools, meter,
-convert, reader, errors and error_translation.
+Sits at the top beside the API (`ptclisp.run` calls it); the worker runs the
+program with `session.run_in_thread`. Imports process_pool, session, tools,
+meter, convert, reader, errors and error_translation.
 """
 from __future__ import annotations
 
 import ctypes
 import os
 import signal
-import sys
 import threading
 import time
 
@@ -28,151 +31,20 @@ from .error_translation import ErrorInfo
 from .errors import PtcError
 from .meter import Limits
 from .reader import read_string
+from .process_pool import ForkServer, WorkerPool
 from .session import Result, load_builtins, run_in_thread
 from .tools import Tool, ToolCallRecord, ToolSet
 
-_PKG = os.path.dirname(os.path.abspath(__file__))
+
+SERVER = ForkServer("ptclisp.process:_worker_main")
+POOL = WorkerPool(SERVER)
 
 
-class _ForkServer:
-    """A single-threaded helper process with ptclisp loaded that forks one child per isolated run.
-
-    Forking the host itself is unsafe (its other threads' locks would stay
-    held in the child) and a fresh interpreter per run costs ~0.3 s, so a
-    pristine server is started once (`python -c ...`) and forks on request.
-    The host hands it one end of a socket pair per run (SCM_RIGHTS); that
-    socket is the child's only link to the host.
-    """
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._ctrl = None
-        self._proc = None
-        self._atexit = False
-
-    def _ensure(self):
-        import socket
-        import subprocess
-        if self._proc is not None and self._proc.poll() is None:
-            return
-        self._drop()   # a server that went away: its socket is closed, its process reaped
-        if not self._atexit:
-            import atexit
-            atexit.register(self.close)
-            self._atexit = True
-        host, srv = socket.socketpair()
-        code = ("import sys; sys.path.insert(0, sys.argv[2]); "
-                "from ptclisp.process import _server_main; _server_main(int(sys.argv[1]))")
-        where = os.path.dirname(_PKG)  # the directory holding this ptclisp package
-        self._proc = subprocess.Popen([sys.executable, "-c", code, str(srv.fileno()), where],
-                                      pass_fds=[srv.fileno()], stdin=subprocess.DEVNULL, close_fds=True)
-        srv.close()
-        self._ctrl = host
-
-    def close(self):
-        """Stop the server (it returns when its control socket closes) and reap it; runs at exit,
-        so the host's interpreter ends with no socket or child process of ours left open. A run
-        still talking to the server (a daemon thread at exit) keeps it: nothing waits for that run."""
-        if self._lock.acquire(timeout=1.0):
-            try:
-                self._drop()
-            finally:
-                self._lock.release()
-
-    def _drop(self):
-        import subprocess
-        ctrl, proc = self._ctrl, self._proc
-        self._ctrl = self._proc = None
-        if ctrl is not None:
-            ctrl.close()
-        if proc is not None:
-            try:
-                proc.wait(timeout=2.0)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-    def fork(self):
-        """Start a child; returns (pid, Connection to it)."""
-        import socket
-        from multiprocessing.connection import Connection
-        a, b = socket.socketpair()
-        try:
-            with self._lock:
-                self._ensure()
-                socket.send_fds(self._ctrl, [b"F"], [b.fileno()])
-                pid = int.from_bytes(_recv_exact(self._ctrl, 8), "big", signed=True)
-        finally:
-            b.close()
-        return pid, Connection(a.detach())
-
-    def status(self, pid: int) -> int | None:
-        """Reap child `pid` (it must have exited or been killed); its wait status."""
-        try:
-            with self._lock:
-                if self._ctrl is None:
-                    return None   # closed (the host is exiting)
-                self._ctrl.sendall(b"S" + pid.to_bytes(8, "big", signed=True))
-                return int.from_bytes(_recv_exact(self._ctrl, 8), "big", signed=True)
-        except OSError:
-            return None
-
-
-def _recv_exact(sock, n: int) -> bytes:
-    buf = b""
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            raise OSError("the ptclisp fork server went away")
-        buf += chunk
-    return buf
-
-
-SERVER = _ForkServer()
-
-
-def _server_main(fd: int):
-    """The fork server's loop (runs in its own interpreter, single-threaded)."""
-    import socket
-    # load every builtin family and build the reader's tables now rather than in each child:
-    # the children inherit them
+def prepare_server():
+    """Runs once in the fork server: load every builtin family and build the reader's tables now
+    rather than in each worker (they inherit them)."""
     load_builtins()
     read_string("[1]")
-    ctrl = socket.socket(fileno=fd)
-    while True:
-        try:
-            msg, fds, _flags, _addr = socket.recv_fds(ctrl, 9, 1)
-        except OSError:
-            return
-        if not msg:
-            return
-        if msg[:1] == b"F" and fds:
-            pid = os.fork()
-            if pid == 0:
-                code = 0
-                try:
-                    ctrl.close()
-                    _child_main(fds[0])
-                except BaseException:  # noqa: BLE001 - nothing may unwind into the server loop
-                    code = 70
-                finally:
-                    os._exit(code)
-            os.close(fds[0])
-            ctrl.sendall(pid.to_bytes(8, "big", signed=True))
-        elif msg[:1] == b"S":
-            while len(msg) < 9:
-                more = ctrl.recv(9 - len(msg))
-                if not more:
-                    return
-                msg += more
-            pid = int.from_bytes(msg[1:9], "big", signed=True)
-            try:
-                _, status = os.waitpid(pid, 0)
-            except ChildProcessError:
-                status = -1
-            ctrl.sendall(status.to_bytes(8, "big", signed=True))
-        for extra in fds[1:]:
-            os.close(extra)
 
 
 class _HostToolError(Exception):
@@ -180,15 +52,17 @@ class _HostToolError(Exception):
 
 
 def run_in_process(source, context=None, tools=None, limits=None, preludes=None, strict_data=False) -> Result:
-    """`ptclisp.run` in a child process under OS limits; returns the child's `Result`.
+    """`ptclisp.run` in a worker process under OS limits; returns the worker's `Result`.
 
-    The child's address space is capped by RLIMIT_AS (`Limits.process_memory_bytes`,
-    default 64 x `memory_bytes`, at least 512 MB, above the size it starts at),
-    its CPU time by RLIMIT_CPU (the wall-clock budget, rounded up, plus one
-    second), and the host kills it when twice the wall-clock budget has
-    passed. A child that dies reports `timeout` (killed by the clock or CPU
-    limit) or `memory_exceeded` (killed by anything else, typically failing
-    allocations); its prints are then lost, tool calls are kept (they ran here).
+    The worker's address space may grow by `Limits.process_memory_bytes`
+    (RLIMIT_AS; default 64 x `memory_bytes`, at least 512 MB) over its size
+    when the run starts, its CPU time by the wall-clock budget rounded up
+    plus one second (RLIMIT_CPU), and the host kills it when twice the
+    wall-clock budget has passed. A worker that dies reports `timeout`
+    (killed by the clock or the CPU limit) or `memory_exceeded` (killed by
+    anything else, typically failing allocations); its prints are then lost,
+    tool calls are kept (they ran here). A worker serves the next run only
+    when this one ended cleanly (`_reusable`); otherwise it is killed.
     """
     limits = limits or Limits()
     t0 = time.perf_counter()
@@ -196,66 +70,136 @@ def run_in_process(source, context=None, tools=None, limits=None, preludes=None,
         toolset = tools if isinstance(tools, ToolSet) else ToolSet(tools)
     except (TypeError, ValueError) as exc:
         return Result("error", error=ErrorInfo("type_error", str(exc)))
-    specs = [{f.name: getattr(t, f.name) for f in attrs.fields(Tool) if f.init and f.name != "fn"}
-             for t in toolset.tools.values()]
-    request = (source, context, specs, attrs.evolve(limits, isolation="thread"), preludes, strict_data)
+    specs = [{f.name: getattr(t, f.name) for f in _SPEC_FIELDS} for t in toolset.tools.values()]
+    request = ("run", source, context, specs, attrs.evolve(limits, isolation="thread"), preludes, strict_data)
+    from multiprocessing.reduction import ForkingPickler   # what Connection.send uses
     try:
-        pid, conn = SERVER.fork()
-    except OSError as exc:
-        return Result("error", error=ErrorInfo("runtime_error", f"could not start an isolated evaluation: {exc}"))
-    ledger: list = []
-    send_lock = threading.Lock()
-    result = None
-    killed = False
+        payload = ForkingPickler.dumps(request)   # once; no worker is taken for input that cannot go
+    except Exception as exc:  # noqa: BLE001 - e.g. a context that does not pickle
+        return Result("error", error=ErrorInfo("type_error", f"the input cannot be sent to an isolated "
+                                                             f"evaluation: {type(exc).__name__}: {exc}"[:300]))
+    worker = _hand_over(payload)
+    if isinstance(worker, Result):
+        return worker
+    run = _HostRun(worker.conn, toolset)
+    end = None
     try:
-        try:
-            conn.send(request)
-        except Exception as exc:  # noqa: BLE001 - e.g. a context that does not pickle
-            return Result("error", error=ErrorInfo("type_error", f"the input cannot be sent to an isolated "
-                                                                 f"evaluation: {type(exc).__name__}: {exc}"[:300]))
-        result = _serve_child(conn, send_lock, toolset, ledger, limits)
+        end = _serve_child(run, limits)
     finally:
-        if result is None:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed = True
-            except ProcessLookupError:
-                pass
-        with send_lock:
-            conn.close()
-        status = SERVER.status(pid)
-    if result is not None:
-        return result
-    return _death_result(status, killed, limits, ledger, (time.perf_counter() - t0) * 1000)
+        if end is not None and end[0] == "done" and end[2] and run.settled():
+            POOL.release(worker)
+            status = None
+        else:
+            with run.send_lock:   # a tool thread still answering must not write to a reused descriptor
+                worker.conn.close()
+            status = POOL.discard(worker)
+    if end[0] == "done":
+        return end[1]
+    ledger = list(run.ledger)   # as it is now: a tool call still running here is not added later
+    return _death_result(status, end[0] == "late", limits, ledger, (time.perf_counter() - t0) * 1000)
 
 
-def _serve_child(conn, send_lock, toolset, ledger: list, limits) -> Result | None:
-    """Answer the child's tool calls until it sends its result (returned) or goes away, or until
-    twice its wall-clock budget has passed (None)."""
+def _hand_over(payload: bytes):
+    """Send a pickled request to a warm worker; the worker, or an error Result. A worker found gone
+    as the request is written (it died idle) is replaced once."""
+    problem = None
+    for _ in range(2):
+        try:
+            worker = POOL.acquire()
+        except OSError as exc:
+            problem = exc
+            break
+        try:
+            worker.conn.send_bytes(payload)
+            return worker
+        except OSError as exc:
+            problem = exc
+            POOL.discard(worker)
+    return Result("error", error=ErrorInfo("runtime_error", f"could not start an isolated evaluation: {problem}"))
+
+
+_SPEC_FIELDS = tuple(f for f in attrs.fields(Tool) if f.init and f.name != "fn")
+
+
+class _HostRun:
+    """The host's side of one isolated run: the worker's socket, the tools, the ledger of calls,
+    and how many tool calls are still running here."""
+
+    def __init__(self, conn, toolset):
+        self.conn = conn
+        self.toolset = toolset
+        self.ledger: list = []
+        self.send_lock = threading.Lock()
+        self._count_lock = threading.Lock()
+        self.running = 0
+
+    def started(self):
+        with self._count_lock:
+            self.running += 1
+
+    def finished(self):
+        with self._count_lock:
+            self.running -= 1
+
+    def settled(self) -> bool:
+        """No tool call of this run is still running (its answer would reach the worker's next run)."""
+        with self._count_lock:
+            return self.running == 0
+
+
+def _serve_child(run: _HostRun, limits):
+    """Answer the worker's tool calls until it sends its result, goes away, or outlives twice its
+    wall-clock budget: ("done", Result, reusable), ("gone", None) or ("late", None)."""
     wall = (limits.timeout_ms or 3_600_000) / 1000.0
     kill_at = time.monotonic() + 2 * wall + 0.5
+    conn = run.conn
     while True:
         left = kill_at - time.monotonic()
         if left <= 0:
-            return None
+            return ("late", None)
         try:
             if not conn.poll(min(left, 0.25)):
                 continue
             msg = conn.recv()
         except (EOFError, OSError):
-            return None
+            return ("gone", None)
         if msg[0] == "tool":
-            threading.Thread(target=_serve_tool, args=(conn, send_lock, toolset, msg, ledger),
-                             name="ptclisp-isolated-tool", daemon=True).start()
+            run.started()
+            threading.Thread(target=_serve_tool, args=(run, msg), name="ptclisp-isolated-tool", daemon=True).start()
         elif msg[0] == "done":
-            return msg[1]
+            return ("done", msg[1], msg[2] and _reusable(msg[1]))
+        else:
+            return ("gone", None)
 
 
-def _death_result(status: int | None, killed: bool, limits, ledger: list, elapsed_ms: float) -> Result:
-    """The error for a child that ended without a result: stopped by the clock or its CPU limit
+# an error kind (or the reason a pmap/pcalls error gives for its branch) with one of these is a limit hit
+_LIMIT_MARKS = ("limit", "exceeded", "timeout", "too_large", "internal")
+
+
+def _reusable(result: Result) -> bool:
+    """Whether a worker may serve again after a run that ended with `result`: not after a limit was
+    hit (time, memory, loops, tool calls, sizes, a regex's time; also inside a pmap or pcalls branch)
+    or an internal error."""
+    err = result.error
+    if err is None:
+        return True
+    if "limit exceeded" in (err.message or ""):   # e.g. a regex out of time, reported as type_error
+        return False
+    kind, details = err.kind, err.details
+    for _ in range(64):
+        if any(mark in kind for mark in _LIMIT_MARKS):
+            return False
+        if not isinstance(details, dict) or not isinstance(details.get("reason"), str):
+            return True
+        kind, details = details["reason"], details.get("details")
+    return False
+
+
+def _death_result(status: int | None, late: bool, limits, ledger: list, elapsed_ms: float) -> Result:
+    """The error for a worker that ended without a result: stopped by the clock or its CPU limit
     (`timeout`), else most likely out of memory."""
     sig = os.WTERMSIG(status) if status is not None and status >= 0 and os.WIFSIGNALED(status) else None
-    if sig in (signal.SIGXCPU, signal.SIGKILL) or killed:
+    if late or sig == signal.SIGXCPU:
         err = ErrorInfo("timeout", f"the isolated evaluation exceeded its time limit of {limits.timeout_ms} ms "
                                    f"and its process was stopped",
                         details={"timeout_ms": limits.timeout_ms, "phase": "eval", "signal": sig})
@@ -265,88 +209,208 @@ def _death_result(status: int | None, killed: bool, limits, ledger: list, elapse
     return Result("error", error=err, tool_calls=ledger, duration_ms=elapsed_ms)
 
 
-def _serve_tool(conn, send_lock, toolset, msg, ledger):
-    """Run one tool call for the child (on its own thread, so calls from pmap workers overlap)."""
-    _, rid, name, payload = msg
-    tool = toolset.tools.get(name)
-    t0 = time.perf_counter()
+def _serve_tool(run: _HostRun, msg):
+    """Run one tool call for the worker (on its own thread, so calls from pmap workers overlap)."""
+    answered = False
     try:
-        reply = ("ok", tool.fn(payload))
-    except PtcError as exc:
-        reply = ("ptc", exc.kind, exc.message, dict(exc.details or {}))
-    except BaseException as exc:  # noqa: BLE001 - reported to the child as a failing tool
-        reply = ("raise", f"{type(exc).__name__}: {exc}"[:500])
-    ledger.append(ToolCallRecord(name, payload, reply[1] if reply[0] == "ok" else None,
-                                 None if reply[0] == "ok" else reply[-1] if reply[0] == "raise" else reply[2],
-                                 (time.perf_counter() - t0) * 1000))
-    try:
-        with send_lock:
-            conn.send((rid, reply))
-    except Exception:  # noqa: BLE001 - the child is gone or the value cannot be sent
+        _, rid, name, payload = msg
+        tool = run.toolset.tools.get(name)
+        t0 = time.perf_counter()
         try:
-            with send_lock:
-                conn.send((rid, ("raise", "tool result could not be sent to the isolated evaluation")))
-        except Exception:  # noqa: BLE001
-            pass
+            reply = ("ok", tool.fn(payload))
+        except PtcError as exc:
+            reply = ("ptc", exc.kind, exc.message, dict(exc.details or {}))
+        except BaseException as exc:  # noqa: BLE001 - reported to the worker as a failing tool
+            reply = ("raise", f"{type(exc).__name__}: {exc}"[:500])
+        run.ledger.append(ToolCallRecord(name, payload, reply[1] if reply[0] == "ok" else None,
+                                         None if reply[0] == "ok" else reply[-1] if reply[0] == "raise" else reply[2],
+                                         (time.perf_counter() - t0) * 1000))
+        # counted out before the answer leaves: the worker reports its run only after the answer
+        # arrived, and a worker left waiting for an answer reports itself unclean
+        run.finished()
+        answered = True
+        try:
+            with run.send_lock:
+                run.conn.send((rid, reply))
+        except Exception:  # noqa: BLE001 - the worker is gone or the value cannot be sent
+            try:
+                with run.send_lock:
+                    run.conn.send((rid, ("raise", "tool result could not be sent to the isolated evaluation")))
+            except Exception:  # noqa: BLE001
+                pass
+    finally:
+        if not answered:
+            run.finished()
 
 
-def _set_os_limits(limits):
+# ---------------------------------------------------------------- the worker process
+
+# a worker whose address space grew this much over its size at birth is not reused
+_WORKER_GROWTH_BYTES = 256 << 20
+
+
+def _vm_bytes() -> int:
+    """This process's address-space size (0 where /proc is not there to tell)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _set_os_limits(limits, vm_now: int):
+    """This run's OS limits: soft limits only, so that `_lift_os_limits` can take them off again for
+    the next request (the program cannot reach setrlimit); CPU time counts from what the worker has
+    used so far, the address space from its size now."""
     import resource
+    cpu = int((limits.timeout_ms or 3_600_000) / 1000.0) + 1
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cpu += int(used.ru_utime + used.ru_stime)
+    room = limits.process_memory_bytes
+    if room is None:
+        room = max(512 << 20, 64 * (limits.memory_bytes or 0))
+    for which, soft in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, vm_now + room)):
+        hard = resource.getrlimit(which)[1]
+        resource.setrlimit(which, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+
+
+def _lift_os_limits():
+    """Between runs: back to the worker's own limits, so the next request is received (and its
+    context unpickled) as before a first run."""
+    try:
+        import resource
+        for which in (resource.RLIMIT_CPU, resource.RLIMIT_AS):
+            hard = resource.getrlimit(which)[1]
+            resource.setrlimit(which, (hard, hard))
+    except (OSError, ValueError, ImportError):
+        pass
+
+
+def _worker_main(fd: int, idle_s: float):
+    """A worker: one isolated run after another, each with a fresh Session, until the host closes the
+    socket, `idle_s` pass without a request, or a run did not end cleanly."""
+    from multiprocessing.connection import Connection
     try:  # fewer malloc arenas: each reserves 64 MB of address space per thread (glibc)
         ctypes.CDLL(None).mallopt(-8, 2)  # M_ARENA_MAX
     except (OSError, AttributeError):
         pass
-    cpu = int((limits.timeout_ms or 3_600_000) / 1000.0) + 1
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    cpu += int(used.ru_utime + used.ru_stime)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    room = limits.process_memory_bytes
-    if room is None:
-        room = max(512 << 20, 64 * (limits.memory_bytes or 0))
-    with open("/proc/self/statm") as f:
-        vm_now = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    resource.setrlimit(resource.RLIMIT_AS, (vm_now + room, vm_now + room))
-
-
-def _child_main(fd: int):
-    """The isolated evaluation: OS limits, proxies for the host's tools, then an ordinary run."""
-    from multiprocessing.connection import Connection
-
     conn = Connection(fd)
-    source, context, specs, limits, preludes, strict_data = conn.recv()
+    born = vm = _vm_bytes()
+    while True:
+        try:
+            if not conn.poll(idle_s):
+                return
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if not (isinstance(msg, tuple) and msg[:1] == ("run",)):
+            return
+        clean, vm = _child_run(conn, msg[1:], vm, born)
+        del msg
+        if not clean:
+            return
+        _lift_os_limits()
+
+
+# threads of ptclisp that outlive a run by design: the deadline watchers, and the parallel engine's idle workers
+_SERVICE_THREADS = ("ptclisp-hardstop", "ptclisp-watchdog")
+
+
+def _threads_settled() -> bool:
+    """No thread is still busy with the run that just ended (a parallel worker a stopped pmap left
+    running); waits a moment for workers that are just going back to their pool."""
+    from .parallel import POOL as threads   # loaded in every worker already (the fork server loads the builtins)
+    main = threading.main_thread()
+    for _ in range(50):
+        busy = 0
+        for t in threading.enumerate():
+            if t is main or t.name in _SERVICE_THREADS:
+                continue
+            if not t.name.startswith("ptclisp-parallel-"):
+                return False
+            busy += 1
+        if busy <= threads.size():
+            return True
+        time.sleep(0.001)
+    return False
+
+
+class _HostLink:
+    """The worker's side of tool calls: send a request, wait for its answer. Whichever waiting thread
+    finds no one reading reads the socket and hands answers to the others (no reader thread)."""
+
+    def __init__(self, conn):
+        self.conn = conn
+        self.send_lock = threading.Lock()
+        self._cond = threading.Condition()
+        self._reading = False
+        self._answers: dict = {}
+        self._waiting = 0
+        self._gone = False
+        self._ids = iter(range(1 << 62))
+
+    def call(self, name, payload):
+        with self._cond:
+            rid = next(self._ids)
+            self._waiting += 1
+        try:
+            with self.send_lock:
+                self.conn.send(("tool", rid, name, payload))
+            return self._answer(rid)
+        finally:
+            with self._cond:
+                self._waiting -= 1
+
+    def _answer(self, rid):
+        with self._cond:
+            while rid not in self._answers:
+                if self._gone:
+                    return ("raise", "the host went away")
+                if not self._reading:
+                    self._reading = True
+                    break
+                self._cond.wait()
+            else:
+                return self._answers.pop(rid)
+        try:
+            while True:
+                try:
+                    got, reply = self.conn.recv()
+                except (EOFError, OSError, ValueError, TypeError):
+                    with self._cond:
+                        self._gone = True
+                    return ("raise", "the host went away")
+                with self._cond:
+                    if got == rid:
+                        return reply
+                    self._answers[got] = reply
+                    self._cond.notify_all()
+        finally:
+            with self._cond:
+                self._reading = False
+                self._cond.notify_all()
+
+    def settled(self) -> bool:
+        """No call is waiting and no answer is left over."""
+        with self._cond:
+            return self._waiting == 0 and not self._answers and not self._gone
+
+
+def _child_run(conn, request, vm_now: int, vm_born: int) -> tuple[bool, int]:
+    """One isolated run in this worker: OS limits, proxies for the host's tools, then an ordinary run
+    with a fresh Session; sends ("done", Result, clean) and returns (clean, the size it ended at).
+    Clean: no limit hit, no tool call left waiting, no thread still busy, the process not grown past
+    its bound."""
+    source, context, specs, limits, preludes, strict_data = request
     try:
-        _set_os_limits(limits)
+        _set_os_limits(limits, vm_now)
     except (OSError, ValueError, ImportError):
         pass  # not on Linux: the cooperative limits still hold
-    send_lock = threading.Lock()
-    pending: dict = {}
-    ids = iter(range(1 << 62))
-
-    def receive():
-        while True:
-            try:
-                rid, reply = conn.recv()
-            except (EOFError, OSError):
-                for slot in list(pending.values()):
-                    slot[1] = ("raise", "the host went away")
-                    slot[0].set()
-                return
-            slot = pending.get(rid)
-            if slot is not None:
-                slot[1] = reply
-                slot[0].set()
-
-    threading.Thread(target=receive, name="ptclisp-isolated-recv", daemon=True).start()
+    link = _HostLink(conn)
 
     def proxy_for(name):
         def call_host(payload):
-            rid = next(ids)
-            slot = pending[rid] = [threading.Event(), None]
-            with send_lock:
-                conn.send(("tool", rid, name, payload))
-            slot[0].wait()
-            del pending[rid]
-            reply = slot[1]
+            reply = link.call(name, payload)
             if reply[0] == "ok":
                 return reply[1]
             if reply[0] == "ptc":
@@ -360,16 +424,20 @@ def _child_main(fd: int):
         r.value = portable(r.value)
     except PtcError:
         pass  # nested too deeply to copy: left as it is; sending it fails below and is reported
+    vm_now = _vm_bytes()
+    clean = (_reusable(r) and link.settled() and vm_now - vm_born <= _WORKER_GROWTH_BYTES
+             and _threads_settled())
     try:
-        payload = ("done", r)
-        with send_lock:
-            conn.send(payload)
+        with link.send_lock:
+            conn.send(("done", r, clean))
     except Exception as exc:  # noqa: BLE001 - something in the result does not pickle
         bad = Result("error", error=ErrorInfo("runtime_error", f"the result could not leave the isolated "
                                                                f"process: {type(exc).__name__}"[:300]),
                      prints=list(r.prints), duration_ms=r.duration_ms)
-        with send_lock:
-            conn.send(("done", bad))
+        clean = False
+        with link.send_lock:
+            conn.send(("done", bad, False))
+    return clean, vm_now
 
 
 def portable(value):
