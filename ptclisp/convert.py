@@ -27,6 +27,7 @@ Imports errors and values.
 """
 from __future__ import annotations
 
+import sys
 from itertools import chain
 from sys import getrefcount as _getrefcount
 
@@ -71,7 +72,8 @@ def from_python(x, *, strict: bool = False, max_depth: int = MAX_DEPTH, meter=No
     h = _HostData(strict, max_depth, meter)
     try:
         return walk(x, vector=h.vector, map=h.map, set=h.set, other=h.other, leaf=h.leaf, leave=h.build,
-                    again=_again, once=True, remember=_reachable_elsewhere, build=True, skip=_ATOMS)
+                    again=_again, once=True, remember=_reachable_elsewhere if _alone() > 0 else None,
+                    build=True, skip=_ATOMS)
     except RecursionError:  # hashing a deeply nested set member or map key
         raise HostDataError("memory_exceeded", "host data nested too deeply to convert",
                             "nested too deeply") from None
@@ -174,7 +176,7 @@ _STR = frozenset((str,))
 def _reachable_elsewhere(x) -> bool:
     """Whether the walk must remember `x` (just opened): whether anything but the one part of its
     parent the walk came through may hold it. An exact list or dict held by that part alone
-    (the reference count the walk's own references give, `_ALONE`, measured at import) cannot be
+    (the reference count the walk's own references give, `_ALONE`, see `_alone`) cannot be
     met again, as a shared part or on a cycle, so leaving it out of the memo changes nothing but
     the memo's size (a third of the peak memory of converting JSON data)."""
     t = type(x)
@@ -218,8 +220,20 @@ def _measure_alone() -> int:
     return alone
 
 
-_ALONE = -1
-_ALONE = _measure_alone()
+_ALONE = None
+
+
+def _alone() -> int:
+    """`_ALONE`, measured on first use. Never while this thread runs a trace or profile function:
+    one that reads a frame's locals holds extra references, and a count measured that high would
+    later take a part held twice for one held once. Until then (-1) every container is remembered;
+    a tracer active later only raises the counts seen, which remembers more."""
+    global _ALONE
+    if _ALONE is None:
+        if sys.gettrace() is not None or sys.getprofile() is not None:
+            return -1
+        _ALONE = _measure_alone()
+    return _ALONE
 
 
 # ------------------------------------------------------------------ out to Python
