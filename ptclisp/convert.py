@@ -16,8 +16,10 @@ Owns the walks host data takes into the language and values take out of it:
 
 Both run on the one walk over values (values/walk.py): iterative, so deep data
 cannot exhaust the Python stack. `from_python` remembers every container it
-has converted (shared parts are converted once and stay shared, so the work
-is linear in the distinct objects) and bounds nesting at `MAX_DEPTH`: a
+has converted that anything else may hold (shared parts are converted once and
+stay shared, so the work is linear in the distinct objects; an exact list or
+dict that only its parent holds, by its reference count, cannot be met twice
+and is not remembered) and bounds nesting at `MAX_DEPTH`: a
 container that holds itself, data nested deeper than that and objects the
 language cannot hold raise `HostDataError` at once, so no host data can hang
 the walk or grow memory without bound.
@@ -25,7 +27,9 @@ Imports errors and values.
 """
 from __future__ import annotations
 
+import sys
 from itertools import chain
+from sys import getrefcount as _getrefcount
 
 from .errors import PtcError
 from .values import JavaObject, Keyword, Map, Regex, Set, SymbolRef, VarRef, Vector, detach, detach_all, hk, \
@@ -67,8 +71,9 @@ def from_python(x, *, strict: bool = False, max_depth: int = MAX_DEPTH, meter=No
         return Map()
     h = _HostData(strict, max_depth, meter)
     try:
-        return walk(x, vector=h.vector, map=h.map, set=h.set, other=h.other, leaf=h.leaf, leave=_build,
-                    again=_again, once=True, build=True, skip=_ATOMS)
+        return walk(x, vector=h.vector, map=h.map, set=h.set, other=h.other, leaf=h.leaf, leave=h.build,
+                    again=_again, once=True, remember=_reachable_elsewhere if _alone() > 0 else None,
+                    build=True, skip=_ATOMS)
     except RecursionError:  # hashing a deeply nested set member or map key
         raise HostDataError("memory_exceeded", "host data nested too deeply to convert",
                             "nested too deeply") from None
@@ -80,6 +85,7 @@ class _HostData:
     def __init__(self, strict: bool, max_depth: int | None, meter):
         self.strict, self.max_depth, self.meter = strict, max_depth, meter
         self.opened = 0
+        self.keys: list = []   # (id, keys) of each string-keyed dict being walked, innermost last
 
     def _enter(self, depth: int):
         if self.max_depth is not None and depth >= self.max_depth:
@@ -104,6 +110,12 @@ class _HostData:
     def other(self, x, t, depth):
         if t is list or t is tuple:
             parts = iter(x)
+        elif t is dict and _STR.issuperset(map(type, x)):
+            # a JSON object: its keys stay as they are, so only its values are walked (and no part
+            # of the walk holds a value but the dict: see `_reachable_elsewhere`)
+            self._enter(depth)
+            self.keys.append((id(x), tuple(x)))
+            return iter(x.values())
         elif t is dict or isinstance(x, dict):
             parts = chain.from_iterable(x.items())
         elif isinstance(x, (list, tuple, set, frozenset)):
@@ -112,6 +124,13 @@ class _HostData:
             return None
         self._enter(depth)
         return parts
+
+    def build(self, src, parts: list):
+        """The PTC collection of a converted container's parts."""
+        keys = self.keys
+        if keys and type(src) is dict and keys[-1][0] == id(src):   # a string-keyed dict's values
+            return Map(zip(keys.pop()[1], parts))
+        return _build(src, parts)
 
     def leaf(self, x, t):
         """A value that is neither a plain atom nor a container, as host data."""
@@ -149,6 +168,72 @@ def _again(x, done):
         raise HostDataError("type_error", "host data contains a cycle (a container that holds "
                                           "itself); pass tree-shaped data", "a cycle")
     return done
+
+
+_STR = frozenset((str,))
+
+
+def _reachable_elsewhere(x) -> bool:
+    """Whether the walk must remember `x` (just opened): whether anything but the one part of its
+    parent the walk came through may hold it. An exact list or dict held by that part alone
+    (the reference count the walk's own references give, `_ALONE`, see `_alone`) cannot be
+    met again, as a shared part or on a cycle, so leaving it out of the memo changes nothing but
+    the memo's size (a third of the peak memory of converting JSON data)."""
+    t = type(x)
+    if t is list or t is dict:
+        return _getrefcount(x) > _ALONE
+    return True
+
+
+def _counts_seen(data) -> list:
+    """The reference counts `_reachable_elsewhere` would see for each container opened in `data`."""
+    seen = []
+
+    def record(x):
+        seen.append(_getrefcount(x))
+        return True
+    h = _HostData(False, MAX_DEPTH, None)
+    walk(data, vector=h.vector, map=h.map, set=h.set, other=h.other, leaf=h.leaf, leave=h.build,
+         again=_again, once=True, remember=record, build=True, skip=_ATOMS)
+    return seen
+
+
+def _tree():    # every part held once: the root, then [0], {"a": [0]}, [0], [{1: 2}], {1: 2}
+    return [[0], {"a": [0]}, [{1: 2}]]
+
+
+def _dag():     # the root, s (a list held twice), {"a": d, "b": d}, d (a dict held twice)
+    s, d = [0], {"x": 0}
+    return [s, s, {"a": d, "b": d}]
+
+
+def _measure_alone() -> int:
+    """The count an exact list or dict held by one part of its parent shows (an item of a list, a
+    value of a string-keyed dict); -1 (remember everything) unless a self-test on this interpreter
+    shows the same count for each such part and a higher one for every part held twice."""
+    tree, dag = _counts_seen(_tree()), _counts_seen(_dag())
+    if len(tree) != 6 or len(dag) != 4:
+        return -1
+    alone = tree[1]
+    if any(n != alone for n in tree[1:]) or dag[2] != alone or dag[1] <= alone or dag[3] <= alone:
+        return -1
+    return alone
+
+
+_ALONE = None
+
+
+def _alone() -> int:
+    """`_ALONE`, measured on first use. Never while this thread runs a trace or profile function:
+    one that reads a frame's locals holds extra references, and a count measured that high would
+    later take a part held twice for one held once. Until then (-1) every container is remembered;
+    a tracer active later only raises the counts seen, which remembers more."""
+    global _ALONE
+    if _ALONE is None:
+        if sys.gettrace() is not None or sys.getprofile() is not None:
+            return -1
+        _ALONE = _measure_alone()
+    return _ALONE
 
 
 # ------------------------------------------------------------------ out to Python

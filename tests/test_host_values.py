@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import sys
 import pickle
 import weakref
 
@@ -200,6 +201,93 @@ def test_random_data_with_a_back_edge_is_refused(roots, data):
     with pytest.raises(HostDataError) as e:
         from_python(root, strict=True)
     assert e.value.reason == "a cycle"
+
+
+@st.composite
+def _dags(draw):
+    """Host data whose containers may be shared: each new list, tuple or dict takes its parts from
+    plain values and from the containers made before it (some several times)."""
+    made: list = []
+    for _ in range(draw(st.integers(1, 12))):
+        def part():
+            return draw(st.sampled_from(made)) if made and draw(st.booleans()) else draw(_leaf)
+        kind = draw(st.sampled_from(["list", "tuple", "dict", "intdict"]))
+        n = draw(st.integers(0, 4))
+        if kind == "list":
+            made.append([part() for _ in range(n)])
+        elif kind == "tuple":
+            made.append(tuple(part() for _ in range(n)))
+        elif kind == "dict":
+            made.append({f"k{i}": part() for i in range(n)})
+        else:
+            made.append({i: part() for i in range(n)})
+    return made[-1] if draw(st.booleans()) else list(made)
+
+
+def _same_sharing(host, out, seen_host: dict, seen_out: dict):
+    """Walk host data and its conversion side by side: one host container must give one value,
+    and distinct containers distinct values (the identity pattern is the same)."""
+    if not isinstance(host, (list, tuple, dict)):
+        return
+    if id(host) in seen_host:
+        assert seen_host[id(host)] is out
+        return
+    assert id(out) not in seen_out
+    seen_host[id(host)], seen_out[id(out)] = out, host
+    if isinstance(host, dict):
+        assert type(out) is Map and len(out) == len(host)
+        for (k, v), (k2, v2) in zip(host.items(), dict.items(out)):
+            assert k == k2
+            _same_sharing(v, v2, seen_host, seen_out)
+    else:
+        assert type(out) is Vector and len(out) == len(host)
+        for v, v2 in zip(host, out.lst()):
+            _same_sharing(v, v2, seen_host, seen_out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_dags())
+def test_shared_parts_stay_shared_and_the_rest_is_copied(data):
+    # exact lists and dicts held by one part are left out of the walk's memo (convert._ALONE): the
+    # conversion must still give one value per host container, each converted once
+    out = from_python(data)
+    assert ptclisp.to_python(out) == _plain(data)
+    _same_sharing(data, out, {}, {})
+
+
+def test_the_count_of_a_part_held_once_was_measured_on_this_interpreter():
+    from ptclisp import convert
+    if sys.gettrace() is not None:
+        pytest.skip("measured only without a tracer (coverage, a debugger)")
+    assert convert._alone() > 0   # else every container is remembered (correct, but a larger memo)
+
+
+def test_the_count_is_not_measured_under_a_tracer(monkeypatch):
+    # a tracer that reads frame locals holds extra references: a count taken then would be too high
+    from ptclisp import convert
+    monkeypatch.setattr(convert, "_ALONE", None)
+    calls = []
+
+    def tracer(frame, event, arg):
+        calls.append(frame.f_locals)
+        return None
+    x = [1, 2]
+    for _ in range(100):
+        x = [x, x]
+    sys.settrace(tracer)
+    try:
+        got = convert._alone()
+        out = from_python(x)   # meanwhile everything is remembered: shared parts converted once
+    finally:
+        sys.settrace(None)
+    assert got == -1 and convert._ALONE is None and calls
+    assert out.lst()[0] is out.lst()[1]
+    assert convert._alone() > 0   # measured at the first use without a tracer
+
+
+def test_a_json_object_keeps_its_keys_and_order():
+    m = from_python({"b": [1], "a": {"x": None}, "": 2.5})
+    assert list(dict.keys(m)) == ["b", "a", ""] and m.lookup("a").lookup("x") is None
 
 
 # ------------------------------------------------------------------ item 3: results never alias session state

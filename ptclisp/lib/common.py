@@ -11,7 +11,8 @@ Imports values, errors, meter, printer, the regex engine, registry.
 from __future__ import annotations
 
 import math
-from operator import itemgetter
+from itertools import repeat
+from operator import contains, itemgetter
 
 from ..errors import PtcError
 from ..meter import charge, seq_cost
@@ -201,20 +202,45 @@ def path_lookup(x, path: list, default=None):
     return x
 
 
+def kw_getter(k: Keyword, items: list):
+    """A C-level getter that gives `(k x)` for every item, or None when there is none.
+
+    Flexible lookup finds the keyword itself first, then its name. So when every
+    item is a map holding `k` itself (maps a program built), `itemgetter(k)` reads
+    the field; when no item holds `k` itself and the first holds its name
+    (string-keyed JSON data), `itemgetter(name)` does. The getter still raises
+    `KeyError` on an item that lacks the key it reads: callers fall back then.
+    """
+    if not items:
+        return None
+    first = items[0]
+    if type(first) is not Map:
+        return None
+    if k in first:
+        key = k
+    elif k.name in first:
+        key = k.name
+    else:
+        return None
+    if not _MAPS.issuperset(map(type, items)):
+        return None
+    if key is not k and any(map(contains, items, repeat(k))):
+        return None
+    return itemgetter(key)
+
+
 def kw_values(k: Keyword, items) -> list:
     """`[(k x) for x in items]` for a keyword k, without a call per item.
 
     Same flexible lookup as `(k x)`: the keyword itself, then its name; the rarer
     fallbacks (dash/underscore spellings) go through `Map.lookup`; non-maps give nil.
     """
-    if items:
-        # every item a map holding k itself (the usual data): pick the values at C speed
-        first = items[0]
-        if type(first) is Map and k in first and _MAPS.issuperset(map(type, items)):
-            try:
-                return list(map(itemgetter(k), items))
-            except KeyError:  # some map lacks k itself
-                pass
+    get = kw_getter(k, items)
+    if get is not None:  # every item a map holding the field under one spelling: C speed
+        try:
+            return list(map(get, items))
+        except KeyError:  # some map lacks it
+            pass
     name = k.name
     out = []
     app = out.append
@@ -229,6 +255,17 @@ def kw_values(k: Keyword, items) -> list:
         else:
             app(None)
     return out
+
+
+def key_getter(kf, items: list):
+    """For a key extractor made by `keyfn`: a C-level getter equal to `kf` on every item
+    (see `kw_getter`), or None."""
+    if type(kf) is Keyword:
+        return kw_getter(kf, items)
+    field = getattr(kf, "ptc_field", None)
+    if field is not None and int not in set(map(type, items)):
+        return kw_getter(field, items)
+    return None
 
 
 def key_values(kf, items) -> list:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, equal, hk, type_name, unhk
-from .common import (graphemes, key_values, keyfn, kw_values, need_fn, out_vec, path_lookup, positional_items,
-                     seq_items)
+from .common import (graphemes, key_getter, key_values, keyfn, kw_values, need_fn, out_vec, path_lookup,
+                     positional_items, seq_items)
 from ..registry import builtin, hot
-from .seqs_common import NO, order_indexes, sort_values
+from .seqs_common import NO, sort_by_keys, sort_values
 
 _ABSENT = object()
 
@@ -383,8 +383,15 @@ def sort_by(k, a, b=NO):
         cmp, coll = a, b
     f = keyfn(k, "sort-by")
     items = seq_items(coll, "sort-by")
-    keys = key_values(f, items)
-    return out_vec([items[i] for i in order_indexes(keys, cmp, "sort-by")])
+    get = key_getter(f, items)
+    if get is not None:
+        try:
+            keys = list(map(get, items))
+        except KeyError:  # some map lacks the field: the general lookup
+            get = None
+    if get is None:
+        keys = key_values(f, items)
+    return out_vec(sort_by_keys(items, keys, cmp, "sort-by", get))
 
 
 @builtin("reverse", "(reverse coll)", groups=("core",), category="sequences",

@@ -10,7 +10,7 @@ first is the hot path of `str`, the second validates keys before values and
 names the path to what it refuses.
 
     walk(root, vector=..., map=..., set=..., other=..., leaf=..., leave=..., again=...,
-         once=False, build=False, skip=())
+         once=False, remember=None, build=False, skip=())
 
 For each value x met (the root first, then each container's parts in order):
 
@@ -18,7 +18,10 @@ For each value x met (the root first, then each container's parts in order):
 * with `once`, a value entered before is not entered again (nil, booleans,
   numbers and strings are never remembered): `again(x, result)` stands for
   it, where result is what its walk gave, or `IN_PROGRESS` while that walk is
-  still under way (x contains itself: a cycle);
+  still under way (x contains itself: a cycle); `remember(x)`, when given,
+  is asked once x has been opened (its hook returned its parts) and may say
+  False for a container nothing else can reach (held by that one part of its
+  parent alone): it is then not remembered, which keeps the memo small;
 * otherwise the hook of its kind runs: `vector(x, depth)`, `map(x, depth)`,
   `set(x, depth)` for PTC collections, `other(x, t, depth)` for everything
   else (t is type(x)); depth counts the containers around x (the root's is 0).
@@ -72,12 +75,13 @@ def _same(x, result):
 
 
 def walk(root, *, vector=vector_parts, map=map_parts, set=set_parts, other=no_parts,
-         leaf=None, leave=None, again=_same, once: bool = False, build: bool = False, skip=()):
+         leaf=None, leave=None, again=_same, once: bool = False, remember=None, build: bool = False,
+         skip=()):
     """Walk `root` and everything inside it; see the module docstring."""
     memo = {} if once else None
-    frames: list = []            # the enclosing containers: (container, its parts iterator, results so far)
-    top: list = []
-    src, it, out, depth = None, iter((root,)), top, 0
+    frames: list = []            # the enclosing containers: (container, its parts iterator, results so far,
+    top: list = []               # whether it is in the memo)
+    src, it, out, depth, kept = None, iter((root,)), top, 0, False
     try:
         while True:
             for x in it:
@@ -105,9 +109,10 @@ def walk(root, *, vector=vector_parts, map=map_parts, set=set_parts, other=no_pa
                     if build:
                         out.append(x if leaf is None else leaf(x, t))
                     continue
-                if memo is not None:
+                frames.append((src, it, out, kept))
+                kept = memo is not None and (remember is None or remember(x))
+                if kept:
                     memo[id(x)] = IN_PROGRESS
-                frames.append((src, it, out))
                 src, it = x, parts
                 depth += 1
                 if build:
@@ -117,9 +122,9 @@ def walk(root, *, vector=vector_parts, map=map_parts, set=set_parts, other=no_pa
                 if not depth:
                     return top[0] if build else None
                 result = leave(src, out if build else None) if leave is not None else None
-                if memo is not None:
+                if kept:
                     memo[id(src)] = result
-                src, it, out = frames.pop()
+                src, it, out, kept = frames.pop()
                 depth -= 1
                 if build:
                     out.append(result)
