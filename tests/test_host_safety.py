@@ -574,3 +574,24 @@ def test_the_repl_keeps_its_own_ctrl_c_handling(monkeypatch):
     assert term.run() == 0  # ... and the terminal turns it into a line and goes on
     assert ("error", "Interrupted.") in shown and ("value", "3") in shown
     assert repl.session.definitions == {"c": 3}
+
+
+_TRACED_IMPORT = r'''
+def tracer(frame, event, arg):
+    frame.f_locals  # what a debugger does: holders are added to every local
+    return tracer
+sys.settrace(tracer)
+import ptclisp.values.ownership as o
+ours = sys.gettrace() is tracer
+sys.settrace(None)
+print(o.OWNED_REFS, o.OWNED_GROWTH, ours)
+'''
+
+
+def test_the_handed_over_count_is_measured_without_the_hosts_tracer_and_the_tracer_is_kept():
+    import subprocess
+    plain = subprocess.run([sys.executable, "-c", "import ptclisp.values.ownership as o; print(o.OWNED_REFS)"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    traced = subprocess.run([sys.executable, "-c", _TRACED_IMPORT], capture_output=True, text=True,
+                            check=True).stdout.split()
+    assert traced == [plain[0], "True", "True"]

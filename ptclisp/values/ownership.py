@@ -16,6 +16,7 @@ Imports nothing from ptclisp.
 """
 from __future__ import annotations
 
+import sys
 import threading
 from sys import getrefcount as _getrefcount
 
@@ -62,7 +63,26 @@ def _refs_of_a_handed_over_local() -> int:
     return caller()
 
 
-_MEASURED_REFS = _refs_of_a_handed_over_local()
+def _untraced(measure):
+    """Run `measure` with this thread's trace and profile functions off, then put them back.
+
+    A tracer that reads frame locals (a debugger) adds holders to every local it looks at; a count
+    measured under it would be too high, and a map held by that many real holders would later look
+    handed over. Counts taken at run time under a tracer only come out higher, which is safe (copy).
+    """
+    trace, profile = sys.gettrace(), sys.getprofile()
+    if trace is None and profile is None:
+        return measure()
+    sys.settrace(None)
+    sys.setprofile(None)
+    try:
+        return measure()
+    finally:
+        sys.settrace(trace)
+        sys.setprofile(profile)
+
+
+_MEASURED_REFS = _untraced(_refs_of_a_handed_over_local)
 
 
 def _callee_probe(m):
@@ -84,7 +104,7 @@ def _check_probe() -> bool:
     return caller_unique() is True and not caller_shared()
 
 
-OWNED_GROWTH = _check_probe()
+OWNED_GROWTH = _untraced(_check_probe)
 # The count `assoc_owned` and kin compare with; a count no object can have when the self-test
 # failed, so that every map is then copied (one comparison on the hot path either way).
 OWNED_REFS = _MEASURED_REFS if OWNED_GROWTH else -1
