@@ -19,6 +19,8 @@ Imports errors, meter, values.
 """
 from __future__ import annotations
 
+import re as _re
+
 import regex as _regex
 
 from .errors import PtcError
@@ -210,7 +212,20 @@ def _timed_out(who: str):
     raise PtcError("type_error", f"{who}: regex complexity limit exceeded (the match took too long)")
 
 
+def fast_form(rx: Regex, s: str):
+    """The `re` pattern that runs `rx` over the ASCII text `s` in linear time (see `simple_form`),
+    or None."""
+    if s.isascii():
+        form = simple_form(rx)
+        if form is not None:
+            return form.whole
+    return None
+
+
 def search(rx: Regex, s: str, pos: int, who: str):
+    fast = fast_form(rx, s)
+    if fast is not None:
+        return fast.search(s, pos)
     try:
         return rx.compiled.search(s, pos, timeout=_timeout())
     except TimeoutError:
@@ -218,6 +233,9 @@ def search(rx: Regex, s: str, pos: int, who: str):
 
 
 def fullmatch(rx: Regex, s: str, who: str):
+    fast = fast_form(rx, s)
+    if fast is not None:
+        return fast.fullmatch(s)
     try:
         return rx.compiled.fullmatch(s, timeout=_timeout())
     except TimeoutError:
@@ -227,7 +245,11 @@ def fullmatch(rx: Regex, s: str, who: str):
 def iter_matches(rx: Regex, s: str, who: str):
     """Successive matches (Java `find` order, empty matches included)."""
     m = current()
-    it = rx.compiled.finditer(s, timeout=_timeout())
+    fast = fast_form(rx, s)
+    if fast is not None and not _SIMPLE[rx.source].empty:
+        it = fast.finditer(s)
+    else:
+        it = rx.compiled.finditer(s, timeout=_timeout())
     k = 0
     while True:
         try:
@@ -265,3 +287,204 @@ def split_spans(rx: Regex, s: str, who: str):
     """The (start, end) spans of the successive matches of `rx` in `s`."""
     for mt in iter_matches(rx, s, who):
         yield mt.span()
+
+
+# ------------------------------------------------------- simple patterns, fast
+#
+# Models mostly write patterns such as #"\s+", #",\s*", #"[,;]", #"\d+", #"\s*,\s*". On ASCII text
+# (`str.isascii()` is a flag test) such a pattern can run on Python's `re` at C speed with the very
+# same results: every atom is rewritten as the explicit set of ASCII characters that the engine
+# itself matches with it (asked of the engine, so `\s`, `\w`, `.` and bracket classes mean exactly
+# what they mean in the general path), and the pattern has no alternation, groups, anchors,
+# backreferences or lookaround, so both backtracking engines try the same paths in the same order
+# and find the same leftmost, greedy matches.
+#
+# `re` takes no timeout, so the fast form is limited to patterns whose run time is provably linear
+# in the (already bounded, 32 KB) input: only the LAST item may repeat without bound, and the other
+# items offer at most 64 combinations of repeat counts. At each start position the engine tries at
+# most those 64 combinations of a fixed-length prefix (each O(pattern length)); the last item then
+# either fails at its first character or matches greedily and, nothing following it, succeeds at
+# once, and the characters it consumed are never examined again (the next search starts after the
+# match). A full match (`re-matches`) may give back the last run, at most 64 times: still linear.
+# The time such a call takes is therefore a small constant times 32 KB: it needs no timeout, just
+# as a str.split does not.
+#
+# Splitting also takes the shape #"C*R" (a leading unbounded item that may match nothing, then a
+# linear R whose first item is required and shares no character with C), e.g. #"\s*,\s*": a match
+# of it is R's match extended backwards over the C characters before it (not past the previous
+# match), so the pieces are those of splitting around R, each but the last with trailing C
+# characters removed (`rstrip`). Running C*R itself on `re` would be quadratic on long runs of C.
+
+_ASCII = [chr(c) for c in range(128)]
+_ATOMS: dict[str, str] = {}          # atom source -> the ASCII characters the engine matches with it
+_SIMPLE: dict[str, object] = {}      # pattern source -> Simple, or None when the pattern is not simple
+_CLASS_ESCAPES = "sSdDwW"
+_CHAR_ESCAPES = "tnrf"
+_CONTROL = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+_MAX_COMBOS = 64
+
+
+class Simple:
+    """The fast forms of a simple pattern.
+
+    `literal`: the text the pattern matches when it is a run of literal characters (valid on any
+    text), else None. The rest is valid on ASCII text only: `whole`, a `re` pattern equal to the
+    pattern (None for the C*R shape, which only splits); `split`, the `re` pattern whose pieces,
+    each but the last stripped of the characters `strip`, are the pieces of splitting around the
+    pattern; `empty`, whether the pattern can match the empty string.
+    """
+
+    __slots__ = ("literal", "whole", "split", "strip", "empty")
+
+    def __init__(self, literal, whole, split, strip: str, empty: bool):
+        self.literal, self.whole, self.split, self.strip, self.empty = literal, whole, split, strip, empty
+
+
+def _atom_chars(atom: str) -> str:
+    """The ASCII characters that the engine matches with the one-character pattern `atom`."""
+    chars = _ATOMS.get(atom)
+    if chars is None:
+        compiled = _compile_raw(atom)
+        chars = "".join(ch for ch in _ASCII if compiled.fullmatch(ch))
+        _ATOMS[atom] = chars
+    return chars
+
+
+def _class_end(src: str, i: int) -> int:
+    """Index just after the simple bracket class starting at `src[i]`, or -1 when it is not simple
+    (nested classes, intersections, a leading ']', escapes other than class, control and
+    punctuation escapes)."""
+    j = i + 1
+    if j < len(src) and src[j] == "^":
+        j += 1
+    if j < len(src) and src[j] == "]":
+        return -1
+    while j < len(src):
+        c = src[j]
+        if c == "]":
+            return j + 1
+        if c == "[" or src.startswith("&&", j):
+            return -1
+        if c == "\\":
+            if j + 1 >= len(src) or not _simple_escape(src[j + 1]):
+                return -1
+            j += 2
+        else:
+            j += 1
+    return -1
+
+
+def _simple_escape(d: str) -> bool:
+    return d in _CLASS_ESCAPES or d in _CHAR_ESCAPES or (d.isascii() and not d.isalnum() and d.isprintable())
+
+
+def _quantifier(src: str, i: int) -> tuple[int, int | None, int] | None:
+    """(min, max or None for unbounded, next index) of the quantifier at `src[i]` (none: 1, 1)."""
+    c = src[i] if i < len(src) else ""
+    if c in ("*", "+", "?") and c:
+        lo, hi, i = (0 if c != "+" else 1), (None if c != "?" else 1), i + 1
+    elif c == "{":
+        j = src.find("}", i)
+        body = src[i + 1:j].split(",") if j > 0 else []
+        if not (1 <= len(body) <= 2) or not all(b.isascii() and b.isdigit() and len(b) <= 2 for b in body):
+            return None
+        lo, hi, i = int(body[0]), int(body[-1]), j + 1
+        if hi < lo or hi > 16:
+            return None
+    else:
+        return 1, 1, i
+    if i < len(src) and src[i] in "?+{*":  # lazy, possessive or a stacked quantifier
+        return None
+    return lo, hi, i
+
+
+def _items(src: str) -> list | None:
+    """The pattern as [(ASCII chars, min, max, literal)], or None when it is not made of simple items.
+    `literal` is the one character a literal or escaped character matches (None for classes and
+    `.`, which may also match non-ASCII characters)."""
+    if not src.isascii():
+        return None
+    items = []
+    i = 0
+    while i < len(src):
+        c = src[i]
+        lit = None
+        if c == "\\":
+            if i + 1 >= len(src) or not _simple_escape(src[i + 1]):
+                return None
+            d = src[i + 1]
+            if d not in _CLASS_ESCAPES:
+                lit = _CONTROL.get(d, d)
+            end = i + 2
+        elif c == "[":
+            end = _class_end(src, i)
+            if end < 0:
+                return None
+        elif c in "^$|()*+?{}]" or not (c.isprintable() or c in "\t\n\r\f"):
+            return None
+        else:
+            lit = None if c == "." else c
+            end = i + 1
+        q = _quantifier(src, end)
+        if q is None:
+            return None
+        chars = _atom_chars(src[i:end])
+        if lit is not None and chars != lit:  # not the literal it looks like: leave it to the engine
+            return None
+        items.append((chars, q[0], q[1], lit))
+        i = q[2]
+    return items
+
+
+def _linear(items: list) -> bool:
+    """Only the last item repeats without bound; the others allow at most 64 combinations."""
+    combos = 1
+    for _, lo, hi, _ in items[:-1]:
+        if hi is None:
+            return False
+        combos *= hi - lo + 1
+    return combos <= _MAX_COMBOS
+
+
+def _re_source(items: list) -> str:
+    out = []
+    for chars, lo, hi, _ in items:
+        if not chars:
+            atom = "[^\\x00-\\U0010ffff]"  # an item the engine matches with no ASCII character
+        elif len(chars) == 1:
+            atom = _re.escape(chars)
+        else:
+            atom = "[" + "".join("\\x%02x" % ord(ch) for ch in chars) + "]"
+        if (lo, hi) == (1, 1):
+            out.append(atom)
+        elif hi is None:
+            out.append(atom + ("*" if lo == 0 else "+"))
+        else:
+            out.append("%s{%d,%d}" % (atom, lo, hi))
+    return "".join(out)
+
+
+def simple_form(rx: Regex) -> Simple | None:
+    """The fast form of `rx` when it is a simple pattern (see above), else None."""
+    source = rx.source
+    try:
+        return _SIMPLE[source]
+    except KeyError:
+        pass
+    form = None
+    items = _items(source) if source else None
+    if items:
+        literal = None
+        if all(it[3] is not None and it[1] == it[2] == 1 for it in items):
+            literal = "".join(it[3] for it in items)
+        empty = all(it[1] == 0 for it in items)
+        if _linear(items):
+            whole = _re.compile(_re_source(items))
+            form = Simple(literal, whole, whole, "", empty)
+        elif len(items) > 1 and items[0][1] == 0 and items[0][2] is None and _linear(items[1:]) \
+                and items[1][1] >= 1 and not set(items[0][0]) & set(items[1][0]):
+            form = Simple(None, None, _re.compile(_re_source(items[1:])), items[0][0], False)
+    if len(_SIMPLE) >= 512:
+        _SIMPLE.clear()
+    _SIMPLE[source] = form
+    return form

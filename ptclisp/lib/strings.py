@@ -307,10 +307,7 @@ def split(s, sep, limit=_NO):
     if t is Regex:
         if sep.source == "":
             return _split_chars(s, limit)
-        text = rx.bound_input(s)
-        if _PLAIN_PATTERN.match(sep.source):  # #" ", #", ": no regex engine needed, the same pieces
-            return _split_plain_regex(text, sep.source, limit)
-        return java_split(text, (mt.span() for mt in rx.iter_matches(sep, text, "split")), limit)
+        return regex_split(rx.bound_input(s), sep, limit, "split")
     if t is not str:
         raise PtcError("type_error", f"split: the separator must be a regex or a one-character string, got {type_name(sep)}")
     if sep == "":
@@ -323,6 +320,43 @@ def split(s, sep, limit=_NO):
 
 # a regex source with no metacharacter matches exactly its own text
 _PLAIN_PATTERN = _re.compile(r"[^.^$*+?()\[\]{}|\\]+\Z")
+
+
+def regex_split(text: str, sep: Regex, limit: int, who: str) -> Vector:
+    """`java_split` of the (bounded) `text` around the non-empty regex `sep`.
+
+    Literal patterns split with str.split, simple patterns over ASCII text with `re` at C speed
+    (see `regex_engine.simple_form`); both give the pieces and charges of the general path."""
+    form = rx.simple_form(sep)
+    if form is not None:
+        if form.literal is not None:  # #" ", #"\|", #"\t": no regex engine needed
+            return _split_plain_regex(text, form.literal, limit)
+        if not form.empty and text.isascii():
+            return _split_simple(text, form, limit)
+    elif _PLAIN_PATTERN.match(sep.source):  # #"é": a literal, but not a simple pattern (not ASCII)
+        return _split_plain_regex(text, sep.source, limit)
+    return java_split(text, (mt.span() for mt in rx.iter_matches(sep, text, who)), limit)
+
+
+def _split_simple(text: str, form, limit: int) -> Vector:
+    """`java_split` around a simple pattern that cannot match empty, on ASCII text: `re.split` finds
+    the same positive-width matches (so a match at 0 gives a leading "", as in Java); the pieces
+    are charged as the general path charges them (each piece as a string, then the vector)."""
+    if limit == 1:  # (re.split's maxsplit 0 means no cap)
+        return out_vec([text])
+    parts = form.split.split(text, limit - 1 if limit > 0 else 0)
+    if len(parts) == 1:
+        return out_vec(parts)
+    strip = form.strip
+    if strip:  # the C*R shape: R's pieces less the C characters the matches took before R
+        last = parts.pop()
+        parts = [p.rstrip(strip) for p in parts]
+        parts.append(last)
+    charge(49 * len(parts) + sum(map(len, parts)))
+    if limit == 0:
+        while parts and parts[-1] == "":
+            parts.pop()
+    return out_vec(parts)
 
 
 def _split_plain_regex(text: str, sep: str, limit: int) -> Vector:
@@ -552,6 +586,9 @@ def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
     if type(repl) is str:
         parts = _java_replacement(repl, rxv, who)
         fn = None
+        fast = rx.fast_form(rxv, text)
+        if fast is not None and not rx.simple_form(rxv).empty:
+            return _replace_simple(text, fast, parts)
     else:
         fn = need_fn(repl, who)
         parts = None
@@ -575,6 +612,35 @@ def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
     charge(str_cost(len(text) - pos))
     out.append(text[pos:])
     return "".join(out)
+
+
+def _replace_simple(text: str, fast, parts: list) -> str:
+    """`_regex_replace` with a replacement string and a simple pattern (no groups, no empty match)
+    over ASCII text, by `re.subn` at C speed. The general path charges each gap and replacement,
+    then the tail: 49 per piece plus the result's length. With a short replacement the result is
+    at most 4x the (bounded) text, built and then charged; longer ones count the matches first
+    and charge before building."""
+    lit = k = 0
+    template = []
+    for p in parts:
+        if type(p) is str:
+            lit += len(p)
+            template.append(p.replace("\\", "\\\\"))
+        else:  # $0, the only group a simple pattern has
+            k += 1
+            template.append("\\g<0>")
+    template = "".join(template)
+    if lit + k > 3:
+        rest, n = fast.subn("", text)
+        if n == 0:
+            return text
+        charge(49 * (n + 1) + len(rest) + n * lit + k * (len(text) - len(rest)))
+        return fast.sub(template, text)
+    out, n = fast.subn(template, text)
+    if n == 0:
+        return text
+    charge(49 * (n + 1) + len(out))
+    return out
 
 
 def _replace_coll(smap, coll):
@@ -706,5 +772,5 @@ def parse_boolean(s):
     return None
 
 
-__all__ = ["display", "readable", "charge_render", "render_size", "java_split", "WHITESPACE",
+__all__ = ["display", "readable", "charge_render", "render_size", "java_split", "regex_split", "WHITESPACE",
            "parse_long"]
