@@ -213,12 +213,10 @@ def _timed_out(who: str):
 
 
 def fast_form(rx: Regex, s: str):
-    """The `re` pattern that runs `rx` over the ASCII text `s` in linear time (see `simple_form`),
-    or None."""
-    if s.isascii():
-        form = simple_form(rx)
-        if form is not None:
-            return form.whole
+    """The `re` pattern that runs `rx` over `s` in linear time (see `simple_form`), or None."""
+    form = simple_form(rx)
+    if form is not None and (form.any_text or s.isascii()):
+        return form.whole
     return None
 
 
@@ -314,6 +312,12 @@ def split_spans(rx: Regex, s: str, who: str):
 # of it is R's match extended backwards over the C characters before it (not past the previous
 # match), so the pieces are those of splitting around R, each but the last with trailing C
 # characters removed (`rstrip`). Running C*R itself on `re` would be quadratic on long runs of C.
+#
+# On text that is not ASCII the fast form serves only patterns whose every atom has a known full
+# set: literals, `\s` / `\S` (the engine's \s is Unicode White_Space, `_SPACE`), `.` (all but
+# \n) and bracket classes of those; `\d` and `\w` (large Unicode sets whose tables differ between
+# the two packages) keep such text on the engine. Each known set is checked against the engine
+# on every ASCII character and on probes beyond ASCII before it is used.
 
 _ASCII = [chr(c) for c in range(128)]
 _ATOMS: dict[str, str] = {}          # atom source -> the ASCII characters the engine matches with it
@@ -322,6 +326,10 @@ _CLASS_ESCAPES = "sSdDwW"
 _CHAR_ESCAPES = "tnrf"
 _CONTROL = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 _MAX_COMBOS = 64
+# what the engine's \s matches: Unicode White_Space (a test compares it with every code point)
+_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+                   "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+_PROBES = "".join(sorted(ch for ch in _SPACE if ord(ch) > 127)) + "\x80\xe9\u0660\u00b2\u200b\u2160\ufeff\U0001f600"
 
 
 class Simple:
@@ -331,13 +339,15 @@ class Simple:
     text), else None. The rest is valid on ASCII text only: `whole`, a `re` pattern equal to the
     pattern (None for the C*R shape, which only splits); `split`, the `re` pattern whose pieces,
     each but the last stripped of the characters `strip`, are the pieces of splitting around the
-    pattern; `empty`, whether the pattern can match the empty string.
+    pattern; `empty`, whether the pattern can match the empty string; `any_text`, whether these
+    `re` patterns are valid on any text, not just ASCII text.
     """
 
-    __slots__ = ("literal", "whole", "split", "strip", "empty")
+    __slots__ = ("literal", "whole", "split", "strip", "empty", "any_text")
 
-    def __init__(self, literal, whole, split, strip: str, empty: bool):
-        self.literal, self.whole, self.split, self.strip, self.empty = literal, whole, split, strip, empty
+    def __init__(self, literal, whole, split, strip: str, empty: bool, any_text: bool):
+        self.literal, self.whole, self.split, self.strip = literal, whole, split, strip
+        self.empty, self.any_text = empty, any_text
 
 
 def _atom_chars(atom: str) -> str:
@@ -348,6 +358,72 @@ def _atom_chars(atom: str) -> str:
         chars = "".join(ch for ch in _ASCII if compiled.fullmatch(ch))
         _ATOMS[atom] = chars
     return chars
+
+
+def _known_set(atom: str):
+    """(chars, negated) of the one-character pattern `atom` over all of Unicode (negated: every
+    character but `chars`), or None when its set is not known (`\\d`, `\\w` and their kin)."""
+    if atom == ".":
+        return frozenset("\n"), True
+    if atom[0] == "\\":
+        d = atom[1]
+        if d in "sS":
+            return _SPACE, d == "S"
+        return (None if d in _CLASS_ESCAPES else (frozenset(_CONTROL.get(d, d)), False))
+    if atom[0] != "[":
+        return frozenset(atom), False
+    body = atom[1:-1]
+    negated = body.startswith("^")
+    members = _class_members(body[1:] if negated else body)
+    return None if members is None else (members, negated)
+
+
+def _class_members(body: str):
+    """The characters a simple bracket class body names (ranges, \\s and escapes), or None."""
+    singles: list = []  # each member: a character, or a frozenset for \s
+    i = 0
+    while i < len(body):
+        if body[i] == "\\":
+            d = body[i + 1]
+            if d in _CLASS_ESCAPES:
+                if d != "s":
+                    return None
+                singles.append(_SPACE)
+            else:
+                singles.append(_CONTROL.get(d, d))
+            i += 2
+        elif body[i] == "-" and singles and i + 1 < len(body) and type(singles[-1]) is str:
+            lo = singles.pop()
+            hi = body[i + 1] if body[i + 1] != "\\" else _CONTROL.get(body[i + 2], body[i + 2])
+            if body[i + 1] == "\\" and body[i + 2] in _CLASS_ESCAPES:
+                return None
+            singles.append(frozenset(map(chr, range(ord(lo), ord(hi) + 1))))
+            i += 3 if body[i + 1] == "\\" else 2
+        else:
+            singles.append(body[i])
+            i += 1
+    out: set = set()
+    for m in singles:
+        if type(m) is str:
+            out.add(m)
+        else:
+            out |= m
+    return frozenset(out)
+
+
+def _checked_set(atom: str, ascii_chars: str):
+    """`_known_set(atom)` when the engine agrees with it on every ASCII character and on the probes
+    beyond ASCII; None otherwise (the pattern then runs fast on ASCII text only)."""
+    known = _known_set(atom)
+    if known is None:
+        return None
+    chars, negated = known
+    if "".join(ch for ch in _ASCII if (ch in chars) != negated) != ascii_chars:
+        return None
+    compiled = _compile_raw(atom)
+    if any((compiled.fullmatch(ch) is not None) != ((ch in chars) != negated) for ch in _PROBES):
+        return None
+    return known
 
 
 def _class_end(src: str, i: int) -> int:
@@ -399,9 +475,9 @@ def _quantifier(src: str, i: int) -> tuple[int, int | None, int] | None:
 
 
 def _items(src: str) -> list | None:
-    """The pattern as [(ASCII chars, min, max, literal)], or None when it is not made of simple items.
-    `literal` is the one character a literal or escaped character matches (None for classes and
-    `.`, which may also match non-ASCII characters)."""
+    """The pattern as [(ASCII chars, min, max, literal, known set)], or None when it is not made of
+    simple items. `literal` is the one character a literal or escaped character matches (None for
+    classes and `.`); `known set` is `_checked_set`."""
     if not src.isascii():
         return None
     items = []
@@ -428,10 +504,11 @@ def _items(src: str) -> list | None:
         q = _quantifier(src, end)
         if q is None:
             return None
-        chars = _atom_chars(src[i:end])
+        atom = src[i:end]
+        chars = _atom_chars(atom)
         if lit is not None and chars != lit:  # not the literal it looks like: leave it to the engine
             return None
-        items.append((chars, q[0], q[1], lit))
+        items.append((chars, q[0], q[1], lit, _checked_set(atom, chars)))
         i = q[2]
     return items
 
@@ -439,22 +516,24 @@ def _items(src: str) -> list | None:
 def _linear(items: list) -> bool:
     """Only the last item repeats without bound; the others allow at most 64 combinations."""
     combos = 1
-    for _, lo, hi, _ in items[:-1]:
+    for _, lo, hi, _, _ in items[:-1]:
         if hi is None:
             return False
         combos *= hi - lo + 1
     return combos <= _MAX_COMBOS
 
 
-def _re_source(items: list) -> str:
+def _re_source(items: list, any_text: bool) -> str:
+    """The `re` pattern of `items`: each atom as its ASCII characters, or (any_text) its known set."""
     out = []
-    for chars, lo, hi, _ in items:
-        if not chars:
+    for chars, lo, hi, _, known in items:
+        if any_text:
+            members, negated = known
+            atom = ("[^" if negated else "[") + "".join(map(_re_char, sorted(members))) + "]"
+        elif not chars:
             atom = "[^\\x00-\\U0010ffff]"  # an item the engine matches with no ASCII character
-        elif len(chars) == 1:
-            atom = _re.escape(chars)
         else:
-            atom = "[" + "".join("\\x%02x" % ord(ch) for ch in chars) + "]"
+            atom = "[" + "".join(map(_re_char, chars)) + "]"
         if (lo, hi) == (1, 1):
             out.append(atom)
         elif hi is None:
@@ -462,6 +541,10 @@ def _re_source(items: list) -> str:
         else:
             out.append("%s{%d,%d}" % (atom, lo, hi))
     return "".join(out)
+
+
+def _re_char(ch: str) -> str:
+    return "\\U%08x" % ord(ch)
 
 
 def simple_form(rx: Regex) -> Simple | None:
@@ -478,12 +561,16 @@ def simple_form(rx: Regex) -> Simple | None:
         if all(it[3] is not None and it[1] == it[2] == 1 for it in items):
             literal = "".join(it[3] for it in items)
         empty = all(it[1] == 0 for it in items)
+        any_text = all(it[4] is not None for it in items)
         if _linear(items):
-            whole = _re.compile(_re_source(items))
-            form = Simple(literal, whole, whole, "", empty)
+            whole = _re.compile(_re_source(items, any_text))
+            form = Simple(literal, whole, whole, "", empty, any_text)
         elif len(items) > 1 and items[0][1] == 0 and items[0][2] is None and _linear(items[1:]) \
                 and items[1][1] >= 1 and not set(items[0][0]) & set(items[1][0]):
-            form = Simple(None, None, _re.compile(_re_source(items[1:])), items[0][0], False)
+            c, r = items[0][4], items[1][4]  # C*R on any text: both known, not negated, disjoint
+            any_text = any_text and not c[1] and not r[1] and not c[0] & r[0]
+            strip = "".join(sorted(c[0])) if any_text else items[0][0]
+            form = Simple(None, None, _re.compile(_re_source(items[1:], any_text)), strip, False, any_text)
     if len(_SIMPLE) >= 512:
         _SIMPLE.clear()
     _SIMPLE[source] = form

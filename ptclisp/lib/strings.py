@@ -325,13 +325,13 @@ _PLAIN_PATTERN = _re.compile(r"[^.^$*+?()\[\]{}|\\]+\Z")
 def regex_split(text: str, sep: Regex, limit: int, who: str) -> Vector:
     """`java_split` of the (bounded) `text` around the non-empty regex `sep`.
 
-    Literal patterns split with str.split, simple patterns over ASCII text with `re` at C speed
-    (see `regex_engine.simple_form`); both give the pieces and charges of the general path."""
+    Literal patterns split with str.split, simple patterns with `re` at C speed (see
+    `regex_engine.simple_form`); both give the pieces and charges of the general path."""
     form = rx.simple_form(sep)
     if form is not None:
         if form.literal is not None:  # #" ", #"\|", #"\t": no regex engine needed
             return _split_plain_regex(text, form.literal, limit)
-        if not form.empty and text.isascii():
+        if not form.empty and (form.any_text or text.isascii()):
             return _split_simple(text, form, limit)
     elif _PLAIN_PATTERN.match(sep.source):  # #"é": a literal, but not a simple pattern (not ASCII)
         return _split_plain_regex(text, sep.source, limit)
@@ -339,7 +339,7 @@ def regex_split(text: str, sep: Regex, limit: int, who: str) -> Vector:
 
 
 def _split_simple(text: str, form, limit: int) -> Vector:
-    """`java_split` around a simple pattern that cannot match empty, on ASCII text: `re.split` finds
+    """`java_split` around a simple pattern that cannot match empty: `re.split` finds
     the same positive-width matches (so a match at 0 gives a leading "", as in Java); the pieces
     are charged as the general path charges them (each piece as a string, then the vector)."""
     if limit == 1:  # (re.split's maxsplit 0 means no cap)
@@ -616,7 +616,7 @@ def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
 
 def _replace_simple(text: str, fast, parts: list) -> str:
     """`_regex_replace` with a replacement string and a simple pattern (no groups, no empty match)
-    over ASCII text, by `re.subn` at C speed. The general path charges each gap and replacement,
+    by `re.subn` at C speed. The general path charges each gap and replacement,
     then the tail: 49 per piece plus the result's length. With a short replacement the result is
     at most 4x the (bounded) text, built and then charged; longer ones count the matches first
     and charge before building."""

@@ -21,7 +21,7 @@ ATOMS = [" ", ",", ";", "a", "b", "-", ".", "\\s", "\\S", "\\d", "\\D", "\\w", "
          "\\.", "\\-", "\\\\", "[,;]", "[,;\\s]", "[^,]", "[a-c]", "[^\\s]", "[\\d,]", "[^ab\\s]", "[-a]", "x"]
 QUANTS = ["", "", "", "+", "*", "?", "{2}", "{1,3}", "{0,2}"]
 ALPHABET = " ,;ab1x-|.\\\t\n\x0b\x1c\x1f"
-UNICODE = ALPHABET + "\u00a0\u2003\u3000é\u0660"
+UNICODE = ALPHABET + "\u00a0\u2003\u3000\x85\u2028\u200bé\u0660"
 
 item = st.tuples(st.sampled_from(ATOMS), st.sampled_from(QUANTS)).map("".join)
 patterns = st.one_of(
@@ -136,3 +136,19 @@ def test_replace_with_a_long_replacement_over_many_matches_is_a_memory_error():
     rx = R.compile_regex("\\s")
     res, _ = _outcome(100_000, BUILTINS["replace"].fn, " " * 30_000, rx, "x" * 1000)
     assert res[:2] == ("error", "memory_exceeded")
+
+
+def test_the_known_whitespace_set_is_the_engines():
+    every = "".join(map(chr, range(0x110000)))
+    assert frozenset(R._compile_raw("\\s").findall(every)) == R._SPACE
+    assert R._compile_raw(".").findall(every) == [ch for ch in every if ch != "\n"]
+
+
+def test_non_ascii_text_takes_the_fast_form_only_with_known_sets():
+    for p in ["\\s+", "\\s*,\\s*", "[,;\\s]+", "[^,]+", "\\S+", ".", "[a-c]"]:
+        assert R.simple_form(R.compile_regex(p)).any_text, p
+    for p in ["\\d+", "\\w+", "[\\w,]", "[^,]*,", "\\W"]:
+        assert not R.simple_form(R.compile_regex(p)).any_text, p
+    split = BUILTINS["split"].fn
+    assert list(split("a\u3000b\u2003 c\x85d", R.compile_regex("\\s+"))) == ["a", "b", "c", "d"]
+    assert list(split("é , b\u00a0,\u2028c", R.compile_regex("\\s*,\\s*"))) == ["é", "b", "c"]
