@@ -67,7 +67,8 @@ def re_seq(re, s):
         found = fast.findall(text)
         if not found:
             return None
-        charge(sum(str_cost(len(t)) for t in found if len(t) > 64))  # as groups_of charges each match
+        if len(text) > 64:  # as groups_of charges each match longer than 64
+            charge(sum(str_cost(n) for n in map(len, found) if n > 64))
         return out_vec(found)
     out = []
     for mt in iter_matches(rx, text, "re-seq"):

@@ -152,3 +152,18 @@ def test_non_ascii_text_takes_the_fast_form_only_with_known_sets():
     split = BUILTINS["split"].fn
     assert list(split("a\u3000b\u2003 c\x85d", R.compile_regex("\\s+"))) == ["a", "b", "c", "d"]
     assert list(split("é , b\u00a0,\u2028c", R.compile_regex("\\s*,\\s*"))) == ["é", "b", "c"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["x", "é", " ", ",", "1"]), st.integers(1, 90)), max_size=6),
+       st.sampled_from(["\\S+", "[^,]+", "\\w+", "x+", "\\s*,\\s*", "\\d+"]))
+def test_long_matches_are_charged_like_the_regex_engine(runs, pattern):
+    """Matches longer than 64 characters are charged one by one on the general path."""
+    text = "".join(ch * n for ch, n in runs)
+    for name in ("re-seq", "re-find", "re-matches"):
+        _same(10**8, name, pattern, text)
+    _same(10**8, "split", pattern, text, regex_first=False)
+    f = BUILTINS["replace"].fn
+    for replacement in ("<$0>", "-"):
+        assert _outcome(10**8, f, text, R.compile_regex(pattern), replacement) == \
+            _outcome(10**8, f, text, R.compile_regex("(?:" + pattern + ")"), replacement)
