@@ -356,6 +356,8 @@ def _atom_chars(atom: str) -> str:
     if chars is None:
         compiled = _compile_raw(atom)
         chars = "".join(ch for ch in _ASCII if compiled.fullmatch(ch))
+        if len(_ATOMS) >= 1024:
+            _ATOMS.clear()
         _ATOMS[atom] = chars
     return chars
 
