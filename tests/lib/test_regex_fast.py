@@ -167,3 +167,11 @@ def test_long_matches_are_charged_like_the_regex_engine(runs, pattern):
     for replacement in ("<$0>", "-"):
         assert _outcome(10**8, f, text, R.compile_regex(pattern), replacement) == \
             _outcome(10**8, f, text, R.compile_regex("(?:" + pattern + ")"), replacement)
+
+
+def test_the_caches_of_simple_patterns_stay_bounded():
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    for i, a in enumerate(letters):
+        for b in letters[i + 1:]:
+            R.simple_form(R.compile_regex(f"[{a}{b}]+"))
+    assert len(R._ATOMS) <= 1024 and len(R._SIMPLE) <= 512
