@@ -292,11 +292,15 @@ def _split_chars(s: str, limit: int) -> Vector:
 def split(s, sep, limit=_NO):
     if limit is _NO and type(s) is str and type(sep) is str and len(sep) == 1:
         # the common case, as below without the checks: one-character separator, no limit
-        n = s.count(sep) + 1
-        charge((98 + SLOT) * n + OBJ + len(s))  # the pieces and the vector, before building
-        if n == 1:
-            return Vector([s])
-        parts = s.split(sep)
+        if len(s) <= 4096:  # split, then charge the same amount: building first holds under 150 KB
+            parts = s.split(sep)
+            charge((98 + SLOT) * len(parts) + OBJ + len(s))
+        else:
+            n = s.count(sep) + 1
+            charge((98 + SLOT) * n + OBJ + len(s))  # the pieces and the vector, before building
+            parts = s.split(sep)
+        if len(parts) == 1:
+            return Vector(parts)
         if not parts[-1]:  # Java's split drops trailing empty pieces
             while parts and parts[-1] == "":
                 parts.pop()
