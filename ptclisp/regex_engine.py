@@ -212,10 +212,12 @@ def _timed_out(who: str):
     raise PtcError("type_error", f"{who}: regex complexity limit exceeded (the match took too long)")
 
 
-def fast_form(rx: Regex, s: str):
-    """The `re` pattern that runs `rx` over `s` in linear time (see `simple_form`), or None."""
+def fast_form(rx: Regex, s: str, nonempty: bool = False):
+    """The `re` pattern that runs `rx` over `s` in linear time (see `simple_form`), or None; with
+    `nonempty`, None also when the pattern can match the empty string (successive matches of
+    such a pattern stay on the engine)."""
     form = simple_form(rx)
-    if form is not None and (form.any_text or s.isascii()):
+    if form is not None and (form.any_text or s.isascii()) and not (nonempty and form.empty):
         return form.whole
     return None
 
@@ -243,8 +245,8 @@ def fullmatch(rx: Regex, s: str, who: str):
 def iter_matches(rx: Regex, s: str, who: str):
     """Successive matches (Java `find` order, empty matches included)."""
     m = current()
-    fast = fast_form(rx, s)
-    if fast is not None and not _SIMPLE[rx.source].empty:
+    fast = fast_form(rx, s, nonempty=True)
+    if fast is not None:
         it = fast.finditer(s)
     else:
         it = rx.compiled.finditer(s, timeout=_timeout())

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..meter import charge, str_cost
-from ..regex_engine import (bound_input, compile_regex, fast_form, fullmatch, groups_of, iter_matches, search,
-                            simple_form)
+from ..regex_engine import bound_input, compile_regex, fast_form, fullmatch, groups_of, iter_matches, search
 from ..values import Regex, type_name
 from .common import need_pattern, need_regex, need_str, out_vec
 from ..registry import builtin
@@ -62,8 +61,8 @@ def re_matches(re, s):
 def re_seq(re, s):
     rx = need_regex(re, "re-seq")
     text = bound_input(need_str(s, "re-seq"))
-    fast = fast_form(rx, text)
-    if fast is not None and not simple_form(rx).empty:  # a pattern with no groups: findall gives the texts
+    fast = fast_form(rx, text, nonempty=True)
+    if fast is not None:  # a pattern with no groups: findall gives the texts
         found = fast.findall(text)
         if not found:
             return None

@@ -590,8 +590,8 @@ def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
     if type(repl) is str:
         parts = _java_replacement(repl, rxv, who)
         fn = None
-        fast = rx.fast_form(rxv, text)
-        if fast is not None and not rx.simple_form(rxv).empty:
+        fast = rx.fast_form(rxv, text, nonempty=True)
+        if fast is not None:
             return _replace_simple(text, fast, parts)
     else:
         fn = need_fn(repl, who)
