@@ -324,6 +324,9 @@ def split_spans(rx: Regex, s: str, who: str):
 _ASCII = [chr(c) for c in range(128)]
 _ATOMS: dict[str, str] = {}          # atom source -> the ASCII characters the engine matches with it
 _SIMPLE: dict[str, object] = {}      # pattern source -> Simple, or None when the pattern is not simple
+# known_simple_form(source): the Simple of a pattern source already worked out; None when it is not
+# simple or not yet known (simple_form works it out). The cache is only ever cleared in place.
+known_simple_form = _SIMPLE.get
 _CLASS_ESCAPES = "sSdDwW"
 _CHAR_ESCAPES = "tnrf"
 _CONTROL = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}

@@ -290,7 +290,15 @@ def _split_chars(s: str, limit: int) -> Vector:
          examples=('(split "a,b,c" ",") ;=> ["a" "b" "c"]', '(split "a--b" #"-+") ;=> ["a" "b"]',
                    '(split "a,b,c" "," 2) ;=> ["a" "b,c"]'))
 def split(s, sep, limit=_NO):
-    if limit is _NO and type(s) is str and type(sep) is str and len(sep) == 1:
+    if limit is _NO and type(s) is str and type(sep) is Regex and len(s) <= _UNCUT:
+        # the common regex case, as below without the checks: a literal or simple pattern
+        form = _known_form(sep.source)
+        if form is not None:
+            if form.literal is not None:
+                return _split_plain_regex(s, form.literal, 0)
+            if not form.empty and (form.any_text or s.isascii()):
+                return _split_simple(s, form, 0)
+    elif limit is _NO and type(s) is str and type(sep) is str and len(sep) == 1:
         # the common case, as below without the checks: one-character separator, no limit
         if len(s) <= 4096:  # split, then charge the same amount: building first holds under 150 KB
             parts = s.split(sep)
@@ -321,6 +329,9 @@ def split(s, sep, limit=_NO):
                                      f"use a regex such as #\"...\" for longer separators")
     return _split_literal(s, sep, limit)
 
+
+_UNCUT = rx.MAX_INPUT_BYTES // 4  # text no longer than this is never cut by rx.bound_input
+_known_form = rx.known_simple_form
 
 # a regex source with no metacharacter matches exactly its own text
 _PLAIN_PATTERN = _re.compile(r"[^.^$*+?()\[\]{}|\\]+\Z")
@@ -356,11 +367,7 @@ def _split_simple(text: str, form, limit: int) -> Vector:
         last = parts.pop()
         parts = [p.rstrip(strip) for p in parts]
         parts.append(last)
-    charge(49 * len(parts) + sum(map(len, parts)))
-    if limit == 0:
-        while parts and parts[-1] == "":
-            parts.pop()
-    return out_vec(parts)
+    return _charged_pieces(parts, 49 * len(parts) + sum(map(len, parts)), limit)
 
 
 def _split_plain_regex(text: str, sep: str, limit: int) -> Vector:
@@ -369,11 +376,18 @@ def _split_plain_regex(text: str, sep: str, limit: int) -> Vector:
     parts = text.split(sep, limit - 1) if limit > 0 else text.split(sep)
     if len(parts) == 1:
         return out_vec(parts)
-    charge(49 * len(parts) + len(text) - len(sep) * (len(parts) - 1))
-    if limit == 0:
+    return _charged_pieces(parts, 49 * len(parts) + len(text) - len(sep) * (len(parts) - 1), limit)
+
+
+def _charged_pieces(parts: list, cost: int, limit: int) -> Vector:
+    """The vector of the split `parts` (trailing empty pieces dropped when limit is 0), charged in
+    one step what `java_split` charges in several: `cost` (every piece, kept or dropped) and then
+    the vector of those kept."""
+    if limit == 0 and not parts[-1]:
         while parts and parts[-1] == "":
             parts.pop()
-    return out_vec(parts)
+    charge(cost + OBJ + SLOT * len(parts))
+    return Vector(parts)
 
 
 def _split_literal(s: str, sep: str, limit: int) -> Vector:
