@@ -290,29 +290,27 @@ def _split_chars(s: str, limit: int) -> Vector:
          examples=('(split "a,b,c" ",") ;=> ["a" "b" "c"]', '(split "a--b" #"-+") ;=> ["a" "b"]',
                    '(split "a,b,c" "," 2) ;=> ["a" "b,c"]'))
 def split(s, sep, limit=_NO):
-    if limit is _NO and type(s) is str and type(sep) is Regex and len(s) <= _UNCUT:
-        # the common regex case, as below without the checks: a literal or simple pattern
-        form = _known_form(sep.source)
-        if form is not None:
-            if form.literal is not None:
-                return _split_plain_regex(s, form.literal, 0)
-            if not form.empty and (form.any_text or s.isascii()):
-                return _split_simple(s, form, 0)
-    elif limit is _NO and type(s) is str and type(sep) is str and len(sep) == 1:
-        # the common case, as below without the checks: one-character separator, no limit
-        if len(s) <= 4096:  # split, then charge the same amount: building first holds under 150 KB
-            parts = s.split(sep)
-            charge((98 + SLOT) * len(parts) + OBJ + len(s))
-        else:
-            n = s.count(sep) + 1
-            charge((98 + SLOT) * n + OBJ + len(s))  # the pieces and the vector, before building
-            parts = s.split(sep)
-        if len(parts) == 1:
+    if limit is _NO and type(s) is str:  # the common cases, as below without the checks
+        t = type(sep)
+        if t is str and len(sep) == 1:  # _split_literal(s, sep, 0) in fewer steps
+            if len(s) <= 4096:  # split, then charge the same amount: building first holds under 150 KB
+                parts = s.split(sep)
+                charge((98 + SLOT) * len(parts) + OBJ + len(s))
+            else:
+                n = s.count(sep) + 1
+                charge((98 + SLOT) * n + OBJ + len(s))  # the pieces and the vector, before building
+                parts = s.split(sep)
+            if len(parts) > 1 and not parts[-1]:  # Java's split drops trailing empty pieces
+                while parts and parts[-1] == "":
+                    parts.pop()
             return Vector(parts)
-        if not parts[-1]:  # Java's split drops trailing empty pieces
-            while parts and parts[-1] == "":
-                parts.pop()
-        return Vector(parts)
+        if t is Regex and len(s) <= _UNCUT:  # a literal or simple pattern worked out before
+            form = _known_form(sep.source)
+            if form is not None:
+                if form.literal is not None:
+                    return _split_plain_regex(s, form.literal, 0)
+                if not form.empty and (form.any_text or s.isascii()):
+                    return _split_simple(s, form, 0)
     s = need_str(s, "split")
     limit = 0 if limit is _NO else need_count(limit, "split", "an integer index")
     t = type(sep)
