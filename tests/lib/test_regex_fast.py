@@ -100,14 +100,15 @@ def test_replace_agrees_with_the_regex_engine(pattern, text, budget):
 
 def test_the_patterns_models_write_are_simple():
     for p in ["\\s+", "\\s", ",\\s*", "[,;]", "[,;\\s]+", "\\t", "\\n", "\\|", ", ", "\\d+", "\\w+", "[a-z]+",
-              "\\d{3}-\\d{4}", "[^,]+", "\\S+", "."]:
+              "\\d{3}-\\d{4}", "[^,]+", "\\S+", ".", "-?\\d+", "\\d{1,3}\\.\\d{1,3}"]:
         form = R.simple_form(R.compile_regex(p))
         assert form is not None and form.whole is not None, p
     for p in ["\\s*,\\s*", "\\s*\\|\\s*", " *; *"]:  # C*R: split only
         form = R.simple_form(R.compile_regex(p))
         assert form is not None and form.whole is None and form.strip, p
     for p in ["\\s*\\s*,", "a+b", "(a)", "a+?", "a++", "\\s* ", "\\bx", "^a", "a|b", "\\x41", "\\p{L}", "é+",
-              "a{2,}", "a{1,99}", "[a[b]]", "[a&&b]", "[]a]", "\\Qa\\E", "\\h", "\\v"]:
+              "a{2,}", "a{1,99}", "[a[b]]", "[a&&b]", "[]a]", "\\Qa\\E", "\\h", "\\v",
+              "a?a?a?a?b", "a{0,15}a{0,3}b", "\\d+\\.\\d+"]:  # too many steps per position; quadratic
         assert R.simple_form(R.compile_regex(p)) is None, p
 
 
