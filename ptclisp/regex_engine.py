@@ -15,9 +15,14 @@ boundary); every engine call carries a timeout taken from
 `limits.regex_timeout_ms`, never longer than the evaluation has left. A
 timeout becomes `type_error` "regex complexity limit exceeded" (or the
 evaluation's own `timeout` when the deadline was the binding constraint).
+Simple patterns (`simple_form`: `\\s+`, `,\\s*`, `[,;]`, `\\d+`, ...) run on
+Python's `re` instead, with the same results, in time provably linear in
+the bounded input, so they need no timeout.
 Imports errors, meter, values; the `regex` package on the first pattern compiled (`engine()`).
 """
 from __future__ import annotations
+
+import re as _re
 
 from .errors import PtcError
 from .meter import charge, current, str_cost
@@ -214,7 +219,20 @@ def _timed_out(who: str):
     raise PtcError("type_error", f"{who}: regex complexity limit exceeded (the match took too long)")
 
 
+def fast_form(rx: Regex, s: str, nonempty: bool = False):
+    """The `re` pattern that runs `rx` over `s` in linear time (see `simple_form`), or None; with
+    `nonempty`, None also when the pattern can match the empty string (successive matches of
+    such a pattern stay on the engine)."""
+    form = simple_form(rx)
+    if form is not None and (form.any_text or s.isascii()) and not (nonempty and form.empty):
+        return form.whole
+    return None
+
+
 def search(rx: Regex, s: str, pos: int, who: str):
+    fast = fast_form(rx, s)
+    if fast is not None:
+        return fast.search(s, pos)
     try:
         return rx.compiled.search(s, pos, timeout=_timeout())
     except TimeoutError:
@@ -222,6 +240,9 @@ def search(rx: Regex, s: str, pos: int, who: str):
 
 
 def fullmatch(rx: Regex, s: str, who: str):
+    fast = fast_form(rx, s)
+    if fast is not None:
+        return fast.fullmatch(s)
     try:
         return rx.compiled.fullmatch(s, timeout=_timeout())
     except TimeoutError:
@@ -231,7 +252,11 @@ def fullmatch(rx: Regex, s: str, who: str):
 def iter_matches(rx: Regex, s: str, who: str):
     """Successive matches (Java `find` order, empty matches included)."""
     m = current()
-    it = rx.compiled.finditer(s, timeout=_timeout())
+    fast = fast_form(rx, s, nonempty=True)
+    if fast is not None:
+        it = fast.finditer(s)
+    else:
+        it = rx.compiled.finditer(s, timeout=_timeout())
     k = 0
     while True:
         try:
@@ -269,3 +294,301 @@ def split_spans(rx: Regex, s: str, who: str):
     """The (start, end) spans of the successive matches of `rx` in `s`."""
     for mt in iter_matches(rx, s, who):
         yield mt.span()
+
+
+# ------------------------------------------------------- simple patterns, fast
+#
+# Models mostly write patterns such as #"\s+", #",\s*", #"[,;]", #"\d+", #"\s*,\s*". On ASCII text
+# (`str.isascii()` is a flag test) such a pattern can run on Python's `re` at C speed with the very
+# same results: every atom is rewritten as the explicit set of ASCII characters that the engine
+# itself matches with it (asked of the engine, so `\s`, `\w`, `.` and bracket classes mean exactly
+# what they mean in the general path), and the pattern has no alternation, groups, anchors,
+# backreferences or lookaround, so both backtracking engines try the same paths in the same order
+# and find the same leftmost, greedy matches.
+#
+# `re` takes no timeout, so the fast form is limited to patterns whose run time is provably linear
+# in the (already bounded, 32 KB) input: only the LAST item may repeat without bound, and for the
+# other items (the prefix), the number of combinations of their repeat counts times their greatest
+# total width is at most 64. At each start position the engine tries at most those combinations
+# of the prefix, each examining at most that width: at most 64 character steps; the last item then
+# either fails at its first character or matches greedily and, nothing following it, succeeds at
+# once, and the characters it consumed are never examined again (the next search starts after the
+# match). A full match (`re-matches`) may give back the last run once per combination: still
+# linear. A call therefore takes at most about 64 steps per character of the 32 KB (a few ms
+# measured for the worst such patterns): it needs no timeout, just as a str.split does not.
+#
+# Splitting also takes the shape #"C*R" (a leading unbounded item that may match nothing, then a
+# linear R whose first item is required and shares no character with C), e.g. #"\s*,\s*": a match
+# of it is R's match extended backwards over the C characters before it (not past the previous
+# match), so the pieces are those of splitting around R, each but the last with trailing C
+# characters removed (`rstrip`). Running C*R itself on `re` would be quadratic on long runs of C.
+#
+# On text that is not ASCII the fast form serves only patterns whose every atom has a known full
+# set: literals, `\s` / `\S` (the engine's \s is Unicode White_Space, `_SPACE`), `.` (all but
+# \n) and bracket classes of those; `\d` and `\w` (large Unicode sets whose tables differ between
+# the two packages) keep such text on the engine. Each known set is checked against the engine
+# on every ASCII character and on probes beyond ASCII before it is used.
+
+_ASCII = [chr(c) for c in range(128)]
+_ATOMS: dict[str, str] = {}          # atom source -> the ASCII characters the engine matches with it
+_SIMPLE: dict[str, object] = {}      # pattern source -> Simple, or None when the pattern is not simple
+# known_simple_form(source): the Simple of a pattern source already worked out; None when it is not
+# simple or not yet known (simple_form works it out). The cache is only ever cleared in place.
+known_simple_form = _SIMPLE.get
+_CLASS_ESCAPES = "sSdDwW"
+_CHAR_ESCAPES = "tnrf"
+_CONTROL = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+_MAX_STEPS = 64   # character steps per start position (see _linear)
+# what the engine's \s matches: Unicode White_Space (a test compares it with every code point)
+_SPACE = frozenset("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+                   "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+_PROBES = "".join(sorted(ch for ch in _SPACE if ord(ch) > 127)) + "\x80\xe9\u0660\u00b2\u200b\u2160\ufeff\U0001f600"
+
+
+class Simple:
+    """The fast forms of a simple pattern.
+
+    `literal`: the text the pattern matches when it is a run of literal characters (valid on any
+    text), else None. The rest is valid on ASCII text only: `whole`, a `re` pattern equal to the
+    pattern (None for the C*R shape, which only splits); `split`, the `re` pattern whose pieces,
+    each but the last stripped of the characters `strip`, are the pieces of splitting around the
+    pattern; `empty`, whether the pattern can match the empty string; `any_text`, whether these
+    `re` patterns are valid on any text, not just ASCII text.
+    """
+
+    __slots__ = ("literal", "whole", "split", "strip", "empty", "any_text")
+
+    def __init__(self, literal, whole, split, strip: str, empty: bool, any_text: bool):
+        self.literal, self.whole, self.split, self.strip = literal, whole, split, strip
+        self.empty, self.any_text = empty, any_text
+
+
+def _atom_chars(atom: str) -> str:
+    """The ASCII characters that the engine matches with the one-character pattern `atom`."""
+    chars = _ATOMS.get(atom)
+    if chars is None:
+        compiled = _compile_raw(atom)
+        chars = "".join(ch for ch in _ASCII if compiled.fullmatch(ch))
+        if len(_ATOMS) >= 1024:
+            _ATOMS.clear()
+        _ATOMS[atom] = chars
+    return chars
+
+
+def _known_set(atom: str):
+    """(chars, negated) of the one-character pattern `atom` over all of Unicode (negated: every
+    character but `chars`), or None when its set is not known (`\\d`, `\\w` and their kin)."""
+    if atom == ".":
+        return frozenset("\n"), True
+    if atom[0] == "\\":
+        d = atom[1]
+        if d in "sS":
+            return _SPACE, d == "S"
+        return (None if d in _CLASS_ESCAPES else (frozenset(_CONTROL.get(d, d)), False))
+    if atom[0] != "[":
+        return frozenset(atom), False
+    body = atom[1:-1]
+    negated = body.startswith("^")
+    members = _class_members(body[1:] if negated else body)
+    return None if members is None else (members, negated)
+
+
+def _class_members(body: str):
+    """The characters a simple bracket class body names (ranges, \\s and escapes), or None."""
+    singles: list = []  # each member: a character, or a frozenset for \s
+    i = 0
+    while i < len(body):
+        if body[i] == "\\":
+            d = body[i + 1]
+            if d in _CLASS_ESCAPES:
+                if d != "s":
+                    return None
+                singles.append(_SPACE)
+            else:
+                singles.append(_CONTROL.get(d, d))
+            i += 2
+        elif body[i] == "-" and singles and i + 1 < len(body) and type(singles[-1]) is str:
+            lo = singles.pop()
+            hi = body[i + 1] if body[i + 1] != "\\" else _CONTROL.get(body[i + 2], body[i + 2])
+            if body[i + 1] == "\\" and body[i + 2] in _CLASS_ESCAPES:
+                return None
+            singles.append(frozenset(map(chr, range(ord(lo), ord(hi) + 1))))
+            i += 3 if body[i + 1] == "\\" else 2
+        else:
+            singles.append(body[i])
+            i += 1
+    out: set = set()
+    for m in singles:
+        if type(m) is str:
+            out.add(m)
+        else:
+            out |= m
+    return frozenset(out)
+
+
+def _checked_set(atom: str, ascii_chars: str):
+    """`_known_set(atom)` when the engine agrees with it on every ASCII character and on the probes
+    beyond ASCII; None otherwise (the pattern then runs fast on ASCII text only)."""
+    known = _known_set(atom)
+    if known is None:
+        return None
+    chars, negated = known
+    if "".join(ch for ch in _ASCII if (ch in chars) != negated) != ascii_chars:
+        return None
+    compiled = _compile_raw(atom)
+    if any((compiled.fullmatch(ch) is not None) != ((ch in chars) != negated) for ch in _PROBES):
+        return None
+    return known
+
+
+def _class_end(src: str, i: int) -> int:
+    """Index just after the simple bracket class starting at `src[i]`, or -1 when it is not simple
+    (nested classes, intersections, a leading ']', escapes other than class, control and
+    punctuation escapes)."""
+    j = i + 1
+    if j < len(src) and src[j] == "^":
+        j += 1
+    if j < len(src) and src[j] == "]":
+        return -1
+    while j < len(src):
+        c = src[j]
+        if c == "]":
+            return j + 1
+        if c == "[" or src.startswith("&&", j):
+            return -1
+        if c == "\\":
+            if j + 1 >= len(src) or not _simple_escape(src[j + 1]):
+                return -1
+            j += 2
+        else:
+            j += 1
+    return -1
+
+
+def _simple_escape(d: str) -> bool:
+    return d in _CLASS_ESCAPES or d in _CHAR_ESCAPES or (d.isascii() and not d.isalnum() and d.isprintable())
+
+
+def _quantifier(src: str, i: int) -> tuple[int, int | None, int] | None:
+    """(min, max or None for unbounded, next index) of the quantifier at `src[i]` (none: 1, 1)."""
+    c = src[i] if i < len(src) else ""
+    if c in ("*", "+", "?") and c:
+        lo, hi, i = (0 if c != "+" else 1), (None if c != "?" else 1), i + 1
+    elif c == "{":
+        j = src.find("}", i)
+        body = src[i + 1:j].split(",") if j > 0 else []
+        if not (1 <= len(body) <= 2) or not all(b.isascii() and b.isdigit() and len(b) <= 2 for b in body):
+            return None
+        lo, hi, i = int(body[0]), int(body[-1]), j + 1
+        if hi < lo or hi > 16:
+            return None
+    else:
+        return 1, 1, i
+    if i < len(src) and src[i] in "?+{*":  # lazy, possessive or a stacked quantifier
+        return None
+    return lo, hi, i
+
+
+def _items(src: str) -> list | None:
+    """The pattern as [(ASCII chars, min, max, literal, known set)], or None when it is not made of
+    simple items. `literal` is the one character a literal or escaped character matches (None for
+    classes and `.`); `known set` is `_checked_set`."""
+    if not src.isascii():
+        return None
+    items = []
+    i = 0
+    while i < len(src):
+        c = src[i]
+        lit = None
+        if c == "\\":
+            if i + 1 >= len(src) or not _simple_escape(src[i + 1]):
+                return None
+            d = src[i + 1]
+            if d not in _CLASS_ESCAPES:
+                lit = _CONTROL.get(d, d)
+            end = i + 2
+        elif c == "[":
+            end = _class_end(src, i)
+            if end < 0:
+                return None
+        elif c in "^$|()*+?{}]" or not (c.isprintable() or c in "\t\n\r\f"):
+            return None
+        else:
+            lit = None if c == "." else c
+            end = i + 1
+        q = _quantifier(src, end)
+        if q is None:
+            return None
+        atom = src[i:end]
+        chars = _atom_chars(atom)
+        if lit is not None and chars != lit:  # not the literal it looks like: leave it to the engine
+            return None
+        items.append((chars, q[0], q[1], lit, _checked_set(atom, chars)))
+        i = q[2]
+    return items
+
+
+def _linear(items: list) -> bool:
+    """Only the last item repeats without bound; the others' combinations of repeat counts times
+    their greatest total width is at most 64 (see above)."""
+    combos = width = 1
+    for _, lo, hi, _, _ in items[:-1]:
+        if hi is None:
+            return False
+        combos *= hi - lo + 1
+        width += hi
+    return combos * width <= _MAX_STEPS
+
+
+def _re_source(items: list, any_text: bool) -> str:
+    """The `re` pattern of `items`: each atom as its ASCII characters, or (any_text) its known set."""
+    out = []
+    for chars, lo, hi, _, known in items:
+        if any_text:
+            members, negated = known
+            atom = ("[^" if negated else "[") + "".join(map(_re_char, sorted(members))) + "]"
+        elif not chars:
+            atom = "[^\\x00-\\U0010ffff]"  # an item the engine matches with no ASCII character
+        else:
+            atom = "[" + "".join(map(_re_char, chars)) + "]"
+        if (lo, hi) == (1, 1):
+            out.append(atom)
+        elif hi is None:
+            out.append(atom + ("*" if lo == 0 else "+"))
+        else:
+            out.append("%s{%d,%d}" % (atom, lo, hi))
+    return "".join(out)
+
+
+def _re_char(ch: str) -> str:
+    return "\\U%08x" % ord(ch)
+
+
+def simple_form(rx: Regex) -> Simple | None:
+    """The fast form of `rx` when it is a simple pattern (see above), else None."""
+    source = rx.source
+    try:
+        return _SIMPLE[source]
+    except KeyError:
+        pass
+    form = None
+    items = _items(source) if source else None
+    if items:
+        literal = None
+        if all(it[3] is not None and it[1] == it[2] == 1 for it in items):
+            literal = "".join(it[3] for it in items)
+        empty = all(it[1] == 0 for it in items)
+        any_text = all(it[4] is not None for it in items)
+        if _linear(items):
+            whole = _re.compile(_re_source(items, any_text))
+            form = Simple(literal, whole, whole, "", empty, any_text)
+        elif len(items) > 1 and items[0][1] == 0 and items[0][2] is None and _linear(items[1:]) \
+                and items[1][1] >= 1 and not set(items[0][0]) & set(items[1][0]):
+            c, r = items[0][4], items[1][4]  # C*R on any text: both known, not negated, disjoint
+            any_text = any_text and not c[1] and not r[1] and not c[0] & r[0]
+            strip = "".join(sorted(c[0])) if any_text else items[0][0]
+            form = Simple(None, None, _re.compile(_re_source(items[1:], any_text)), strip, False, any_text)
+    if len(_SIMPLE) >= 512:
+        _SIMPLE.clear()
+    _SIMPLE[source] = form
+    return form

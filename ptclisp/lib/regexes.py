@@ -4,16 +4,17 @@ Owns `re-pattern re-find re-matches re-seq re-split regex?` and the two
 regex-based string helpers `extract` / `extract-int`. Compiling patterns and
 running them within the limits (pattern size, input size, timeouts) is
 `ptclisp.regex_engine`, which the string family uses too.
-Imports values, errors, the regex engine, lib.common, registry, lib.strings.
+Imports values, errors, meter, the regex engine, lib.common, registry, lib.strings.
 """
 from __future__ import annotations
 
 from ..errors import PtcError
-from ..regex_engine import bound_input, compile_regex, fullmatch, groups_of, iter_matches, search, split_spans
+from ..meter import charge, str_cost
+from ..regex_engine import bound_input, compile_regex, fast_form, fullmatch, groups_of, iter_matches, search
 from ..values import Regex, type_name
 from .common import need_pattern, need_regex, need_str, out_vec
 from ..registry import builtin
-from .strings import java_split, parse_long, split
+from .strings import parse_long, regex_split, split
 
 
 # ------------------------------------------------------------------ builtins
@@ -60,6 +61,14 @@ def re_matches(re, s):
 def re_seq(re, s):
     rx = need_regex(re, "re-seq")
     text = bound_input(need_str(s, "re-seq"))
+    fast = fast_form(rx, text, nonempty=True)
+    if fast is not None:  # a pattern with no groups: findall gives the texts
+        found = fast.findall(text)
+        if not found:
+            return None
+        if len(text) > 64:  # as groups_of charges each match longer than 64
+            charge(sum(str_cost(n) for n in map(len, found) if n > 64))
+        return out_vec(found)
     out = []
     for mt in iter_matches(rx, text, "re-seq"):
         out.append(groups_of(mt, rx))
@@ -77,8 +86,7 @@ def re_split(re, s):
     text = need_str(s, "re-split")
     if rx.source == "":
         return split(text, rx)
-    text = bound_input(text)
-    return java_split(text, split_spans(rx, text, "re-split"), 0)
+    return regex_split(bound_input(text), rx, 0, "re-split")
 
 
 @builtin("regex?", "(regex? x)", groups=("regex",), category="regex",

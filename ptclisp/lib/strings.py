@@ -290,27 +290,34 @@ def _split_chars(s: str, limit: int) -> Vector:
          examples=('(split "a,b,c" ",") ;=> ["a" "b" "c"]', '(split "a--b" #"-+") ;=> ["a" "b"]',
                    '(split "a,b,c" "," 2) ;=> ["a" "b,c"]'))
 def split(s, sep, limit=_NO):
-    if limit is _NO and type(s) is str and type(sep) is str and len(sep) == 1:
-        # the common case, as below without the checks: one-character separator, no limit
-        n = s.count(sep) + 1
-        charge((98 + SLOT) * n + OBJ + len(s))  # the pieces and the vector, before building
-        if n == 1:
-            return Vector([s])
-        parts = s.split(sep)
-        if not parts[-1]:  # Java's split drops trailing empty pieces
-            while parts and parts[-1] == "":
-                parts.pop()
-        return Vector(parts)
+    if limit is _NO and type(s) is str:  # the common cases, as below without the checks
+        t = type(sep)
+        if t is str and len(sep) == 1:  # _split_literal(s, sep, 0) in fewer steps
+            if len(s) <= 4096:  # split, then charge the same amount: building first holds under 150 KB
+                parts = s.split(sep)
+                charge((98 + SLOT) * len(parts) + OBJ + len(s))
+            else:
+                n = s.count(sep) + 1
+                charge((98 + SLOT) * n + OBJ + len(s))  # the pieces and the vector, before building
+                parts = s.split(sep)
+            if len(parts) > 1 and not parts[-1]:  # Java's split drops trailing empty pieces
+                while parts and parts[-1] == "":
+                    parts.pop()
+            return Vector(parts)
+        if t is Regex and len(s) <= _UNCUT:  # a literal or simple pattern worked out before
+            form = _known_form(sep.source)
+            if form is not None:
+                if form.literal is not None:
+                    return _split_plain_regex(s, form.literal, 0)
+                if not form.empty and (form.any_text or s.isascii()):
+                    return _split_simple(s, form, 0)
     s = need_str(s, "split")
     limit = 0 if limit is _NO else need_count(limit, "split", "an integer index")
     t = type(sep)
     if t is Regex:
         if sep.source == "":
             return _split_chars(s, limit)
-        text = rx.bound_input(s)
-        if _PLAIN_PATTERN.match(sep.source):  # #" ", #", ": no regex engine needed, the same pieces
-            return _split_plain_regex(text, sep.source, limit)
-        return java_split(text, (mt.span() for mt in rx.iter_matches(sep, text, "split")), limit)
+        return regex_split(rx.bound_input(s), sep, limit, "split")
     if t is not str:
         raise PtcError("type_error", f"split: the separator must be a regex or a one-character string, got {type_name(sep)}")
     if sep == "":
@@ -321,8 +328,44 @@ def split(s, sep, limit=_NO):
     return _split_literal(s, sep, limit)
 
 
+_UNCUT = rx.MAX_INPUT_BYTES // 4  # text no longer than this is never cut by rx.bound_input
+_known_form = rx.known_simple_form
+
 # a regex source with no metacharacter matches exactly its own text
 _PLAIN_PATTERN = _re.compile(r"[^.^$*+?()\[\]{}|\\]+\Z")
+
+
+def regex_split(text: str, sep: Regex, limit: int, who: str) -> Vector:
+    """`java_split` of the (bounded) `text` around the non-empty regex `sep`.
+
+    Literal patterns split with str.split, simple patterns with `re` at C speed (see
+    `regex_engine.simple_form`); both give the pieces and charges of the general path."""
+    form = rx.simple_form(sep)
+    if form is not None:
+        if form.literal is not None:  # #" ", #"\|", #"\t": no regex engine needed
+            return _split_plain_regex(text, form.literal, limit)
+        if not form.empty and (form.any_text or text.isascii()):
+            return _split_simple(text, form, limit)
+    elif _PLAIN_PATTERN.match(sep.source):  # #"é": a literal, but not a simple pattern (not ASCII)
+        return _split_plain_regex(text, sep.source, limit)
+    return java_split(text, (mt.span() for mt in rx.iter_matches(sep, text, who)), limit)
+
+
+def _split_simple(text: str, form, limit: int) -> Vector:
+    """`java_split` around a simple pattern that cannot match empty: `re.split` finds
+    the same positive-width matches (so a match at 0 gives a leading "", as in Java); the pieces
+    are charged as the general path charges them (each piece as a string, then the vector)."""
+    if limit == 1:  # (re.split's maxsplit 0 means no cap)
+        return out_vec([text])
+    parts = form.split.split(text, limit - 1 if limit > 0 else 0)
+    if len(parts) == 1:
+        return out_vec(parts)
+    strip = form.strip
+    if strip:  # the C*R shape: R's pieces less the C characters the matches took before R
+        last = parts.pop()
+        parts = [p.rstrip(strip) for p in parts]
+        parts.append(last)
+    return _charged_pieces(parts, 49 * len(parts) + sum(map(len, parts)), limit)
 
 
 def _split_plain_regex(text: str, sep: str, limit: int) -> Vector:
@@ -331,11 +374,18 @@ def _split_plain_regex(text: str, sep: str, limit: int) -> Vector:
     parts = text.split(sep, limit - 1) if limit > 0 else text.split(sep)
     if len(parts) == 1:
         return out_vec(parts)
-    charge(49 * len(parts) + len(text) - len(sep) * (len(parts) - 1))
-    if limit == 0:
+    return _charged_pieces(parts, 49 * len(parts) + len(text) - len(sep) * (len(parts) - 1), limit)
+
+
+def _charged_pieces(parts: list, cost: int, limit: int) -> Vector:
+    """The vector of the split `parts` (trailing empty pieces dropped when limit is 0), charged in
+    one step what `java_split` charges in several: `cost` (every piece, kept or dropped) and then
+    the vector of those kept."""
+    if limit == 0 and not parts[-1]:
         while parts and parts[-1] == "":
             parts.pop()
-    return out_vec(parts)
+    charge(cost + OBJ + SLOT * len(parts))
+    return Vector(parts)
 
 
 def _split_literal(s: str, sep: str, limit: int) -> Vector:
@@ -552,6 +602,9 @@ def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
     if type(repl) is str:
         parts = _java_replacement(repl, rxv, who)
         fn = None
+        fast = rx.fast_form(rxv, text, nonempty=True)
+        if fast is not None:
+            return _replace_simple(text, fast, parts)
     else:
         fn = need_fn(repl, who)
         parts = None
@@ -575,6 +628,35 @@ def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
     charge(str_cost(len(text) - pos))
     out.append(text[pos:])
     return "".join(out)
+
+
+def _replace_simple(text: str, fast, parts: list) -> str:
+    """`_regex_replace` with a replacement string and a simple pattern (no groups, no empty match)
+    by `re.subn` at C speed. The general path charges each gap and replacement,
+    then the tail: 49 per piece plus the result's length. With a short replacement the result is
+    at most 4x the (bounded) text, built and then charged; longer ones count the matches first
+    and charge before building."""
+    lit = k = 0
+    template = []
+    for p in parts:
+        if type(p) is str:
+            lit += len(p)
+            template.append(p.replace("\\", "\\\\"))
+        else:  # $0, the only group a simple pattern has
+            k += 1
+            template.append("\\g<0>")
+    template = "".join(template)
+    if lit + k > 3:
+        rest, n = fast.subn("", text)
+        if n == 0:
+            return text
+        charge(49 * (n + 1) + len(rest) + n * lit + k * (len(text) - len(rest)))
+        return fast.sub(template, text)
+    out, n = fast.subn(template, text)
+    if n == 0:
+        return text
+    charge(49 * (n + 1) + len(out))
+    return out
 
 
 def _replace_coll(smap, coll):
@@ -706,5 +788,5 @@ def parse_boolean(s):
     return None
 
 
-__all__ = ["display", "readable", "charge_render", "render_size", "java_split", "WHITESPACE",
+__all__ = ["display", "readable", "charge_render", "render_size", "java_split", "regex_split", "WHITESPACE",
            "parse_long"]

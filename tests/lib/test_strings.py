@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from helpers import check_builtin as check
 from ptclisp import lib
@@ -356,3 +358,25 @@ def test_split_on_a_plain_regex_is_charged_like_the_regex_path():
         r = ptclisp.run(src.replace('#" "', pattern), context={"lines": ["the quick brown fox jumps over the lazy dog again"] * 10_000},
                         limits=ptclisp.Limits(timeout_ms=30_000))
         assert (r.status, r.value) == ("ok", 100_000), pattern
+
+
+# ------------------------------------------------------------------ split on one character, no limit
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab ,", max_size=40) | st.text(alphabet="ab ,", min_size=4090, max_size=4100),
+       st.sampled_from([" ", ","]), st.sampled_from([10**8, 200, 600, 2000]))
+def test_split_on_one_character_charges_like_the_checked_path(s, sep, budget):
+    """(split s sep) takes a shortcut; with limit 0 (the same meaning) it takes the checked path."""
+    def outcome(*args):
+        m = Meter(Limits(timeout_ms=5000, memory_bytes=budget))
+        prev = install(m)
+        m.start()
+        try:
+            try:
+                return pr_str(fn("split")(*args)), m.allocated
+            except PtcError as e:
+                return e.kind, e.message, e.details, m.allocated
+        finally:
+            m.stop()
+            install(prev)
+    assert outcome(s, sep) == outcome(s, sep, 0)
