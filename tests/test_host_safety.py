@@ -577,6 +577,7 @@ def test_the_repl_keeps_its_own_ctrl_c_handling(monkeypatch):
 
 
 _TRACED_IMPORT = r'''
+import sys
 def tracer(frame, event, arg):
     frame.f_locals  # what a debugger does: holders are added to every local
     return tracer
