@@ -372,12 +372,15 @@ _ATOM_KIND: dict = {}   # atom text -> the scanner's terminal for it alone (None
 
 
 def _atom_kind(text: str):
-    """The terminal `_SCAN` reads `text` as when it is one whole token, else None (remembered
-    for non-numbers: names repeat across programs, numbers rarely do)."""
+    """The terminal `_SCAN` reads `text` as when it is one whole token ("NAME" for a symbol without
+    a namespace that is not nil/true/false), else None (remembered for non-numbers: names repeat
+    across programs, numbers rarely do)."""
     if text.isdigit() and text.isascii():
         return "INTEGER"
     m = _SCAN.match(text)
     kind = m.lastgroup if m is not None and m.end() == len(text) else None
+    if (kind == "SYMBOL_LEAD" or kind == "SYMBOL") and text not in _WORDS and "/" not in text:
+        kind = "NAME"   # a symbol read as Sym(None, text)
     if len(_ATOM_KIND) < 4096:
         _ATOM_KIND[text] = kind
     return kind
@@ -397,51 +400,55 @@ def _token_read(text: str, max_depth: int, names: set | None) -> list[Form]:
     out = top
     stack: list = []   # (opener, items_of_parent, open_line, open_col)
     kinds = _ATOM_KIND
-    budget = 2048           # tokens until the next look at the compile clock
-    for skipped, tok in pairs:
-        budget -= 1
-        if not budget:
-            budget = 2048
+    for first in range(0, len(pairs), 2048):   # a look at the compile clock every 2048 tokens
+        if first:
             compile_tick()
-        if skipped:
-            if "\n" in skipped:
-                line += skipped.count("\n")
-                line_start = pos + skipped.rfind("\n") + 1
-            pos += len(skipped)
-        n = len(tok)
-        if tok in _OPEN_CLASS:
-            if len(stack) >= max_depth:
-                raise _Fallback
-            stack.append((tok, out, line, pos - line_start + 1))
-            out = []
-            pos += n
-            continue
-        col = pos - line_start + 1
-        c = tok[0]
-        if c == ")" or c == "]" or c == "}":
-            if not stack:
-                raise _Fallback
-            opener, parent, ol, oc = stack.pop()
-            if _CLOSER[opener] != c or (opener == "{" and len(out) % 2):
-                raise _Fallback
-            form = _OPEN_CLASS[opener](out, Span(ol, oc, line, col + 1))
-            out = parent
-        elif c == '"' or c == "#":
-            if n == 1:   # an unclosed string, or `#` of a construct left to the scanner
-                raise _Fallback
-            nl = tok.count("\n")
-            if nl:
-                last = tok.rfind("\n")
-                span = Span(line, col, line + nl, n - last)
-                line += nl
-                line_start = pos + last + 1
+        for skipped, tok in pairs[first:first + 2048] if len(pairs) > 2048 else pairs:
+            if skipped:
+                if "\n" in skipped:
+                    line += skipped.count("\n")
+                    line_start = pos + skipped.rfind("\n") + 1
+                pos += len(skipped)
+            n = len(tok)
+            if tok in _OPEN_CLASS:
+                if len(stack) >= max_depth:
+                    raise _Fallback
+                stack.append((tok, out, line, pos - line_start + 1))
+                out = []
+                pos += n
+                continue
+            col = pos - line_start + 1
+            c = tok[0]
+            if c == ")" or c == "]" or c == "}":
+                if not stack:
+                    raise _Fallback
+                opener, parent, ol, oc = stack.pop()
+                if _CLOSER[opener] != c or (opener == "{" and len(out) % 2):
+                    raise _Fallback
+                form = _OPEN_CLASS[opener](out, Span(ol, oc, line, col + 1))
+                out = parent
+            elif c == '"' or c == "#":
+                if n == 1:   # an unclosed string, or `#` of a construct left to the scanner
+                    raise _Fallback
+                nl = tok.count("\n")
+                if nl:
+                    last = tok.rfind("\n")
+                    span = Span(line, col, line + nl, n - last)
+                    line += nl
+                    line_start = pos + last + 1
+                else:
+                    span = Span(line, col, line, col + n)
+                form = Lit(decode_string(tok[1:-1]), span) if c == '"' else RegexLit(decode_string(tok[2:-1]), span)
             else:
-                span = Span(line, col, line, col + n)
-            form = Lit(decode_string(tok[1:-1]), span) if c == '"' else RegexLit(decode_string(tok[2:-1]), span)
-        else:
-            form = _atom(tok, kinds.get(tok) or _atom_kind(tok), Span(line, col, line, col + n), names)
-        out.append(form)
-        pos += n
+                kind = kinds.get(tok) or _atom_kind(tok)
+                if kind == "NAME":   # the commonest atom: a plain symbol
+                    if names is not None:
+                        names.add(tok)
+                    form = Sym(None, tok, Span(line, col, line, col + n))
+                else:
+                    form = _atom(tok, kind, Span(line, col, line, col + n), names)
+            out.append(form)
+            pos += n
     if stack:
         raise _Fallback
     return top
