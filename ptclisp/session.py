@@ -36,7 +36,7 @@ from .interp import Builder
 from .meter import Limits, Meter, default_limits
 from .namespace import Namespace
 from .reader import read
-from .tools import ToolSet
+from .tools import ToolNames, ToolSet
 
 
 @attrs.define(slots=True)
@@ -107,11 +107,14 @@ class Environment:
         return h[-n] if len(h) >= n else None
 
     def analyzer_env(self) -> Env:
-        return Env(user_names=self.ns.keys(), tools=self.tools.names(), preludes=self.preludes,
-                   strict_data=self.strict_data)
+        tools = self.tools
+        # no tools granted (a plain ToolSet): the one empty ToolNames, rather than a new one per evaluation
+        names = _NO_TOOL_NAMES if type(tools) is ToolSet and not tools.tools else tools.names()
+        return Env(user_names=self.ns.keys(), tools=names, preludes=self.preludes, strict_data=self.strict_data)
 
 
 _MISSING = object()
+_NO_TOOL_NAMES = ToolNames(())   # what ToolSet().names() gives (frozensets: shared safely)
 
 
 class ProgramCache:

@@ -281,3 +281,17 @@ def test_compat_namespace_errors():
     r = ptclisp.run("(foo/bar 1)")
     assert r.error.kind == "invalid_form"
     assert r.error.details["kind"] == "unknown_namespace" and r.error.details["rejected_namespace"] == "foo"
+
+
+def test_a_toolless_environment_names_no_tools_like_an_empty_toolset():
+    # the analyzer's view of "no tools granted" is one shared empty ToolNames: the same set and
+    # private names as ToolSet().names(), and the same error for a tool call
+    from ptclisp.session import Environment
+    from ptclisp.tools import ToolNames, ToolSet
+    names = Environment().analyzer_env().tools
+    fresh = ToolSet().names()
+    assert type(names) is ToolNames and names == fresh and names.private == fresh.private
+    assert sorted(Environment(tools={"t": lambda: 1}).analyzer_env().tools) == ["t"]
+    r = ptclisp.run("(tool/nope 1)")
+    assert (r.error.kind, r.error.message) == ("unknown_tool", "tool/nope is not available. Available tools: (none)")
+    assert (r.error.span.line, r.error.span.col) == (1, 2)
