@@ -308,15 +308,23 @@ class _Fallback(Exception):
 
 
 def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
-    """Read `text` without lark: `_token_read`, else the one-regex scanner (`_scan_read`). Raises
+    """Read `text` without lark: `_token_read` (up to `_TOKEN_READ_MAX` characters), else the one-regex
+    scanner (`_scan_read`). Raises
     `_Fallback` on anything neither handles (every error, too deep nesting, a token out of place):
     `read` then reads the text with the lark parser, which reports the error or reads the rare construct."""
-    try:
-        return _token_read(text, max_depth, names)
-    except _Fallback:
-        if names is not None:
-            names.clear()
+    if len(text) <= _TOKEN_READ_MAX:
+        try:
+            return _token_read(text, max_depth, names)
+        except _Fallback:
+            if names is not None:
+                names.clear()
     return _scan_read(text, max_depth, names)
+
+
+# `_token_read` splits the whole text before it looks at any token, so text it hands over has been
+# split for nothing; above this size (far above a model's program) the scanner, which stops at the
+# first irregular token, reads alone
+_TOKEN_READ_MAX = 64 * 1024
 
 
 def _uncapture(pattern: str) -> str:
@@ -356,7 +364,15 @@ def _token_pattern():
     token, last): the pattern matches at every position, so the pairs tile the text exactly
     (`findall` never skips a character, and never retries inside trailing whitespace)."""
     table = {t[0]: t for t in _terminal_table()}
-    skip = "(?>(?:" + "|".join(t[2] for t in table.values() if t[3]) + ")*)"
+    ignored = {t[0]: t[2] for t in table.values() if t[3]}
+    if set(ignored) == {"WS", "COMMENT"}:
+        # the scanner's skipped text, unrolled (whitespace, then comments each with the whitespace
+        # after it): no alternation per token, and no backtracking into it, as every position
+        # matches a token after it
+        ws, comment = ignored["WS"], ignored["COMMENT"]
+        skip = f"(?:{ws})?(?:{comment}(?:{ws})?)*"
+    else:  # pragma: no cover - other ignored terminals: the scanner's own form
+        skip = "(?>(?:" + "|".join(ignored.values()) + ")*)"
     token = "|".join([r"[()\[\]{}]|\#[({]", f"(?>{_ATOM_CHARS}+)\\#?",
                       _uncapture(table["STRING"][2]), _uncapture(table["REGEX"][2]), "(?s:.)", r"\Z"])
     pattern = re.compile(f"({skip})({token})")

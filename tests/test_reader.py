@@ -236,3 +236,16 @@ def test_token_reader_tracks_lines_across_strings_and_comments():
     forms = _token_read('(a ;c\n "x\ny" #"p\nq" b)\n  :k', 64, None)
     assert _spans(forms) == _spans(_lark_read('(a ;c\n "x\ny" #"p\nq" b)\n  :k'))
     assert (forms[1].span.line, forms[1].span.col) == (5, 3)
+
+
+def test_text_longer_than_the_findall_limit_reads_the_same():
+    # above _TOKEN_READ_MAX the scanner reads alone (an irregular token is found without splitting
+    # the whole text first): the same forms and spans
+    n = reader_module._TOKEN_READ_MAX // 8 + 1
+    text = "(+ 1 2)\n" * n
+    assert len(text) > reader_module._TOKEN_READ_MAX
+    forms = read(text)
+    assert len(forms) == n and _spans(forms[-1:]) == _spans(_token_read("\n" * (n - 1) + "(+ 1 2)", 64, None))
+    with pytest.raises(ReadError) as e:
+        read(text + "@x")
+    assert (e.value.span.line, e.value.span.col) == (n + 1, 1)
