@@ -5,7 +5,7 @@ Every entry point returns a `Result` or a value; no input makes `run` or
 host's own KeyboardInterrupt or SystemExit, which roll the evaluation back
 and propagate. What a host passes in is checked by `ptclisp.inputs`.
 `Session` itself is ptclisp.session's; `run` picks the thread
-(`session.run_in_thread`) or the process (`process.run_in_process`, imported
+(`session.run_checked`, as `session.run_in_thread` after the inputs are checked) or the process (`process.run_in_process`, imported
 with the first process-isolated run).
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .inputs import check_inputs
 from .meter import Limits
 from .printer import pr_str as _pr_str
 from .reader import read_string as _read_string
-from .session import Result, Session, run_in_thread
+from .session import Result, Session, run_checked
 from .values import equal as _equal
 
 __all__ = ["run", "Session", "read_string", "equal", "pr_str", "to_python", "from_python"]
@@ -41,7 +41,7 @@ def run(source: str, context=None, tools=None, limits: Limits | dict | None = No
         return run_in_process(source, context, tools, limits, preludes, strict_data)
     if mode != "thread":
         return Result("error", error=ErrorInfo("type_error", f"isolation must be 'thread' or 'process', got {mode!r}"))
-    return run_in_thread(source, context, tools, limits, preludes, strict_data)
+    return run_checked(source, context, tools, limits, preludes, strict_data)
 
 
 def read_string(text: str):

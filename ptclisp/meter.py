@@ -250,7 +250,10 @@ class _Watchdog:
     def __init__(self):
         self._heap: list = []
         self._live: dict = {}
-        self._cond = threading.Condition()
+        # a plain lock (nothing here re-enters it), taken directly by watch and forget: cheaper than
+        # going through the Condition's own __enter__/__exit__ on every evaluation
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._ids = itertools.count()
         self._thread = None
         self._started = False
@@ -258,7 +261,7 @@ class _Watchdog:
 
     def watch(self, meter: Meter, deadline: float) -> int:
         wid = next(self._ids)
-        with self._cond:
+        with self._lock:
             self._live[wid] = meter
             heapq.heappush(self._heap, (deadline, wid))
             if self._thread is None:
@@ -279,7 +282,7 @@ class _Watchdog:
         self._thread = t
 
     def forget(self, wid: int):
-        with self._cond:
+        with self._lock:
             self._live.pop(wid, None)
 
     def _run(self):

@@ -1,17 +1,18 @@
 """Text -> forms with source spans.
 
 Owns the lark LALR parser over `grammar/ptclisp.lark`, a fast path that
-reads ordinary programs with one regular expression built from the same
-grammar's terminals (falling back to lark on anything else), the post-lex
+reads ordinary programs with regular expressions built from the same
+grammar's terminals (one `findall` splitting the whole text, else a scanner
+token by token; falling back to lark on anything else), the post-lex
 rules (nil/true/false words, escape decoding, digit and depth limits) and the
 classification of reader failures into `parse_error` with line, column and
-a short hint. `ReadError.incomplete` marks input that only needs more text
+a short hint (ptclisp.read_errors). `ReadError.incomplete` marks input that only needs more text
 (unclosed bracket or string), which the REPL uses for multi-line entry.
 
     read(text)        -> list of forms (a whole program; a leading byte-order mark is skipped)
     read_string(text) -> one value, read as data (no evaluation)
 
-Imports errors, meter (the compile clock), forms, values; lark lazily; `read_string` compiles a
+Imports errors, read_errors, meter (the compile clock), forms, values; lark lazily; `read_string` compiles a
 regex literal with the regex engine (imported when first needed).
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ if TYPE_CHECKING:  # lark is imported lazily; its Token only annotates here
     from lark import Token
 
 from .errors import ReadError, Span
+from .read_errors import classify, scan
 from .meter import compile_tick
 from .forms import (
     Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm, split_symbol,
@@ -214,152 +216,6 @@ def _build_lark():
                 lexer_callbacks=callbacks, propagate_positions=False, maybe_placeholders=False)
 
 
-# ------------------------------------------------------------------------ errors
-
-_BRACKETS = {"(": ")", "[": "]", "{": "}"}
-_NAMES = {"(": "list", "[": "vector", "{": "map", "#{": "set", "#(": "short function"}
-
-
-def scan(text: str):
-    """A light bracket scanner aware of strings, comments and char literals.
-
-    Returns None when brackets balance, else (problem, span, incomplete) where
-    problem is a human message.
-    """
-    stack: list[tuple[str, int, int]] = []
-    i, n, line, col = 0, len(text), 1, 1
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            i += 1
-            line += 1
-            col = 1
-            continue
-        if c == ";":
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            col += j - i
-            i = j
-            continue
-        if c == "\\":
-            i += 2
-            col += 2
-            continue
-        if c == '"' or (c == "#" and i + 1 < n and text[i + 1] == '"'):
-            start_line, start_col = line, col
-            k = i + (2 if c == "#" else 1)
-            col += k - i
-            closed = False
-            while k < n:
-                d = text[k]
-                if d == "\\" and k + 1 < n and text[k + 1] not in "\r\n":
-                    k += 2
-                    col += 2
-                    continue
-                if d == "\\":
-                    break
-                if d == '"':
-                    closed = True
-                    k += 1
-                    col += 1
-                    break
-                if d == "\n":
-                    line += 1
-                    col = 1
-                else:
-                    col += 1
-                k += 1
-            if not closed:
-                return (f"unclosed string starting at line {start_line}, column {start_col}",
-                        Span(start_line, start_col), k >= n)
-            i = k
-            continue
-        if c == "#" and i + 1 < n and text[i + 1] in "({":
-            stack.append(("#" + text[i + 1], line, col))
-            i += 2
-            col += 2
-            continue
-        if c in "([{":
-            stack.append((c, line, col))
-        elif c in ")]}":
-            if not stack:
-                return (f"unexpected closing {c!r} at line {line}, column {col} with nothing open",
-                        Span(line, col), False)
-            opener, ol, oc = stack.pop()
-            if _BRACKETS[opener[-1]] != c:
-                return (f"mismatched {c!r} at line {line}, column {col}: the {_NAMES[opener]} opened at line {ol}, "
-                        f"column {oc} needs {_BRACKETS[opener[-1]]!r}", Span(line, col), False)
-        i += 1
-        col += 1
-    if stack:
-        opener, ol, oc = stack[-1]
-        return (f"unclosed {_NAMES[opener]} at line {ol}, column {oc}", Span(ol, oc), True)
-    return None
-
-
-def _char_hint(text: str, pos: int) -> str | None:
-    c = text[pos]
-    nxt = text[pos + 1] if pos + 1 < len(text) else ""
-    if c == "#":
-        if nxt == "_":
-            return "reader discard syntax (#_) is not supported. Use ; for comments"
-        if nxt == "?":
-            return "reader conditionals (#?) are not supported"
-        if nxt == "!":
-            return "#! lines are not supported"
-        if nxt == "#":
-            return "unknown special value; only ##Inf, ##-Inf and ##NaN exist"
-        return f"unsupported reader syntax #{nxt} (tagged literals are not supported)"
-    if c == "@":
-        return "deref syntax (@var) is not supported"
-    if c == "^":
-        return "metadata syntax (^) is not supported"
-    if c == "`":
-        return "syntax-quote (`) is not supported"
-    if c == "~":
-        return "unquote (~) is not supported"
-    if c == "'":
-        if nxt in "([{":
-            return "quoted collections are not supported; only symbols can be quoted ('name)"
-        return "quote (') must be followed by a symbol"
-    if c == "\\":
-        return "invalid character literal (use \\a, \\newline, \\space, \\tab, ...)"
-    if c == ":":
-        if nxt == ":":
-            return "auto-resolved keywords (::k) are not supported"
-        return "invalid keyword (keywords are :name with letters, digits and + - * < > = ? ! _; no namespaces)"
-    if c.isdigit() or (c == "-" and nxt.isdigit()):
-        return "invalid number literal (no ratios, hex, radix or suffixes)"
-    if not c.isascii():
-        return f"character {c!r} is not allowed here (symbols are ASCII-only)"
-    return None
-
-
-def _classify(text: str, exc) -> ReadError:
-    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
-    if isinstance(exc, UnexpectedCharacters):
-        pos = exc.pos_in_stream
-        line, col = exc.line, exc.column
-        if text[pos] == '"' or text[pos:pos + 2] == '#"':
-            problem = scan(text)
-            if problem is not None:
-                return ReadError(problem[0], problem[1], incomplete=problem[2])
-        hint = _char_hint(text, pos)
-        if hint is None:
-            problem = scan(text)
-            if problem is not None:
-                return ReadError(problem[0], problem[1], incomplete=problem[2])
-            hint = f"unexpected character {text[pos]!r}"
-        return ReadError(f"{hint} (line {line}, column {col})", Span(line, col))
-    problem = scan(text)
-    if problem is not None:
-        return ReadError(problem[0], problem[1], incomplete=problem[2])
-    if isinstance(exc, UnexpectedToken):
-        tok = exc.token
-        return ReadError(f"unexpected {tok.value!r} at line {tok.line}, column {tok.column}", _span(tok))
-    return ReadError("unexpected end of input", None, incomplete=True)
-
-
 # ------------------------------------------------------------------ fast path
 #
 # The grammar is the single definition of the token syntax. For speed the
@@ -452,9 +308,194 @@ class _Fallback(Exception):
 
 
 def _fast_read(text: str, max_depth: int, names: set | None) -> list[Form]:
-    """Read `text` with the one-regex scanner (`_SCAN`), without lark. Raises `_Fallback` on anything
-    it does not handle itself (every error, too deep nesting, a token out of place): `read` then
-    reads the text with the lark parser, which reports the error or reads the rare construct."""
+    """Read `text` without lark: `_token_read` (up to `_TOKEN_READ_MAX` characters), else the one-regex
+    scanner (`_scan_read`). Raises
+    `_Fallback` on anything neither handles (every error, too deep nesting, a token out of place):
+    `read` then reads the text with the lark parser, which reports the error or reads the rare construct."""
+    if len(text) <= _TOKEN_READ_MAX:
+        try:
+            return _token_read(text, max_depth, names)
+        except _Fallback:
+            if names is not None:
+                names.clear()
+    return _scan_read(text, max_depth, names)
+
+
+# `_token_read` splits the whole text before it looks at any token, so text it hands over has been
+# split for nothing; above this size (far above a model's program) the scanner, which stops at the
+# first irregular token, reads alone
+_TOKEN_READ_MAX = 64 * 1024
+
+
+def _uncapture(pattern: str) -> str:
+    """`pattern` with its capturing groups made non-capturing (escapes and classes kept)."""
+    out, i, n = [], 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if c == "[":   # a class: copied whole (a ']' first in it, or escaped, is a member)
+            j = i + 1 + (pattern[i + 1:i + 2] == "^")
+            j += pattern[j:j + 1] == "]"
+            while pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            out.append(pattern[i:j + 1])
+            i = j + 1
+            continue
+        out.append("(?:" if c == "(" and pattern[i + 1:i + 2] != "?" else c)
+        i += 1
+    return "".join(out)
+
+
+# Characters of atoms: every terminal that begins with one of them (symbols, keywords, numbers,
+# quoted names) consists of them only, so a maximal run of them is one token or an error.
+_ATOM_CHARS = r"[A-Za-z0-9+\-*\/<>=?!_%.&':]"
+
+
+def _token_pattern():
+    """One regex that `findall` splits a whole program with: (skipped text, token) pairs.
+
+    A token is a bracket, `#{`, `#(`, a string or regex literal (the grammar's own terminals),
+    a maximal run of atom characters with a `#` after it taken along (so that `_token_read` refuses
+    it: a keyword's lookahead looks at `#`), any other single character (which `_token_read`
+    refuses unless it is an atom alone), or the end of the text (an empty
+    token, last): the pattern matches at every position, so the pairs tile the text exactly
+    (`findall` never skips a character, and never retries inside trailing whitespace)."""
+    table = {t[0]: t for t in _terminal_table()}
+    ignored = {t[0]: t[2] for t in table.values() if t[3]}
+    if set(ignored) == {"WS", "COMMENT"}:
+        # the scanner's skipped text, unrolled (whitespace, then comments each with the whitespace
+        # after it): no alternation per token, and no backtracking into it, as every position
+        # matches a token after it
+        ws, comment = ignored["WS"], ignored["COMMENT"]
+        skip = f"(?:{ws})?(?:{comment}(?:{ws})?)*"
+    else:  # pragma: no cover - other ignored terminals: the scanner's own form
+        skip = "(?>(?:" + "|".join(ignored.values()) + ")*)"
+    token = "|".join([r"[()\[\]{}]|\#[({]", f"(?>{_ATOM_CHARS}+)\\#?",
+                      _uncapture(table["STRING"][2]), _uncapture(table["REGEX"][2]), "(?s:.)", r"\Z"])
+    pattern = re.compile(f"({skip})({token})")
+    if pattern.groups != 2:  # pragma: no cover - a grammar change the splitter does not know
+        return None
+    return pattern
+
+
+_TOKENS = _token_pattern()
+_OPEN_CLASS = {"(": List, "[": VecForm, "{": MapForm, "#{": SetForm, "#(": ShortFn}
+_CLOSER = {"(": ")", "[": "]", "{": "}", "#{": "}", "#(": ")"}
+_ATOM_KIND: dict = {}   # atom text -> the scanner's terminal for it alone (None: not one token)
+
+
+def _atom_kind(text: str):
+    """The terminal `_SCAN` reads `text` as when it is one whole token ("NAME" for a symbol without
+    a namespace that is not nil/true/false), else None (remembered for non-numbers: names repeat
+    across programs, numbers rarely do)."""
+    if text.isdigit() and text.isascii():
+        return "INTEGER"
+    m = _SCAN.match(text)
+    kind = m.lastgroup if m is not None and m.end() == len(text) else None
+    if (kind == "SYMBOL_LEAD" or kind == "SYMBOL") and text not in _WORDS and "/" not in text:
+        kind = "NAME"   # a symbol read as Sym(None, text)
+    if len(_ATOM_KIND) < 4096:
+        _ATOM_KIND[text] = kind
+    return kind
+
+
+def _token_read(text: str, max_depth: int, names: set | None) -> list[Form]:
+    """Read `text` from one `findall` over `_TOKENS` (the common programs: brackets, atoms, strings
+    and regexes); the same forms and spans as `_scan_read`. Raises `_Fallback` on anything else."""
+    if _TOKENS is None:  # pragma: no cover
+        raise _Fallback
+    pairs = _TOKENS.findall(text)
+    compile_tick()
+    while pairs and not pairs[-1][1]:   # the end of the text (and trailing skipped text)
+        pairs.pop()
+    pos, line, line_start = 0, 1, 0
+    top: list = []
+    out = top
+    stack: list = []   # (opener, items_of_parent, open_line, open_col)
+    kinds = _ATOM_KIND
+    for first in range(0, len(pairs), 2048):   # a look at the compile clock every 2048 tokens
+        if first:
+            compile_tick()
+        for skipped, tok in pairs[first:first + 2048] if len(pairs) > 2048 else pairs:
+            if skipped:
+                if "\n" in skipped:
+                    line += skipped.count("\n")
+                    line_start = pos + skipped.rfind("\n") + 1
+                pos += len(skipped)
+            n = len(tok)
+            if tok in _OPEN_CLASS:
+                if len(stack) >= max_depth:
+                    raise _Fallback
+                stack.append((tok, out, line, pos - line_start + 1))
+                out = []
+                pos += n
+                continue
+            col = pos - line_start + 1
+            c = tok[0]
+            if c == ")" or c == "]" or c == "}":
+                if not stack:
+                    raise _Fallback
+                opener, parent, ol, oc = stack.pop()
+                if _CLOSER[opener] != c or (opener == "{" and len(out) % 2):
+                    raise _Fallback
+                form = _OPEN_CLASS[opener](out, Span(ol, oc, line, col + 1))
+                out = parent
+            elif c == '"' or c == "#":
+                if n == 1:   # an unclosed string, or `#` of a construct left to the scanner
+                    raise _Fallback
+                nl = tok.count("\n")
+                if nl:
+                    last = tok.rfind("\n")
+                    span = Span(line, col, line + nl, n - last)
+                    line += nl
+                    line_start = pos + last + 1
+                else:
+                    span = Span(line, col, line, col + n)
+                form = Lit(decode_string(tok[1:-1]), span) if c == '"' else RegexLit(decode_string(tok[2:-1]), span)
+            else:
+                kind = kinds.get(tok) or _atom_kind(tok)
+                if kind == "NAME":   # the commonest atom: a plain symbol
+                    if names is not None:
+                        names.add(tok)
+                    form = Sym(None, tok, Span(line, col, line, col + n))
+                else:
+                    form = _atom(tok, kind, Span(line, col, line, col + n), names)
+            out.append(form)
+            pos += n
+    if stack:
+        raise _Fallback
+    return top
+
+
+def _atom(tok: str, kind, span: Span, names: set | None) -> Form:
+    """The form of atom token `tok` of terminal `kind` (`_token_read`); `_Fallback` for the rest."""
+    if kind == "SYMBOL_LEAD" or kind == "SYMBOL":
+        if tok in _WORDS:
+            return Lit(_WORDS[tok], span)
+        if names is not None:
+            names.add(tok)
+        return Sym(None, tok, span) if "/" not in tok else Sym(*split_symbol(tok), span)
+    if kind == "INTEGER" and len(tok) <= MAX_INT_DIGITS:
+        return Lit(int(tok), span)
+    if kind == "KEYWORD":
+        if names is not None:
+            names.add(tok)
+        return Lit(Keyword(tok[1:]), span)
+    if kind == "FLOAT":
+        return Lit(float(tok), span)
+    if kind == "QUOTE_NAME":
+        if names is not None:
+            names.add(tok[1:])
+        return Quote(Sym(*split_symbol(tok[1:]), span), span)
+    raise _Fallback
+
+
+def _scan_read(text: str, max_depth: int, names: set | None) -> list[Form]:
+    """Read `text` with the one-regex scanner (`_SCAN`), token by token. Raises `_Fallback` on
+    anything it does not handle itself (see `_fast_read`)."""
     pos, line, line_start = 0, 1, 0
     next_nl = text.find("\n")   # the first newline at or after pos (-1: none left)
     if next_nl < 0:
@@ -612,7 +653,7 @@ def _lark_read(text: str, *, max_depth: int = MAX_DEPTH, names: set | None = Non
         inner = getattr(exc, "__context__", None)
         if isinstance(inner, ReadError):
             raise inner from None
-        raise _classify(text, exc) from None
+        raise classify(text, exc) from None
     except RecursionError:
         raise ReadError(f"nesting deeper than {max_depth} levels") from None
     finally:

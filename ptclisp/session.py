@@ -36,7 +36,7 @@ from .interp import Builder
 from .meter import Limits, Meter, default_limits
 from .namespace import Namespace
 from .reader import read
-from .tools import ToolSet
+from .tools import ToolNames, ToolSet
 
 
 @attrs.define(slots=True)
@@ -107,11 +107,14 @@ class Environment:
         return h[-n] if len(h) >= n else None
 
     def analyzer_env(self) -> Env:
-        return Env(user_names=self.ns.keys(), tools=self.tools.names(), preludes=self.preludes,
-                   strict_data=self.strict_data)
+        tools = self.tools
+        # no tools granted (a plain ToolSet): the one empty ToolNames, rather than a new one per evaluation
+        names = _NO_TOOL_NAMES if type(tools) is ToolSet and not tools.tools else tools.names()
+        return Env(user_names=self.ns.keys(), tools=names, preludes=self.preludes, strict_data=self.strict_data)
 
 
 _MISSING = object()
+_NO_TOOL_NAMES = ToolNames(())   # what ToolSet().names() gives (frozensets: shared safely)
 
 
 class ProgramCache:
@@ -315,14 +318,8 @@ class Session:
     def __init__(self, context=None, tools=None, limits: Limits | dict | None = None, preludes=None,
                  strict_data: bool = False, program_cache: bool = True):
         self.limits, self.prelude_sources = check_inputs(context, tools, limits, preludes, strict_data)
-        try:
-            self.env = Environment(context, tools, strict_data=strict_data)
-        except PtcError as e:  # host data the language cannot hold (a cycle, nesting too deep)
-            raise self._input_error(e) from None
-        self.env.programs.enabled = program_cache
-        if self.prelude_sources:
-            from .prelude import attach_preludes  # loaded on first use: importing ptclisp does not need it
-            attach_preludes(self.env, self.prelude_sources)
+        self.env = _environment(context, tools, strict_data, self.prelude_sources, program_cache,
+                                self._input_error)
 
     @staticmethod
     def _input_error(e: PtcError) -> Exception:
@@ -331,20 +328,14 @@ class Session:
 
     def eval(self, source: str, limits: Limits | dict | None = None) -> Result:
         """Evaluate one program in this session (`limits`, if given, replace the session's for this one)."""
-        if not isinstance(source, str):
-            return Result("error", error=ErrorInfo("type_error", "source must be a string"))
         if limits is not None:
             try:
                 limits = as_limits(limits)
             except (TypeError, ValueError) as exc:
+                if not isinstance(source, str):
+                    return _NOT_A_STRING()
                 return Result("error", error=ErrorInfo("type_error", str(exc)))
-        if (limits or self.limits).isolation != "thread":  # a session's closures live in this process
-            return Result("error", error=ErrorInfo("type_error", "a Session evaluates in this process; "
-                                                                 "isolation='process' is available for ptclisp.run"))
-        try:
-            return _detached(evaluate(self.env, source, limits or self.limits))
-        except Exception as exc:  # noqa: BLE001 - defence in depth: never raise to the host
-            return Result("error", error=to_error_info(exc))
+        return _eval(self.env, source, limits or self.limits)
 
     @property
     def definitions(self) -> dict:
@@ -370,15 +361,56 @@ def _detached(r: Result) -> Result:
     return r
 
 
+def _environment(context, tools, strict_data: bool, prelude_sources: list, program_cache: bool,
+                 input_error) -> Environment:
+    """A Session's environment from checked inputs (raises as the Session constructor does:
+    `input_error(e)` for context the language cannot hold)."""
+    try:
+        env = Environment(context, tools, strict_data=strict_data)
+    except PtcError as e:  # host data the language cannot hold (a cycle, nesting too deep)
+        raise input_error(e) from None
+    env.programs.enabled = program_cache
+    if prelude_sources:
+        from .prelude import attach_preludes  # loaded on first use: importing ptclisp does not need it
+        attach_preludes(env, prelude_sources)
+    return env
+
+
+def _NOT_A_STRING() -> Result:
+    return Result("error", error=ErrorInfo("type_error", "source must be a string"))
+
+
+def _eval(env: Environment, source, limits: Limits) -> Result:
+    """`Session.eval` once its limits are a checked Limits."""
+    if not isinstance(source, str):
+        return _NOT_A_STRING()
+    if limits.isolation != "thread":  # a session's closures live in this process
+        return Result("error", error=ErrorInfo("type_error", "a Session evaluates in this process; "
+                                                             "isolation='process' is available for ptclisp.run"))
+    try:
+        return _detached(evaluate(env, source, limits))
+    except Exception as exc:  # noqa: BLE001 - defence in depth: never raise to the host
+        return Result("error", error=to_error_info(exc))
+
+
 def run_in_thread(source: str, context=None, tools=None, limits: Limits | None = None, preludes=None,
                   strict_data: bool = False) -> Result:
     """`ptclisp.run` on this thread: a fresh Session, one evaluation; input errors are error Results.
     (The Session evaluates once, so it keeps no program cache.)"""
     try:
-        s = Session(context=context, tools=tools, limits=limits, preludes=preludes, strict_data=strict_data,
-                    program_cache=False)
+        limits, preludes = check_inputs(context, tools, limits, preludes, strict_data)
+    except (ValueError, TypeError) as exc:
+        return Result("error", error=ErrorInfo("type_error", str(exc)))
+    return run_checked(source, context, tools, limits, preludes, strict_data)
+
+
+def run_checked(source: str, context, tools, limits: Limits, preludes: list, strict_data: bool) -> Result:
+    """`run_in_thread` for inputs `check_inputs` has passed and normalised (`ptclisp.run` checks
+    them first): what a fresh Session and one `eval` do, without the Session object."""
+    try:
+        env = _environment(context, tools, strict_data, preludes, False, Session._input_error)
     except (ValueError, TypeError) as exc:
         return Result("error", error=ErrorInfo("type_error", str(exc)))
     except PtcError as exc:
         return Result("error", error=to_error_info(exc))
-    return s.eval(source)
+    return _eval(env, source, limits)

@@ -11,7 +11,8 @@ from hypothesis import given, settings, strategies as st
 
 import ptclisp
 from ptclisp.errors import ReadError
-from ptclisp.reader import _fast_read, _Fallback, _lark_read, read, read_string, scan
+from ptclisp import reader as reader_module
+from ptclisp.reader import _fast_read, _Fallback, _lark_read, _scan_read, _token_read, read, read_string, scan
 from ptclisp.values import Keyword, Map, Set, Vector
 
 LITERALS = [
@@ -173,3 +174,78 @@ def test_fast_reader_spans_agree_with_lark(text):
     except (_Fallback, ReadError):
         return
     assert _spans(fast) == _spans(_lark_read(text)), text
+
+
+# ------------------------------------------------------------------ the findall reader vs the scanner
+
+def _read_both(text):
+    """(forms, names) from `_token_read` (None when it hands over) and from `_scan_read` (None on fallback)."""
+    out = []
+    for reader in (_token_read, _scan_read):
+        names: set = set()
+        reader_module._state.names = names   # as `read` sets it (the scanner notes quoted names there)
+        try:
+            out.append((reader(text, 64, names), names))
+        except (_Fallback, ReadError):
+            out.append(None)
+        finally:
+            reader_module._state.names = None
+    return out
+
+
+EDGE = st.sampled_from([":k#", "a#", "#", '"', "@;a", "x'", "'x", "'", "1.", "-1", "1e", "a:b", "\r", "\t",
+                        "a/b/c", "/", "%2", "\\(", ":a/b", "3.5e-2", "-", "nil?", "true1", "é"])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.one_of(TOKENS, LINES, EDGE), max_size=30).map("".join))
+def test_token_reader_agrees_with_the_scanner(text):
+    # whatever the findall reader accepts, the token-by-token scanner reads the same way: the same
+    # forms, spans and symbol names (and the lark parser agrees with the scanner, above)
+    quick, scanned = _read_both(text)
+    if quick is not None:
+        assert scanned is not None, text
+        assert _norm(quick[0]) == _norm(scanned[0]), text
+        assert _spans(quick[0]) == _spans(scanned[0]), text
+        assert quick[1] == scanned[1], text
+
+
+@pytest.mark.parametrize("text", [":k#{}", "@;a", "x#{1}", '(a "b', "#'x", "##Inf", "\\a", "(a)\n  ;c", "1" * 101])
+def test_token_reader_hands_irregular_text_over(text):
+    # an unknown character hidden before a comment, a keyword's '#' lookahead, an unclosed string,
+    # and the constructs left to the scanner: the findall reader refuses them, `read` still reads
+    # or reports them as before
+    expected = None
+    try:
+        expected = _norm(_lark_read(text))
+    except ReadError as exc:
+        expected = ("error", exc.message, exc.span)
+    if text == "(a)\n  ;c":
+        assert _norm(_token_read(text, 64, None)) == expected
+        return
+    with pytest.raises(_Fallback):
+        _token_read(text, 64, None)
+    try:
+        got = _norm(read(text))
+    except ReadError as exc:
+        got = ("error", exc.message, exc.span)
+    assert got == expected
+
+
+def test_token_reader_tracks_lines_across_strings_and_comments():
+    forms = _token_read('(a ;c\n "x\ny" #"p\nq" b)\n  :k', 64, None)
+    assert _spans(forms) == _spans(_lark_read('(a ;c\n "x\ny" #"p\nq" b)\n  :k'))
+    assert (forms[1].span.line, forms[1].span.col) == (5, 3)
+
+
+def test_text_longer_than_the_findall_limit_reads_the_same():
+    # above _TOKEN_READ_MAX the scanner reads alone (an irregular token is found without splitting
+    # the whole text first): the same forms and spans
+    n = reader_module._TOKEN_READ_MAX // 8 + 1
+    text = "(+ 1 2)\n" * n
+    assert len(text) > reader_module._TOKEN_READ_MAX
+    forms = read(text)
+    assert len(forms) == n and _spans(forms[-1:]) == _spans(_token_read("\n" * (n - 1) + "(+ 1 2)", 64, None))
+    with pytest.raises(ReadError) as e:
+        read(text + "@x")
+    assert (e.value.span.line, e.value.span.col) == (n + 1, 1)

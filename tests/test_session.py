@@ -215,6 +215,43 @@ def test_eval_never_raises_on_bad_input():
     assert s.eval("").status == "ok"
 
 
+def _cyclic():
+    d: dict = {}
+    d["self"] = d
+    return d
+
+
+@pytest.mark.parametrize("source,kwargs", [
+    ("(+ 1 2)", {}),
+    (123, {}),
+    (123, {"limits": {"nope": 1}}),
+    ("(+ 1 2)", {"limits": {"nope": 1}}),
+    ("(+ 1 2)", {"context": {1: 2}}),
+    ("(+ 1 2)", {"context": {"a": _cyclic()}}),
+    ("(+ 1 2)", {"tools": "x"}),
+    ("(+ 1 2)", {"strict_data": 1}),
+    ("(+ 1 2)", {"limits": Limits(isolation="process"), "isolation": "thread"}),
+    ("(tool/nope)", {"preludes": ["(ns p) (defn f [] (tool/t))"]}),
+    ("(def", {}),
+    ("(fail 1)", {}),
+])
+def test_run_is_a_fresh_session_and_one_eval(source, kwargs):
+    # ptclisp.run evaluates without a Session object; its Result is what a fresh Session and one
+    # eval give (input errors as type_error Results instead of exceptions)
+    r = ptclisp.run(source, **kwargs)
+    ctor = {k: v for k, v in kwargs.items() if k != "isolation"}
+    try:
+        expected = Session(program_cache=False, **ctor).eval(source)
+    except (TypeError, ValueError) as exc:
+        assert (r.status, r.error.kind, r.error.message) == ("error", "type_error", str(exc))
+        return
+    except ptclisp.PtcError as exc:
+        assert (r.status, r.error.kind, r.error.message) == ("error", exc.kind, exc.message)
+        return
+    assert (r.status, r.value) == (expected.status, expected.value)
+    assert (r.error and (r.error.kind, r.error.message)) == (expected.error and (expected.error.kind, expected.error.message))
+
+
 def test_result_record_fields():
     r = ptclisp.run('(println "hi") 3')
     assert (r.status, r.value, r.prints, r.tool_calls, r.error) == ("ok", 3, ["hi"], [], None)
@@ -244,3 +281,17 @@ def test_compat_namespace_errors():
     r = ptclisp.run("(foo/bar 1)")
     assert r.error.kind == "invalid_form"
     assert r.error.details["kind"] == "unknown_namespace" and r.error.details["rejected_namespace"] == "foo"
+
+
+def test_a_toolless_environment_names_no_tools_like_an_empty_toolset():
+    # the analyzer's view of "no tools granted" is one shared empty ToolNames: the same set and
+    # private names as ToolSet().names(), and the same error for a tool call
+    from ptclisp.session import Environment
+    from ptclisp.tools import ToolNames, ToolSet
+    names = Environment().analyzer_env().tools
+    fresh = ToolSet().names()
+    assert type(names) is ToolNames and names == fresh and names.private == fresh.private
+    assert sorted(Environment(tools={"t": lambda: 1}).analyzer_env().tools) == ["t"]
+    r = ptclisp.run("(tool/nope 1)")
+    assert (r.error.kind, r.error.message) == ("unknown_tool", "tool/nope is not available. Available tools: (none)")
+    assert (r.error.span.line, r.error.span.col) == (1, 2)
