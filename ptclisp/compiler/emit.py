@@ -341,7 +341,7 @@ class Compiler(Inliner):
         args = self.emit_args(node.args, stmts)
         if node.helper == "kw_get" and len(args) == 2 and type(node.args[0]) is N.Const \
                 and type(node.args[0].value) is Keyword:
-            return self._inline_kw_get(args, node)
+            return self._inline_kw_get(args, node, node.args[0].value.name)
         return call("_rt_" + node.helper, args, node.span)
 
     def e_def(self, node, stmts):

@@ -92,9 +92,10 @@ class Inliner:
         return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=fast, orelse=call(fn, [v, i], node.span)),
                   node.span)
 
-    def _inline_kw_get(self, args, node):
-        """`(:k m)` as one dict probe when m is a map that holds :k itself; any other
-        case (no such key, string keys, not a map) goes to the general helper, m evaluated once."""
+    def _inline_kw_get(self, args, node, name: str):
+        """`(:k m)` as dict probes when m is a map that holds :k itself or the string "k" (the first
+        two steps of `Map.lookup`, in its order: JSON data has string keys); any other case (no such
+        key, another spelling, not a map) goes to the general helper, m evaluated once."""
         k, m = args
         if isinstance(m, ast.Name):
             m_once = m
@@ -103,11 +104,14 @@ class Inliner:
             m_once = A.NamedExpr(target=var(t, True), value=m)
             m = var(t)
         v = self.tmp("v")
+
+        def probe(key):
+            return is_(A.NamedExpr(target=var(v, True), value=call(A.Attribute(value=m, attr="get", ctx=LOAD),
+                                                                   [key, var("_absent")])),
+                       var("_absent"), True)
         test = A.BoolOp(op=ast.And(), values=[
             is_(call("type", [m_once]), var("_Map")),
-            is_(A.NamedExpr(target=var(v, True), value=call(A.Attribute(value=m, attr="get", ctx=LOAD),
-                                                                [k, var("_absent")])),
-                var("_absent"), True)])
+            A.BoolOp(op=ast.Or(), values=[probe(k), probe(A.Constant(name))])])
         return at(A.IfExp(test=test, body=var(v), orelse=call("_rt_kw_get", [k, m], node.span)), node.span)
 
     # ------------------------------------------------------------ primitives
