@@ -25,7 +25,7 @@ from ..analyzer import nodes as N
 from ..analyzer.lastuse import last_reads
 from ..errors import PTC_FILENAME, PtcError
 from ..meter import compile_tick
-from ..registry import BUILTINS
+from ..registry import BUILTINS, SPECIALIZERS, UNKNOWN
 from ..values import Keyword, Map, Set, VarRef, Vector, hk
 from .inline import Inliner
 from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, host_name, is_, no_args, trivial,
@@ -280,6 +280,12 @@ class Compiler(Inliner):
             return call(owned[0], args, node.span)
         if len(args) == 2 and runtime_table().get(fn) is BUILTINS["nth"].fn:
             return self._inline_nth(fn, args, stmts, node)
+        chooser = SPECIALIZERS.get(node.name)
+        if chooser is not None:
+            choice = chooser(*(a.value if type(a) is N.Const else UNKNOWN for a in node.args))
+            if choice is not None:   # a function equal to the builtin on these literal arguments
+                special, extra = choice
+                return call(self.const(special), args + [self.const(x) for x in extra], node.span)
         return call(fn, args, node.span)
 
     def e_data(self, node, stmts):
