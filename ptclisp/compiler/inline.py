@@ -29,7 +29,7 @@ class Inliner:
     """Fast-path emitters of `emit.Compiler` (they use its tmp, emit_* and loop_depth)."""
 
     def _inline_hof(self, node, coll, stmts):
-        """`(map (fn [x] body) coll)` and kin as a Python loop over coll's items: no call per item.
+        """`(map (fn [x] body) coll)` and kin (mapcat too) as a Python loop over coll's items: no call per item.
 
         Same steps as the builtin: coll's items as the builtin reads them, the body once per
         item (with the deadline check a call would make), the result charged as a vector."""
@@ -45,6 +45,9 @@ class Inliner:
             if node.name in ("map", "mapv"):
                 value = self.emit_expr(fn.body, body)
                 body.append(A.Expr(call(attr(acc, "append"), [value])))
+            elif node.name == "mapcat":
+                body.append(assign(self.tmp("r"), self.emit_expr(fn.body, body)))
+                body.append(self._splice(body[-1].targets[0].id, acc, node))
             else:
                 test = self.emit_test(fn.body, body)
                 if node.name == "remove":
@@ -55,6 +58,16 @@ class Inliner:
             self.loop_depth -= 1
         stmts.append(at(A.For(target=var(param.py, True), iter=var(items), body=body, orelse=[]), node.span))
         return call("_out_vec", [var(acc)], node.span)
+
+    def _splice(self, r, acc, node):
+        """mapcat's step: the items of the body's value `r` onto `acc` (a vector's list at once, any
+        other value through the builtin's own helper, which also refuses what is no collection)."""
+        it = self.tmp("it")
+        items = A.IfExp(test=is_(A.NamedExpr(target=var(it, True), value=attr(r, "_items")), NONE, True),
+                        body=var(it), orelse=call(attr(r, "lst"), []))
+        return A.If(test=is_(call("type", [var(r)]), var("_Vector")),
+                    body=[A.Expr(call(attr(acc, "extend"), [items]))],
+                    orelse=[A.Expr(call("_splice_into", [var(acc), var(r), A.Constant("mapcat")], node.span))])
 
     def _inline_nth(self, fn, args, stmts, node):
         """`(nth v i)`: the item itself for a vector and an int index in range; else the builtin."""

@@ -50,6 +50,7 @@ def _build_rt() -> dict:
         "_absent": ABSENT,
         "_out_for": rt.out_for, "_for_too_big": rt.for_too_big,
         "_seq_items": R.provided("seq_items"), "_out_vec": R.provided("out_vec"),
+        "_splice_into": R.provided("splice_into"),
     }
     for name in _RT_HELPERS:
         table["_rt_" + name] = getattr(rt, name)
