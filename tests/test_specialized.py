@@ -95,3 +95,46 @@ def run(src, backend):
 def test_programs_agree_on_both_back_ends(src):
     # the compiled back end calls the specialized function; the closure tier calls split itself
     assert run(src, "compiled") == run(src, "tiered")
+
+
+# ---------------------------------------------------------------- join's short path
+
+def _join_reference(a, b=strings._NO):
+    """join as it was before its short path: every item's type and length in a Python loop, the
+    charge, then str.join."""
+    if b is strings._NO:
+        sep, coll = "", a
+    else:
+        sep, coll = (a if type(a) is str else strings.display(a)), b
+    items = strings.seq_items(coll, "join")
+    if not items:
+        return ""
+    total = 0
+    for x in items:
+        if type(x) is not str:
+            items = [strings.display(x) for x in items]
+            total = sum(map(len, items))
+            break
+        total += len(x)
+    strings.charge(meter.str_cost(total + len(sep) * (len(items) - 1)))
+    return sep.join(items)
+
+
+ITEM = st.one_of(st.text(alphabet="ab é", max_size=6), st.sampled_from(
+    ["5", "nil", ":k", "1.5", "[1 2]", '["a" "b"]', "{:a 1}", "#{}", "true", '""']).map(ptclisp.read_string))
+
+
+@settings(max_examples=400, deadline=None)
+@given(items=st.lists(ITEM, max_size=8), sep=st.sampled_from([None, "", "-", ", ", 5]),
+       budget=st.sampled_from([10**9, 120, 60]))
+def test_join_is_what_it_was(items, sep, budget):
+    coll = ptclisp.read_string("[]").__class__(items)
+    args = (coll,) if sep is None else (sep, coll)
+    assert _outcome(strings.join, *args, budget=budget) == _outcome(_join_reference, *args, budget=budget)
+
+
+@pytest.mark.parametrize("n,size", [(2, 40_000), (70_000, 1), (3, 10)])
+def test_join_of_long_text_is_what_it_was(n, size):
+    coll = ptclisp.read_string("[]").__class__(["x" * size] * n)
+    for budget in (10**9, 100_000):
+        assert _outcome(strings.join, "--", coll, budget=budget) == _outcome(_join_reference, "--", coll, budget=budget)
