@@ -28,8 +28,8 @@ from ..meter import compile_tick
 from ..registry import BUILTINS, SPECIALIZERS, UNKNOWN
 from ..values import Keyword, Map, Set, VarRef, Vector, hk
 from .inline import Inliner
-from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, host_name, is_, no_args, trivial,
-                    truthy_test, var)
+from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, host_name, is_, no_args,
+                    rt_locals, trivial, truthy_test, var)
 from .scan import free_locals, inlinable_hof, int_loop_locals, int_params
 from .table import facts, mangle, runtime_table
 
@@ -126,7 +126,8 @@ class Compiler(Inliner):
             name="__ptc_factory__",
             args=ast.arguments(posonlyargs=[], args=[A.arg(arg=n) for n in self._const_params()],
                                vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-            body=[main, A.Return(var("__ptc_main__"))], decorator_list=[], returns=None, type_comment=None)
+            body=rt_locals() + [main, A.Return(var("__ptc_main__"))], decorator_list=[], returns=None,
+            type_comment=None)
         mod = ast.Module(body=[factory], type_ignores=[])
         code = compile(mod, PTC_FILENAME, "exec")
         return code, self._const_values()
