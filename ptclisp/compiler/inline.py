@@ -10,6 +10,7 @@ import ast
 
 from .. import registry as R
 from .pyast import A, LOAD, NONE, assign, at, attr, call, check_expired, is_, var
+from .scan import int_params
 
 
 class IntForm:
@@ -32,7 +33,9 @@ class Inliner:
         """`(map (fn [x] body) coll)` and kin (mapcat too) as a Python loop over coll's items: no call per item.
 
         Same steps as the builtin: coll's items as the builtin reads them, the body once per
-        item (with the deadline check a call would make), the result charged as a vector."""
+        item (with the deadline check a call would make), the result charged as a vector. When
+        the body uses x in guarded integer operations, it is emitted twice: for an int item
+        without the guards on x, and the general one."""
         fn = node.args[0]
         items, acc = self.tmp("items"), self.tmp("acc")
         stmts.append(assign(items, call("_seq_items", [coll, A.Constant(node.name)], node.span)))
@@ -41,23 +44,39 @@ class Inliner:
         body: list = [check_expired()]
         self.loop_depth += 1
         try:
-            self.emit_bindings(fn.prologue, body)
-            if node.name in ("map", "mapv"):
-                value = self.emit_expr(fn.body, body)
-                body.append(A.Expr(call(attr(acc, "append"), [value])))
-            elif node.name == "mapcat":
-                body.append(assign(self.tmp("r"), self.emit_expr(fn.body, body)))
-                body.append(self._splice(body[-1].targets[0].id, acc, node))
+            if int_params(fn):
+                outer_ints = self.int_locals
+                self.int_locals = outer_ints | {param.py}
+                try:
+                    for_ints = self._hof_step(node, fn, acc, param)
+                finally:
+                    self.int_locals = outer_ints
+                body.append(A.If(test=is_(call("type", [var(param.py)]), var("int")), body=for_ints,
+                                 orelse=self._hof_step(node, fn, acc, param)))
             else:
-                test = self.emit_test(fn.body, body)
-                if node.name == "remove":
-                    test = A.UnaryOp(op=ast.Not(), operand=test)
-                body.append(A.If(test=test, body=[A.Expr(call(attr(acc, "append"), [var(param.py)]))],
-                                 orelse=[]))
+                body += self._hof_step(node, fn, acc, param)
         finally:
             self.loop_depth -= 1
         stmts.append(at(A.For(target=var(param.py, True), iter=var(items), body=body, orelse=[]), node.span))
         return call("_out_vec", [var(acc)], node.span)
+
+    def _hof_step(self, node, fn, acc, param) -> list:
+        """The statements of one item of an inlined map/filter loop: the fn's body, its value onto `acc`."""
+        body: list = []
+        self.emit_bindings(fn.prologue, body)
+        if node.name in ("map", "mapv"):
+            value = self.emit_expr(fn.body, body)
+            body.append(A.Expr(call(attr(acc, "append"), [value])))
+        elif node.name == "mapcat":
+            r = self.tmp("r")
+            body.append(assign(r, self.emit_expr(fn.body, body)))
+            body.append(self._splice(r, acc, node))
+        else:
+            test = self.emit_test(fn.body, body)
+            if node.name == "remove":
+                test = A.UnaryOp(op=ast.Not(), operand=test)
+            body.append(A.If(test=test, body=[A.Expr(call(attr(acc, "append"), [var(param.py)]))], orelse=[]))
+        return body
 
     def _splice(self, r, acc, node):
         """mapcat's step: the items of the body's value `r` onto `acc` (a vector's list at once, any
