@@ -160,6 +160,8 @@ class Inliner:
             return A.UnaryOp(op=ast.Not(), operand=call(slot, args, node.span))
         if op == "mul":
             return self._inline_mul(args, node, slot)
+        if op == "eq" and any(isinstance(x, ast.Constant) and type(x.value) is str for x in args):
+            return self._inline_eq_str(args, node, slot)
         if op == "mod":
             return self._inline_mod(args, node, slot)
         if p.int_op is None:
@@ -188,11 +190,28 @@ class Inliner:
     # testing the type of the intermediate result again: `(mod (* i 37) 101)` is one
     # `type(i) is int` test around `i * 37 % 101`.
 
+    def _inline_eq_str(self, args, node, slow):
+        """`(= x "s")` (either side): `x == "s"` when x is a string, as the primitive compares two
+        strings; anything else goes to `slow` (the primitive's function), x evaluated once."""
+        lit_first = isinstance(args[0], ast.Constant) and type(args[0].value) is str
+        lit, x = (args[0], args[1]) if lit_first else (args[1], args[0])
+        if isinstance(x, ast.Name):
+            once = x
+        else:
+            t = self.tmp()
+            once, x = A.NamedExpr(target=var(t, True), value=x), var(t)
+        return at(A.IfExp(test=is_(call("type", [once]), var("str")),
+                          body=A.Compare(left=x, ops=[ast.Eq()], comparators=[lit]),
+                          orelse=call(slow, [lit, x] if lit_first else [x, lit], node.span)), node.span)
+
     def _inline_mul(self, args, node, slow):
         """`x * c` for an int x of bounded size and a small constant c; else `slow` (the primitive's function)."""
         a, b = args
         if isinstance(a, A.Constant) and not isinstance(b, A.Constant):
             a, b = b, a
+        if not isinstance(a, ast.Constant) and not isinstance(b, ast.Constant) \
+                and getattr(a, "ptc_int", None) is None and getattr(b, "ptc_int", None) is None:
+            return self._inline_mul_any(args, node, slow)
         if not (isinstance(b, ast.Constant) and type(b.value) is int and abs(b.value) < 2 ** 31) \
                 or not isinstance(a, (ast.Name, ast.Constant)):
             return call(slow, args, node.span)
@@ -206,6 +225,29 @@ class Inliner:
             # (mod by a constant) may drop it
             out.ptc_int = IntForm(() if known else (a.id,), (bound,), fast, nonneg=False, transient_bounds=True)
         return out
+
+    def _inline_mul_any(self, args, node, slow):
+        """`a * b` for two ints of at most 32 bits (a product of at most 64 bits, which the primitive
+        computes directly too); else `slow` of the operands, each evaluated exactly once."""
+        evaluated, checks, ops = [], [], []
+        for e in args:
+            if isinstance(e, ast.Name):
+                if e.id not in self.int_locals:
+                    checks.append(is_(call("type", [e]), var("int")))
+            else:   # evaluated into a temporary whatever the other tests say (`&` does not short-circuit)
+                t = self.tmp()
+                evaluated.append(is_(call("type", [A.NamedExpr(target=var(t, True), value=e)]), var("int")))
+                e = var(t)
+            ops.append(e)
+        tests = checks + [A.Compare(left=A.Constant(-(1 << 32)), ops=[ast.Lt(), ast.Lt()],
+                                    comparators=[o, A.Constant(1 << 32)]) for o in ops]
+        if evaluated:
+            first = evaluated[0] if len(evaluated) == 1 else A.BinOp(left=evaluated[0], op=ast.BitAnd(),
+                                                                     right=evaluated[1])
+            tests.insert(0, first)
+        return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=A.BinOp(left=ops[0], op=ast.Mult(),
+                                                                                    right=ops[1]),
+                          orelse=call(slow, ops, node.span)), node.span)
 
     def _inline_mod(self, args, node, slow):
         """Floored `x mod c` for an int x and a non-zero constant int c (Python's % is floored)."""

@@ -37,7 +37,7 @@ LOAD, STORE = ast.Load(), ast.Store()  # context markers carry no state: one of 
 # Runtime-table values the guards read on every item of a loop: generated code reads them as
 # variables of its factory (assigned there once from the table, `rt_locals`), a closure cell read
 # instead of a global lookup per use. Generated code says the table's name; `var` renames it.
-RT_LOCALS = {"type": "__rt_type", "int": "__rt_int", "len": "__rt_len", "_Map": "__rt_Map",
+RT_LOCALS = {"type": "__rt_type", "int": "__rt_int", "str": "__rt_str", "len": "__rt_len", "_Map": "__rt_Map",
              "_Vector": "__rt_Vector", "_absent": "__rt_absent"}
 
 
