@@ -1,6 +1,7 @@
-"""The emitters that replace a general call with a fast path: map/filter as loops, `nth` on a
-vector, `(:k m)` as one dict probe, and the primitives (int arithmetic and comparisons, tests of
-nil and false), each falling back to the general function for any other operands.
+"""The emitters that replace a general call with a fast path: map/filter/mapcat as loops, `nth` on a
+vector, `(:k m)` as dict probes (the keyword, then its name), and the primitives (int arithmetic and
+comparisons, equality with a string literal, tests of nil and false), each falling back to the
+general function for any other operands.
 
 `Inliner` is a part of `emit.Compiler`. Imports the registry (the primitive table) and the AST helpers.
 """
