@@ -3,7 +3,8 @@ vector, `(:k m)` as dict probes (the keyword, then its name), and the primitives
 comparisons, equality with a string literal, tests of nil and false), each falling back to the
 general function for any other operands.
 
-`Inliner` is a part of `emit.Compiler`. Imports the registry (the primitive table) and the AST helpers.
+`Inliner` is a part of `emit.Compiler`. Imports the registry (the primitive table), the AST helpers and
+scan (which fns get an int body).
 """
 from __future__ import annotations
 
