@@ -45,8 +45,13 @@ def mkset(items: list) -> Set:
 # ------------------------------------------------------------------ calls
 
 def kw_get(k: Keyword, m=None, default=None):
+    """`(:k m)` / `(:k m default)`: `Map.lookup`, its first two probes (the keyword, then its name as
+    a string key, as JSON data has) made here without a call."""
     if type(m) is Map:
         v = m.get(k, _MISSING)
+        if v is not _MISSING:
+            return v
+        v = m.get(k.name, _MISSING)
         if v is not _MISSING:
             return v
         return m.lookup(k, default)

@@ -165,6 +165,25 @@ def builtin(name: str, *signatures: str, doc: str, groups: tuple[str, ...] = (),
     return deco
 
 
+# Compile-time specialization. builtin call name -> chooser: `chooser(*args)`, where args are the call's
+# argument values that are literals in the program and UNKNOWN for the others, gives (function,
+# extra constant arguments) when that function, called with the call's arguments and the extras,
+# does exactly what the builtin does for every value of the unknown arguments (result, errors,
+# charges); or None. The compiler then calls it instead of the builtin.
+SPECIALIZERS: dict[str, Callable] = {}
+UNKNOWN = object()
+
+
+def specializer(call_name: str):
+    """Register the decorated chooser for calls of the builtin `call_name` (see SPECIALIZERS)."""
+    def deco(chooser):
+        if call_name in SPECIALIZERS:
+            raise RuntimeError(f"builtin {call_name}: specializer registered twice")
+        SPECIALIZERS[call_name] = chooser
+        return chooser
+    return deco
+
+
 def called(call_name: str) -> Builtin | None:
     """The builtin a core-AST call names (`Builtin.call_name`: plain, or group/name)."""
     spec = BUILTINS.get(call_name)

@@ -15,7 +15,7 @@ the error kind, message and position, and the printed lines.
 The programs are the shapes those optimisations are for and the ways they could go wrong:
 maps, vectors and sets grown by assoc/dissoc/conj/update/disj in loop/recur and reduce, with
 earlier versions kept in locals, vectors, closures and defs and read afterwards; map/filter/
-remove/mapv with literal fns over small and large (> 4,096 items) vectors; values flowing
+remove/mapv/mapcat with literal fns over small and large (> 4,096 items) vectors; values flowing
 through if/do/let/and/or; nested fns; and errors raised part way through a loop.
 """
 from __future__ import annotations
@@ -200,9 +200,9 @@ class Gen:
             lambda: f"(conj {v()} {i()})",
             lambda: f"(into {v()} [{i()} {i()}])",
             lambda: f"(if {self.bool(d - 1)} (conj {v()} {i()}) {v()})",
-            lambda: self.hof(["mapv", "filterv"], d),
+            lambda: self.hof(["mapv", "filterv", "mapcat"], d),
             lambda: f"(vec {self.hof(['map', 'filter', 'remove'], d)})",
-            lambda: f"(take 6 {self.hof(['map', 'mapv', 'filter', 'remove'], d, big=True)})",
+            lambda: f"(take 6 {self.hof(['map', 'mapv', 'mapcat', 'filter', 'remove'], d, big=True)})",
             lambda: self.comprehension(d),
             lambda: f"(vec (vals {self.expr('map', d - 1)}))",
             lambda: f"(sort {v()})",
@@ -218,15 +218,20 @@ class Gen:
         loop per item) and a caller that keeps the result out of further growth; never inside a
         loop or fn, where it would run again per item (the run time)."""
         name = self.pick(names)
-        result = "int" if name in ("map", "mapv") else "bool"
+        result = {"map": "int", "mapv": "int", "mapcat": "vec"}.get(name, "bool")
         if big and not self.counters and self.chance(0.3):   # not per item of a loop or fn: time
-            return f"({name} {self.fn1(result, min(d, 2))} (range {self.pick(BIG)}))"
+            return f"({name} {self.fn1(result, min(d, 1 if result == 'vec' else 2))} (range {self.pick(BIG)}))"
         v = self.var("vec")
         if v is not None and self.chance(0.25):
             # the fn extends the very vector being walked
             x = self.fresh("x")
-            size = f"(count ({self.pick(['conj', 'into'])} {v} {self.pick([x, f'[{x} {x}]'])}))"
-            return f"({name} (fn [{x}] {size if result == 'int' else f'(odd? {size})'}) {v})"
+            grown = f"({self.pick(['conj', 'into'])} {v} {self.pick([x, f'[{x} {x}]'])})"
+            body = {"int": f"(count {grown})", "vec": grown}.get(result, f"(odd? (count {grown}))")
+            return f"({name} (fn [{x}] {body}) {v})"
+        if result == "vec" and self.chance(0.2):
+            # nil and sets are spliced too; a number is refused
+            x = self.fresh("x")
+            return f"({name} (fn [{x}] (when (odd? {x}) #{{{x}}})) {self.expr('vec', d - 1)})"
         return f"({name} {self.fn1(result, d)} {self.expr('vec', d - 1)})"
 
     def comprehension(self, d: int) -> str:
@@ -464,6 +469,8 @@ FAILING = [
     ("(defn f [x] (map (fn [y] (+ y x)) [1 2 3]))\n(map f (conj (vec (range 30)) nil))", "type_error", (1, 26)),
     ("(sort-by (fn [m]\n  (- (:k m))) [{:k 1} {:k nil}])", "type_error", (2, 3)),
     ("(map (fn [x] x) 5)", "type_error", (1, 1)),
+    (BIGV + "(mapcat (fn [x] (if (= x 4500) x [x])) xs)", "type_error", (2, 1)),
+    (BIGV + "(count (mapcat (fn [x]\n  [(quot 7 (- x 4200))]) xs))", "arithmetic_error", (3, 4)),
     ("(defn f [a b] (+ a b))\n(map f (vec (range 40)))", "arity_mismatch", (2, 1)),
 ]
 

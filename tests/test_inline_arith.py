@@ -53,3 +53,26 @@ def test_compiled_arithmetic_agrees_with_the_builtins(a, b, e):
     # and compare with the closure tier's run-once evaluation of the same expression
     src = f"(let [a {_lit(a)} b {_lit(b)}] {e})"
     assert outcome(src, "compiled") == outcome(src, "tiered"), src
+
+
+STRS = st.sampled_from(['"s"', '""', '"a b"', '"1"'])
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.one_of(VALUES, STRS, st.sampled_from([":s", "[\"s\"]", "{:a 1}", "#{\"s\"}"])),
+       b=st.one_of(VALUES, STRS), lit=STRS, e=exprs(2), lit_first=st.booleans())
+def test_equality_with_a_string_literal_agrees_with_the_builtin(a, b, lit, e, lit_first):
+    # `(= x "s")` compiles to `x == "s"` for a string x, the primitive for anything else; the
+    # operand may be a variable or an expression (evaluated once), on either side
+    for x in ("a", e, "(str a)"):
+        test = f"(= {lit} {x})" if lit_first else f"(= {x} {lit})"
+        src = f"(let [a {_lit(a)} b {_lit(b)}] [{test} (if {test} 1 2)])"
+        assert outcome(src, "compiled") == outcome(src, "tiered"), src
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=VALUES, b=VALUES, e1=exprs(2), e2=exprs(2))
+def test_products_of_expressions_agree_with_the_builtin(a, b, e1, e2):
+    # `(* e1 e2)` of two expressions: int operands of at most 32 bits multiply in place
+    src = f"(let [a {_lit(a)} b {_lit(b)}] [(* {e1} {e2}) (* a {e2}) (* {e1} b) (* a b)])"
+    assert outcome(src, "compiled") == outcome(src, "tiered"), src

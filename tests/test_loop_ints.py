@@ -173,3 +173,15 @@ def test_which_parameters_get_an_int_body():
     assert names("(fn [n] (map (fn [x] (+ x n)) [1]))") == []     # a closure inside: emitted once
     assert names("(fn [n & more] (+ n 1))") == []                 # rest arguments: emitted once
     assert names("(fn [n] (if (> n 0) (recur (dec n)) n))") == []  # recur rebinds the parameters
+
+
+@settings(max_examples=300, deadline=None)
+@given(items=st.lists(ARGS, min_size=1, max_size=5), e=exprs(3), test=exprs(1),
+       hof=st.sampled_from(["mapv", "map", "filter", "remove", "mapcat"]), backend=st.sampled_from(["tiered", "compiled"]))
+def test_int_item_bodies_of_inline_loops_change_no_outcome(items, e, test, hof, backend):
+    # the whole-program back end inlines the loop; its body is emitted once for an int item
+    # (no guards on it) and once in general; mixed items take both
+    body = {"filter": f"(nil? {test})", "remove": f"(nil? {test})", "mapcat": f"[{e}]"}.get(hof, e)
+    src = f"(let [a 2 b 3]\n  ({hof} (fn [i]\n    {body}) [{' '.join(items)}]))"
+    off, on = both_ways(src, backend)
+    assert on == off, src

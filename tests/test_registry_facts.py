@@ -111,9 +111,15 @@ def test_the_primitive_table_agrees_with_the_builtins_declaring_it():
 
 
 def test_inline_loops_are_declared_by_the_builtins():
-    assert facts().inline_hofs == {"map", "mapv", "filter", "filterv", "remove"}
+    assert facts().inline_hofs == {"map", "mapv", "mapcat", "filter", "filterv", "remove"}
     for name in facts().inline_hofs:
         assert R.BUILTINS[name].accepts(2)
+
+
+def test_specializers_are_for_registered_builtins():
+    assert set(R.SPECIALIZERS) == {"split"}
+    for name in R.SPECIALIZERS:
+        assert R.called(name) is not None
 
 
 def test_the_unshadowable_special_forms_come_from_their_registrations():

@@ -25,11 +25,11 @@ from ..analyzer import nodes as N
 from ..analyzer.lastuse import last_reads
 from ..errors import PTC_FILENAME, PtcError
 from ..meter import compile_tick
-from ..registry import BUILTINS
+from ..registry import BUILTINS, SPECIALIZERS, UNKNOWN
 from ..values import Keyword, Map, Set, VarRef, Vector, hk
 from .inline import Inliner
-from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, host_name, is_, no_args, trivial,
-                    truthy_test, var)
+from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, host_name, is_, no_args,
+                    rt_locals, trivial, truthy_test, var)
 from .scan import free_locals, inlinable_hof, int_loop_locals, int_params
 from .table import facts, mangle, runtime_table
 
@@ -126,7 +126,8 @@ class Compiler(Inliner):
             name="__ptc_factory__",
             args=ast.arguments(posonlyargs=[], args=[A.arg(arg=n) for n in self._const_params()],
                                vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-            body=[main, A.Return(var("__ptc_main__"))], decorator_list=[], returns=None, type_comment=None)
+            body=rt_locals() + [main, A.Return(var("__ptc_main__"))], decorator_list=[], returns=None,
+            type_comment=None)
         mod = ast.Module(body=[factory], type_ignores=[])
         code = compile(mod, PTC_FILENAME, "exec")
         return code, self._const_values()
@@ -280,6 +281,12 @@ class Compiler(Inliner):
             return call(owned[0], args, node.span)
         if len(args) == 2 and runtime_table().get(fn) is BUILTINS["nth"].fn:
             return self._inline_nth(fn, args, stmts, node)
+        chooser = SPECIALIZERS.get(node.name)
+        if chooser is not None:
+            choice = chooser(*(a.value if type(a) is N.Const else UNKNOWN for a in node.args))
+            if choice is not None:   # a function equal to the builtin on these literal arguments
+                special, extra = choice
+                return call(self.const(special), args + [self.const(x) for x in extra], node.span)
         return call(fn, args, node.span)
 
     def e_data(self, node, stmts):
@@ -341,7 +348,7 @@ class Compiler(Inliner):
         args = self.emit_args(node.args, stmts)
         if node.helper == "kw_get" and len(args) == 2 and type(node.args[0]) is N.Const \
                 and type(node.args[0].value) is Keyword:
-            return self._inline_kw_get(args, node)
+            return self._inline_kw_get(args, node, node.args[0].value.name)
         return call("_rt_" + node.helper, args, node.span)
 
     def e_def(self, node, stmts):

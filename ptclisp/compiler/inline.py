@@ -1,8 +1,10 @@
-"""The emitters that replace a general call with a fast path: map/filter as loops, `nth` on a
-vector, `(:k m)` as one dict probe, and the primitives (int arithmetic and comparisons, tests of
-nil and false), each falling back to the general function for any other operands.
+"""The emitters that replace a general call with a fast path: map/filter/mapcat as loops, `nth` on a
+vector, `(:k m)` as dict probes (the keyword, then its name), and the primitives (int arithmetic and
+comparisons, equality with a string literal, tests of nil and false), each falling back to the
+general function for any other operands.
 
-`Inliner` is a part of `emit.Compiler`. Imports the registry (the primitive table) and the AST helpers.
+`Inliner` is a part of `emit.Compiler`. Imports the registry (the primitive table), the AST helpers and
+scan (which fns get an int body).
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import ast
 
 from .. import registry as R
 from .pyast import A, LOAD, NONE, assign, at, attr, call, check_expired, is_, var
+from .scan import int_params
 
 
 class IntForm:
@@ -29,10 +32,12 @@ class Inliner:
     """Fast-path emitters of `emit.Compiler` (they use its tmp, emit_* and loop_depth)."""
 
     def _inline_hof(self, node, coll, stmts):
-        """`(map (fn [x] body) coll)` and kin as a Python loop over coll's items: no call per item.
+        """`(map (fn [x] body) coll)` and kin (mapcat too) as a Python loop over coll's items: no call per item.
 
         Same steps as the builtin: coll's items as the builtin reads them, the body once per
-        item (with the deadline check a call would make), the result charged as a vector."""
+        item (with the deadline check a call would make), the result charged as a vector. When
+        the body uses x in guarded integer operations, it is emitted twice: for an int item
+        without the guards on x, and the general one."""
         fn = node.args[0]
         items, acc = self.tmp("items"), self.tmp("acc")
         stmts.append(assign(items, call("_seq_items", [coll, A.Constant(node.name)], node.span)))
@@ -41,20 +46,49 @@ class Inliner:
         body: list = [check_expired()]
         self.loop_depth += 1
         try:
-            self.emit_bindings(fn.prologue, body)
-            if node.name in ("map", "mapv"):
-                value = self.emit_expr(fn.body, body)
-                body.append(A.Expr(call(attr(acc, "append"), [value])))
+            if int_params(fn):
+                outer_ints = self.int_locals
+                self.int_locals = outer_ints | {param.py}
+                try:
+                    for_ints = self._hof_step(node, fn, acc, param)
+                finally:
+                    self.int_locals = outer_ints
+                body.append(A.If(test=is_(call("type", [var(param.py)]), var("int")), body=for_ints,
+                                 orelse=self._hof_step(node, fn, acc, param)))
             else:
-                test = self.emit_test(fn.body, body)
-                if node.name == "remove":
-                    test = A.UnaryOp(op=ast.Not(), operand=test)
-                body.append(A.If(test=test, body=[A.Expr(call(attr(acc, "append"), [var(param.py)]))],
-                                 orelse=[]))
+                body += self._hof_step(node, fn, acc, param)
         finally:
             self.loop_depth -= 1
         stmts.append(at(A.For(target=var(param.py, True), iter=var(items), body=body, orelse=[]), node.span))
         return call("_out_vec", [var(acc)], node.span)
+
+    def _hof_step(self, node, fn, acc, param) -> list:
+        """The statements of one item of an inlined map/filter loop: the fn's body, its value onto `acc`."""
+        body: list = []
+        self.emit_bindings(fn.prologue, body)
+        if node.name in ("map", "mapv"):
+            value = self.emit_expr(fn.body, body)
+            body.append(A.Expr(call(attr(acc, "append"), [value])))
+        elif node.name == "mapcat":
+            r = self.tmp("r")
+            body.append(assign(r, self.emit_expr(fn.body, body)))
+            body.append(self._splice(r, acc, node))
+        else:
+            test = self.emit_test(fn.body, body)
+            if node.name == "remove":
+                test = A.UnaryOp(op=ast.Not(), operand=test)
+            body.append(A.If(test=test, body=[A.Expr(call(attr(acc, "append"), [var(param.py)]))], orelse=[]))
+        return body
+
+    def _splice(self, r, acc, node):
+        """mapcat's step: the items of the body's value `r` onto `acc` (a vector's list at once, any
+        other value through the builtin's own helper, which also refuses what is no collection)."""
+        it = self.tmp("it")
+        items = A.IfExp(test=is_(A.NamedExpr(target=var(it, True), value=attr(r, "_items")), NONE, True),
+                        body=var(it), orelse=call(attr(r, "lst"), []))
+        return A.If(test=is_(call("type", [var(r)]), var("_Vector")),
+                    body=[A.Expr(call(attr(acc, "extend"), [items]))],
+                    orelse=[A.Expr(call("_splice_into", [var(acc), var(r), A.Constant("mapcat")], node.span))])
 
     def _inline_nth(self, fn, args, stmts, node):
         """`(nth v i)`: the item itself for a vector and an int index in range; else the builtin."""
@@ -92,9 +126,10 @@ class Inliner:
         return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=fast, orelse=call(fn, [v, i], node.span)),
                   node.span)
 
-    def _inline_kw_get(self, args, node):
-        """`(:k m)` as one dict probe when m is a map that holds :k itself; any other
-        case (no such key, string keys, not a map) goes to the general helper, m evaluated once."""
+    def _inline_kw_get(self, args, node, name: str):
+        """`(:k m)` as dict probes when m is a map that holds :k itself or the string "k" (the first
+        two steps of `Map.lookup`, in its order: JSON data has string keys); any other case (no such
+        key, another spelling, not a map) goes to the general helper, m evaluated once."""
         k, m = args
         if isinstance(m, ast.Name):
             m_once = m
@@ -103,11 +138,14 @@ class Inliner:
             m_once = A.NamedExpr(target=var(t, True), value=m)
             m = var(t)
         v = self.tmp("v")
+
+        def probe(key):
+            return is_(A.NamedExpr(target=var(v, True), value=call(A.Attribute(value=m, attr="get", ctx=LOAD),
+                                                                   [key, var("_absent")])),
+                       var("_absent"), True)
         test = A.BoolOp(op=ast.And(), values=[
             is_(call("type", [m_once]), var("_Map")),
-            is_(A.NamedExpr(target=var(v, True), value=call(A.Attribute(value=m, attr="get", ctx=LOAD),
-                                                                [k, var("_absent")])),
-                var("_absent"), True)])
+            A.BoolOp(op=ast.Or(), values=[probe(k), probe(A.Constant(name))])])
         return at(A.IfExp(test=test, body=var(v), orelse=call("_rt_kw_get", [k, m], node.span)), node.span)
 
     # ------------------------------------------------------------ primitives
@@ -124,6 +162,8 @@ class Inliner:
             return A.UnaryOp(op=ast.Not(), operand=call(slot, args, node.span))
         if op == "mul":
             return self._inline_mul(args, node, slot)
+        if op == "eq" and any(isinstance(x, ast.Constant) and type(x.value) is str for x in args):
+            return self._inline_eq_str(args, node, slot)
         if op == "mod":
             return self._inline_mod(args, node, slot)
         if p.int_op is None:
@@ -152,11 +192,28 @@ class Inliner:
     # testing the type of the intermediate result again: `(mod (* i 37) 101)` is one
     # `type(i) is int` test around `i * 37 % 101`.
 
+    def _inline_eq_str(self, args, node, slow):
+        """`(= x "s")` (either side): `x == "s"` when x is a string, as the primitive compares two
+        strings; anything else goes to `slow` (the primitive's function), x evaluated once."""
+        lit_first = isinstance(args[0], ast.Constant) and type(args[0].value) is str
+        lit, x = (args[0], args[1]) if lit_first else (args[1], args[0])
+        if isinstance(x, ast.Name):
+            once = x
+        else:
+            t = self.tmp()
+            once, x = A.NamedExpr(target=var(t, True), value=x), var(t)
+        return at(A.IfExp(test=is_(call("type", [once]), var("str")),
+                          body=A.Compare(left=x, ops=[ast.Eq()], comparators=[lit]),
+                          orelse=call(slow, [lit, x] if lit_first else [x, lit], node.span)), node.span)
+
     def _inline_mul(self, args, node, slow):
         """`x * c` for an int x of bounded size and a small constant c; else `slow` (the primitive's function)."""
         a, b = args
         if isinstance(a, A.Constant) and not isinstance(b, A.Constant):
             a, b = b, a
+        if not isinstance(a, ast.Constant) and not isinstance(b, ast.Constant) \
+                and getattr(a, "ptc_int", None) is None and getattr(b, "ptc_int", None) is None:
+            return self._inline_mul_any(args, node, slow)
         if not (isinstance(b, ast.Constant) and type(b.value) is int and abs(b.value) < 2 ** 31) \
                 or not isinstance(a, (ast.Name, ast.Constant)):
             return call(slow, args, node.span)
@@ -170,6 +227,29 @@ class Inliner:
             # (mod by a constant) may drop it
             out.ptc_int = IntForm(() if known else (a.id,), (bound,), fast, nonneg=False, transient_bounds=True)
         return out
+
+    def _inline_mul_any(self, args, node, slow):
+        """`a * b` for two ints of at most 32 bits (a product of at most 64 bits, which the primitive
+        computes directly too); else `slow` of the operands, each evaluated exactly once."""
+        evaluated, checks, ops = [], [], []
+        for e in args:
+            if isinstance(e, ast.Name):
+                if e.id not in self.int_locals:
+                    checks.append(is_(call("type", [e]), var("int")))
+            else:   # evaluated into a temporary whatever the other tests say (`&` does not short-circuit)
+                t = self.tmp()
+                evaluated.append(is_(call("type", [A.NamedExpr(target=var(t, True), value=e)]), var("int")))
+                e = var(t)
+            ops.append(e)
+        tests = checks + [A.Compare(left=A.Constant(-(1 << 32)), ops=[ast.Lt(), ast.Lt()],
+                                    comparators=[o, A.Constant(1 << 32)]) for o in ops]
+        if evaluated:
+            first = evaluated[0] if len(evaluated) == 1 else A.BinOp(left=evaluated[0], op=ast.BitAnd(),
+                                                                     right=evaluated[1])
+            tests.insert(0, first)
+        return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=A.BinOp(left=ops[0], op=ast.Mult(),
+                                                                                    right=ops[1]),
+                          orelse=call(slow, ops, node.span)), node.span)
 
     def _inline_mod(self, args, node, slow):
         """Floored `x mod c` for an int x and a non-zero constant int c (Python's % is floored)."""

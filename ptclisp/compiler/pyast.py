@@ -34,9 +34,22 @@ A = _PositionedAst()
 LOAD, STORE = ast.Load(), ast.Store()  # context markers carry no state: one of each serves every node
 
 
+# Runtime-table values the guards read on every item of a loop: generated code reads them as
+# variables of its factory (assigned there once from the table, `rt_locals`), a closure cell read
+# instead of a global lookup per use. Generated code says the table's name; `var` renames it.
+RT_LOCALS = {"type": "__rt_type", "int": "__rt_int", "str": "__rt_str", "len": "__rt_len", "_Map": "__rt_Map",
+             "_Vector": "__rt_Vector", "_absent": "__rt_absent"}
+
+
 def var(id_, store=False):
-    """The Python variable `id_`, read (or assigned, with `store`)."""
-    return A.Name(id=id_, ctx=STORE if store else LOAD)
+    """The Python variable `id_`, read (or assigned, with `store`); a name of RT_LOCALS is read as its local."""
+    return A.Name(id=RT_LOCALS.get(id_, id_), ctx=STORE if store else LOAD)
+
+
+def rt_locals() -> list:
+    """The factory's assignments of RT_LOCALS from the runtime table."""
+    return [A.Assign(targets=[A.Name(id=local, ctx=STORE)], value=A.Name(id=name, ctx=LOAD))
+            for name, local in RT_LOCALS.items()]
 
 
 # CPython's compile() warns (SyntaxWarning, an error under `python -W error`) about an `is` test

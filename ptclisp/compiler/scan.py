@@ -17,7 +17,7 @@ INT_VARS = True
 
 
 def inlinable_hof(node) -> bool:
-    """A call `(map (fn [x] ...) coll)` of a builtin marked `inline_hof` (map, mapv, filter, filterv,
+    """A call `(map (fn [x] ...) coll)` of a builtin marked `inline_hof` (map, mapv, mapcat, filter, filterv,
     remove) whose fn can become a loop body: one fixed parameter, no name, no recur, and no
     closure inside (a closure would capture the loop variable, which Python rebinds in place)."""
     if not INLINE_HOFS or type(node) is not N.BuiltinCall or len(node.args) != 2 \

@@ -42,7 +42,7 @@ def _build_rt() -> dict:
     if not R.BUILTINS:
         raise RuntimeError("no builtins are registered: call ptclisp.lib.load() first")
     table = {
-        "type": type, "int": int, "len": len, "isinstance": isinstance,
+        "type": type, "int": int, "str": str, "len": len, "isinstance": isinstance,
         "_Return": ReturnSignal, "_Fail": FailSignal, "_PtcError": PtcError,
         "_truthy": rt.truthy, "_kw_get": rt.kw_get, "_loop_limit": rt.loop_limit_exceeded,
         "_rest": rt.rest_args, "_juxt": rt.juxt, "_def": rt.rt_def,
@@ -50,6 +50,7 @@ def _build_rt() -> dict:
         "_absent": ABSENT,
         "_out_for": rt.out_for, "_for_too_big": rt.for_too_big,
         "_seq_items": R.provided("seq_items"), "_out_vec": R.provided("out_vec"),
+        "_splice_into": R.provided("splice_into"),
     }
     for name in _RT_HELPERS:
         table["_rt_" + name] = getattr(rt, name)

@@ -19,7 +19,7 @@ def load() -> None:
         numbers, numbers_math, predicates, describe,
         seqs, seqs_build, seqs_subset,
         colls, colls_fns, colls_maps, sets, walk,
-        strings, regexes, printf, jsonlib,
+        strings, regexes, printf, jsonlib, specialized,
         java, java_text, java_time,
         output, parallel, introspect,
     )

@@ -18,7 +18,7 @@ from ..errors import PtcError, brief_int
 from ..meter import current, map_cost, seq_cost
 from sys import getrefcount as _getrefcount
 
-from ..values import OWNED_REFS, Map, Set, Vector, hk, sorted_items, type_name
+from ..values import OWNED_REFS, Keyword, Map, Set, Vector, hk, sorted_items, type_name
 from ..registry import builtin, in_place, provides
 from .common import charge, entries, graphemes, need_fn, need_map, out_vec, seq_items
 from .seqs_build import conj as _conj
@@ -35,6 +35,15 @@ def step_get(coll, k, missing=None):
     """One lookup step: flexible map key, vector/string index, set membership."""
     t = type(coll)
     if t is Map:
+        tk = type(k)
+        if tk is Keyword or tk is str:   # Map.lookup's first probes, without its call
+            v = coll.get(k, _ABSENT)
+            if v is not _ABSENT:
+                return v
+            if tk is Keyword:
+                v = coll.get(k.name, _ABSENT)
+                if v is not _ABSENT:
+                    return v
         return coll.lookup(k, missing)
     if t is Vector:
         if type(k) is int:

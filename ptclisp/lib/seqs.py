@@ -12,7 +12,7 @@ from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, equal, hk, type_name, unhk
 from .common import (graphemes, key_getter, key_values, keyfn, kw_values, need_fn, out_vec, path_lookup,
                      positional_items, seq_items)
-from ..registry import builtin, hot
+from ..registry import builtin, hot, provides
 from .seqs_common import NO, sort_by_keys, sort_values
 
 _ABSENT = object()
@@ -286,7 +286,9 @@ builtin("mapv", "(mapv f coll)", "(mapv f c1 c2)", "(mapv f c1 c2 c3)", groups=(
         )(_mapper("mapv"))
 
 
+@provides("splice_into")
 def _splice_into(out: list, r, who: str):
+    """The items of `r` (a collection, or nil for none) onto `out`, as mapcat splices its fn's values."""
     t = type(r)
     if t is Vector:
         out.extend(r.lst())
@@ -301,7 +303,7 @@ def _splice_into(out: list, r, who: str):
 
 
 @builtin("mapcat", "(mapcat f coll)", "(mapcat f c1 c2)", "(mapcat f c1 c2 c3)", groups=("core",),
-         category="sequences",
+         category="sequences", inline_hof=True,
          doc="Calls f like map and concatenates the collections it returns (nil adds nothing). "
              "With a keyword, a vector field is spliced in, any other non-nil field is added as one "
              "item, and a missing field adds nothing.",

@@ -200,6 +200,13 @@ def join(a, b=_NO):
         items = seq_items(coll, "join")
     if not items:
         return ""
+    try:  # short, all strings: built, then charged what was built (str.join refuses a non-string first)
+        if sum(map(len, items)) + len(sep) * (len(items) - 1) <= 65536:
+            out = sep.join(items)
+            charge(str_cost(len(out)))
+            return out
+    except TypeError:  # an item with no length (a number, nil, ...) or no string: as below
+        pass
     total = 0
     for x in items:
         if type(x) is not str:

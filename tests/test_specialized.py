@@ -1,0 +1,140 @@
+"""Specialized builtins (lib/specialized.py, registry.SPECIALIZERS): the function the compiler calls
+for a call with literal arguments gives exactly what the builtin gives: value, charges, errors.
+
+Each is compared with the builtin on random text (separators included, empty pieces at both ends,
+non-ASCII, past the size at which split stops building before charging) and on wrong argument types,
+then through whole programs on both back ends with the error positions.
+"""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import ptclisp
+from ptclisp import Limits, meter
+from ptclisp import registry as R
+from ptclisp.errors import PtcError
+from ptclisp.lib import specialized, strings
+from ptclisp.session import evaluate
+from ptclisp.values import Regex
+
+
+def _outcome(fn, *args, budget=10**9):
+    """(value, bytes charged) of `fn(*args)` under a fresh meter, or (error kind, message, details)."""
+    m = meter.Meter(Limits(timeout_ms=None, memory_bytes=budget))
+    prev = meter.install(m)
+    try:
+        v = fn(*args)
+        return ("ok", ptclisp.pr_str(v), m.allocated)
+    except PtcError as e:
+        return ("error", e.kind, e.message, e.details)
+    finally:
+        meter.install(prev)
+
+
+def _special(sep):
+    choice = R.SPECIALIZERS["split"]("x", sep)
+    assert choice is not None
+    fn, extra = choice
+    return lambda s, sep: fn(s, sep, *extra)
+
+
+TEXT = st.text(alphabet=st.sampled_from(list(" ,a|bé-\t")), max_size=40)
+SEPS = [" ", ",", "|", "é", "\t"]
+REGEXES = [" ", ",", "\\|", "ab", "--", "\\t"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXT, sep=st.sampled_from(SEPS), budget=st.sampled_from([10**9, 200, 60]))
+def test_split_on_a_character_is_split(text, sep, budget):
+    assert _outcome(_special(sep), text, sep, budget=budget) == _outcome(strings.split, text, sep, budget=budget)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=TEXT, source=st.sampled_from(REGEXES), budget=st.sampled_from([10**9, 200, 60]))
+def test_split_on_a_literal_regex_is_split(text, source, budget):
+    rx = ptclisp.read_string(f'#"{source}"')
+    assert type(rx) is Regex
+    assert _outcome(_special(rx), text, rx, budget=budget) == _outcome(strings.split, text, rx, budget=budget)
+
+
+@pytest.mark.parametrize("text", ["a " * 3000, ", " * 70_000, "", " ", "  a  ", 5, None, ["a"]])
+@pytest.mark.parametrize("sep", [" ", ","])
+def test_long_text_and_wrong_types_go_the_builtins_way(text, sep):
+    if isinstance(text, list):
+        text = ptclisp.read_string('["a"]')
+    assert _outcome(_special(sep), text, sep) == _outcome(strings.split, text, sep)
+    rx = ptclisp.read_string(f'#"{sep}"')
+    assert _outcome(_special(rx), text, rx) == _outcome(strings.split, text, rx)
+
+
+def test_only_literal_separators_of_the_two_argument_form_are_specialized():
+    choose = R.SPECIALIZERS["split"]
+    assert choose("x", R.UNKNOWN) is None
+    assert choose("x", ",", 2) is None and choose("x", ",", R.UNKNOWN) is None
+    assert choose("x", "ab") is None and choose("x", "") is None
+    for source in ["", "a+", "\\s", "[ab]"]:
+        assert choose("x", ptclisp.read_string(f'#"{source}"')) is None
+
+
+def run(src, backend):
+    s = ptclisp.Session()
+    r = evaluate(s.env, src, s.limits, backend=backend)
+    if r.error is not None:
+        sp = r.error.span
+        return ("error", r.error.kind, r.error.message, sp and (sp.line, sp.col))
+    return ("ok", ptclisp.pr_str(r.value))
+
+
+@pytest.mark.parametrize("src", [
+    '(mapv (fn [l] (split l " ")) ["a b" " a  b  " "" "x"])',
+    '(mapv (fn [l] (split l #",")) ["a,b" ",a,,b,," "" "x"])',
+    '(mapv (fn [l] (split l " ")) ["a b" 5])',
+    '(mapv (fn [l]\n  (split l #",")) ["a,b" nil])',
+])
+def test_programs_agree_on_both_back_ends(src):
+    # the compiled back end calls the specialized function; the closure tier calls split itself
+    assert run(src, "compiled") == run(src, "tiered")
+
+
+# ---------------------------------------------------------------- join's short path
+
+def _join_reference(a, b=strings._NO):
+    """join as it was before its short path: every item's type and length in a Python loop, the
+    charge, then str.join."""
+    if b is strings._NO:
+        sep, coll = "", a
+    else:
+        sep, coll = (a if type(a) is str else strings.display(a)), b
+    items = strings.seq_items(coll, "join")
+    if not items:
+        return ""
+    total = 0
+    for x in items:
+        if type(x) is not str:
+            items = [strings.display(x) for x in items]
+            total = sum(map(len, items))
+            break
+        total += len(x)
+    strings.charge(meter.str_cost(total + len(sep) * (len(items) - 1)))
+    return sep.join(items)
+
+
+ITEM = st.one_of(st.text(alphabet="ab é", max_size=6), st.sampled_from(
+    ["5", "nil", ":k", "1.5", "[1 2]", '["a" "b"]', "{:a 1}", "#{}", "true", '""']).map(ptclisp.read_string))
+
+
+@settings(max_examples=400, deadline=None)
+@given(items=st.lists(ITEM, max_size=8), sep=st.sampled_from([None, "", "-", ", ", 5]),
+       budget=st.sampled_from([10**9, 120, 60]))
+def test_join_is_what_it_was(items, sep, budget):
+    coll = ptclisp.read_string("[]").__class__(items)
+    args = (coll,) if sep is None else (sep, coll)
+    assert _outcome(strings.join, *args, budget=budget) == _outcome(_join_reference, *args, budget=budget)
+
+
+@pytest.mark.parametrize("n,size", [(2, 40_000), (70_000, 1), (3, 10)])
+def test_join_of_long_text_is_what_it_was(n, size):
+    coll = ptclisp.read_string("[]").__class__(["x" * size] * n)
+    for budget in (10**9, 100_000):
+        assert _outcome(strings.join, "--", coll, budget=budget) == _outcome(_join_reference, "--", coll, budget=budget)
