@@ -35,7 +35,7 @@ def exprs(depth):
 
 
 def outcome(src, backend="tiered"):
-    s = ptclisp.Session(limits={"loop_limit": 100})
+    s = ptclisp.Session(limits={"loop_limit": 100, "timeout_ms": 60_000})
     r = evaluate(s.env, src, s.limits, backend=backend)
     if r.error is not None:
         return ("error", r.error.kind, r.error.span and (r.error.span.line, r.error.span.col))
