@@ -371,8 +371,9 @@ class Builder:
         return lambda f: rt.rt_def(ns, name, val(f), doc)
 
     def b_vector(self, node, layout):
-        if all(type(i) is N.Const for i in node.items):
-            v = Vector([i.value for i in node.items], None)
+        consts = [i.value for i in node.items if type(i) is N.Const]
+        if len(consts) == len(node.items):
+            v = Vector(consts, None)
             return lambda f: v
         items = [self.build(i, layout) for i in node.items]
         return lambda f: Vector([i(f) for i in items], None)
