@@ -268,6 +268,26 @@ ENFORCER = _Enforcer()
 MAX_RECURSION_LIMIT = 30_000  # frames; keeps C-level recursion far from the end of an 8 MB thread stack
 
 
+_SKIP_FRAMES = 7   # about the frames of ptclisp's own entry path (Session.eval, run) below `_stack_depth`
+
+
+def _stack_depth() -> int:
+    """The number of Python frames below `_Depth.enter`'s caller's caller, its caller included:
+    what walking `f_back` from `sys._getframe(2)` to the bottom counts. The first frames are
+    skipped with one `sys._getframe` (it counts them in C; walking `f_back` would create a frame
+    object for each of these short-lived frames on every evaluation)."""
+    try:
+        f = sys._getframe(_SKIP_FRAMES)
+        depth = _SKIP_FRAMES - 2   # frames 2 .. _SKIP_FRAMES - 1
+    except ValueError:  # a shallower stack
+        f = sys._getframe(2)
+        depth = 0
+    while f is not None:
+        depth += 1
+        f = f.f_back
+    return depth
+
+
 class _Depth:
     """The process-wide interpreter recursion limit while evaluations run, and the host's between them.
 
@@ -284,12 +304,7 @@ class _Depth:
         self._applied = None    # the limit this object last set
 
     def enter(self, tid: int, frames: int) -> int:
-        f = sys._getframe(1)
-        depth = 0
-        while f is not None:
-            depth += 1
-            f = f.f_back
-        need = depth + min(max(frames, 50), MAX_RECURSION_LIMIT)
+        need = _stack_depth() + min(max(frames, 50), MAX_RECURSION_LIMIT)
         with self._lock:
             needs = self._needs
             current = sys.getrecursionlimit()

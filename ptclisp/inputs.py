@@ -114,6 +114,8 @@ def check_flag(value, name: str) -> bool:
 
 def check_inputs(context=None, tools=None, limits=None, preludes=None, strict_data=False) -> tuple[Limits, list]:
     """Check everything `run` and `Session` take; returns (limits, preludes) normalised."""
+    if context is None and tools is None and preludes is None and strict_data is False:
+        return as_limits(limits), []   # the usual call: nothing else to look at
     check_context(context)
     check_tools(tools)
     check_flag(strict_data, "strict_data")

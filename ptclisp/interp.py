@@ -27,7 +27,7 @@ from __future__ import annotations
 from . import compiled_runtime as rt
 from .analyzer import nodes as N
 from . import registry as R
-from .compiler import compile_subprogram, free_locals, inlinable_hof, mangle, runtime_table
+from .compiler import compile_subprogram, facts, free_locals, inlinable_hof, mangle, runtime_table
 from .error_translation import span_from_traceback as _span_from_traceback, to_ptc_error
 from .errors import FailSignal, PtcError, ReturnSignal
 from .meter import compile_tick
@@ -80,6 +80,7 @@ class Builder:
         self.g = env_globals
         self.host_refs = host_refs
         self.rt = runtime_table()
+        self.hofs = facts().inline_hofs  # the builtins `inlinable_hof` may accept a call of
         self.codes: set = set()  # code objects compiled for this program (see _located)
         self.ticks = 1024        # nodes until the next look at the compile clock
 
@@ -186,7 +187,7 @@ class Builder:
 
     def b_builtin_call(self, node, layout):
         argb = [self.build(a, layout) for a in node.args]
-        if inlinable_hof(node):
+        if node.name in self.hofs and inlinable_hof(node):
             return self._hof_island(node, layout, argb)
         return self._call(self.rt[mangle(node.name)], argb, node.span)
 
@@ -370,8 +371,9 @@ class Builder:
         return lambda f: rt.rt_def(ns, name, val(f), doc)
 
     def b_vector(self, node, layout):
-        if all(type(i) is N.Const for i in node.items):
-            v = Vector([i.value for i in node.items], None)
+        consts = [i.value for i in node.items if type(i) is N.Const]
+        if len(consts) == len(node.items):
+            v = Vector(consts, None)
             return lambda f: v
         items = [self.build(i, layout) for i in node.items]
         return lambda f: Vector([i(f) for i in items], None)

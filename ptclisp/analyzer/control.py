@@ -314,9 +314,8 @@ def analyze_unsupported(az, form, scope, tail):
 
 def _thread_step(step: Form, value: Form, last: bool) -> Form:
     if type(step) is List and step.items:
-        items = list(step.items)
-        items = items + [value] if last else [items[0], value] + items[1:]
-        return List(items, step.span)
+        items = step.items
+        return List([*items, value] if last else [items[0], value, *items[1:]], step.span)
     if type(step) is Lit and step.value is None:
         raise err("not_callable", "nil cannot be a threading step", step)
     return List([step, value], step.span)

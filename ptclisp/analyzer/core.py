@@ -151,9 +151,12 @@ class Analyzer:
         if sym.ns is not None:
             return self.qualified(sym, scope)
         name = sym.name
-        local = scope.get(name)
+        local = scope.vars.get(name)
         if local is not None:
-            return N.LocalRef(local, span=sym.span)
+            return N.LocalRef(local, sym.span)
+        if name in BUILTINS and name not in self.program_defs and name not in self.env.user_names:
+            # (no builtin's name is a placeholder, history or Java spelling: the checks below pass it)
+            return N.BuiltinRef(name, sym.span)
         if name.startswith("%"):
             return self.placeholder(sym)
         if name in ("*1", "*2", "*3"):
@@ -220,7 +223,15 @@ class Analyzer:
         if type(head) is Sym and head.ns is None:
             name = head.name
             handler = SPECIALS.get(name)
-            if handler is not None and (name in UNSHADOWABLE or scope.vars.get(name) is None):
+            if handler is None:
+                # a call of a plain name (`call` without its other cases)
+                if scope.vars.get(name) is None and name not in self.program_defs \
+                        and name not in self.env.user_names:
+                    node = _resolve.builtin_call(self, head, items[1:], scope, form)
+                    if node is not None:
+                        return node
+                return N.Call(self.analyze(head, scope, NOT_TAIL), self.args(items[1:], scope), span=form.span)
+            if name in UNSHADOWABLE or scope.vars.get(name) is None:
                 return handler(self, form, scope, tail)
         return self.call(form, scope)
 

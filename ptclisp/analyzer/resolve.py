@@ -16,6 +16,8 @@ from . import nodes as N
 from .base import NOT_TAIL, err
 
 AUTO_QUOTE = {"doc", "source", "export-meta", "dir"}
+# the builtins `builtin_call_node` treats specially (`builtin_call` takes a shorter path for the rest)
+_CHECKED_CALLS = frozenset(AUTO_QUOTE | {"apply", "pmap", "take"})
 COMPAT_GROUP_LABEL = {"string": "String", "set": "Set", "walk": "Walk", "regex": "Regex", "core": "Core", "json": "JSON"}
 
 
@@ -28,6 +30,17 @@ def _arity_check(spec: R.Builtin, n: int, form):
 def builtin_call(az, head: Sym, rest: list, scope, form: List):
     """A call whose head is a plain symbol that is not local or user-defined; None if not a builtin."""
     name = head.name
+    spec = R.BUILTINS.get(name)
+    if spec is not None and name not in _CHECKED_CALLS and name[0] != "." and name[-1] != ".":
+        # the common case, as `builtin_call_node` does it for a name none of its special cases names
+        args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
+        n = len(args)
+        if n < spec.min_arity or (spec.max_arity is not None and n > spec.max_arity):
+            _arity_check(spec, n, form)
+        prim = spec.prim
+        if prim is not None and n == R.PRIMITIVES[prim].arity:
+            return N.Prim(prim, args, form.span)
+        return N.BuiltinCall(spec.call_name, args, form.span)
     if name.startswith(".") and len(name) > 1:
         return java_method_node(az, head, [az.analyze(f, scope, NOT_TAIL) for f in rest], form)
     if name.endswith(".") and len(name) > 1:
