@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import pickle
 import signal
 import threading
 import time
@@ -31,7 +32,7 @@ from .error_translation import ErrorInfo
 from .errors import PtcError
 from .meter import Limits
 from .reader import read_string
-from .process_pool import ForkServer, WorkerPool
+from .process_pool import Channel, ForkServer, WorkerPool
 from .session import Result, load_builtins, run_in_thread
 from .tools import Tool, ToolCallRecord, ToolSet
 
@@ -72,9 +73,8 @@ def run_in_process(source, context=None, tools=None, limits=None, preludes=None,
         return Result("error", error=ErrorInfo("type_error", str(exc)))
     specs = [{f.name: getattr(t, f.name) for f in _SPEC_FIELDS} for t in toolset.tools.values()]
     request = ("run", source, context, specs, attrs.evolve(limits, isolation="thread"), preludes, strict_data)
-    from multiprocessing.reduction import ForkingPickler   # what Connection.send uses
     try:
-        payload = ForkingPickler.dumps(request)   # once; no worker is taken for input that cannot go
+        payload = Channel.dumps(request)   # once; no worker is taken for input that cannot go
     except Exception as exc:  # noqa: BLE001 - e.g. a context that does not pickle
         return Result("error", error=ErrorInfo("type_error", f"the input cannot be sent to an isolated "
                                                              f"evaluation: {type(exc).__name__}: {exc}"[:300]))
@@ -90,8 +90,7 @@ def run_in_process(source, context=None, tools=None, limits=None, preludes=None,
             POOL.release(worker)
             status = None
         else:
-            with run.send_lock:   # a tool thread still answering must not write to a reused descriptor
-                worker.conn.close()
+            worker.conn.close()   # under its send lock: a tool thread still answering finishes first
             status = POOL.discard(worker)
     if end[0] == "done":
         return end[1]
@@ -129,7 +128,6 @@ class _HostRun:
         self.conn = conn
         self.toolset = toolset
         self.ledger: list = []
-        self.send_lock = threading.Lock()
         self._count_lock = threading.Lock()
         self.running = 0
 
@@ -158,16 +156,17 @@ def _serve_child(run: _HostRun, limits):
         if left <= 0:
             return ("late", None)
         try:
-            if not conn.poll(min(left, 0.25)):
-                continue
-            msg = conn.recv()
+            msg = conn.recv(left)
+        except TimeoutError:
+            return ("late", None)
         except (EOFError, OSError):
             return ("gone", None)
         if msg[0] == "tool":
             run.started()
             threading.Thread(target=_serve_tool, args=(run, msg), name="ptclisp-isolated-tool", daemon=True).start()
         elif msg[0] == "done":
-            return ("done", msg[1], msg[2] and _reusable(msg[1]))
+            result = Result(*msg[1])
+            return ("done", result, msg[2] and _reusable(result))
         else:
             return ("gone", None)
 
@@ -230,12 +229,10 @@ def _serve_tool(run: _HostRun, msg):
         run.finished()
         answered = True
         try:
-            with run.send_lock:
-                run.conn.send((rid, reply))
+            run.conn.send((rid, reply))
         except Exception:  # noqa: BLE001 - the worker is gone or the value cannot be sent
             try:
-                with run.send_lock:
-                    run.conn.send((rid, ("raise", "tool result could not be sent to the isolated evaluation")))
+                run.conn.send((rid, ("raise", "tool result could not be sent to the isolated evaluation")))
             except Exception:  # noqa: BLE001
                 pass
     finally:
@@ -289,19 +286,17 @@ def _lift_os_limits():
 def _worker_main(fd: int, idle_s: float):
     """A worker: one isolated run after another, each with a fresh Session, until the host closes the
     socket, `idle_s` pass without a request, or a run did not end cleanly."""
-    from multiprocessing.connection import Connection
+    import socket
     try:  # fewer malloc arenas: each reserves 64 MB of address space per thread (glibc)
         ctypes.CDLL(None).mallopt(-8, 2)  # M_ARENA_MAX
     except (OSError, AttributeError):
         pass
-    conn = Connection(fd)
+    conn = Channel(socket.socket(fileno=fd))
     born = vm = _vm_bytes()
     while True:
         try:
-            if not conn.poll(idle_s):
-                return
-            msg = conn.recv()
-        except (EOFError, OSError):
+            msg = conn.recv(idle_s)
+        except (EOFError, OSError):   # the host closed the socket, or idle_s passed (TimeoutError)
             return
         if not (isinstance(msg, tuple) and msg[:1] == ("run",)):
             return
@@ -341,7 +336,6 @@ class _HostLink:
 
     def __init__(self, conn):
         self.conn = conn
-        self.send_lock = threading.Lock()
         self._cond = threading.Condition()
         self._reading = False
         self._answers: dict = {}
@@ -354,8 +348,7 @@ class _HostLink:
             rid = next(self._ids)
             self._waiting += 1
         try:
-            with self.send_lock:
-                self.conn.send(("tool", rid, name, payload))
+            self.conn.send(("tool", rid, name, payload))
             return self._answer(rid)
         finally:
             with self._cond:
@@ -376,7 +369,7 @@ class _HostLink:
             while True:
                 try:
                     got, reply = self.conn.recv()
-                except (EOFError, OSError, ValueError, TypeError):
+                except (EOFError, OSError, ValueError, TypeError, pickle.UnpicklingError):
                     with self._cond:
                         self._gone = True
                     return ("raise", "the host went away")
@@ -428,16 +421,22 @@ def _child_run(conn, request, vm_now: int, vm_born: int) -> tuple[bool, int]:
     clean = (_reusable(r) and link.settled() and vm_now - vm_born <= _WORKER_GROWTH_BYTES
              and _threads_settled())
     try:
-        with link.send_lock:
-            conn.send(("done", r, clean))
+        conn.send(("done", _fields(r), clean))
     except Exception as exc:  # noqa: BLE001 - something in the result does not pickle
         bad = Result("error", error=ErrorInfo("runtime_error", f"the result could not leave the isolated "
                                                                f"process: {type(exc).__name__}"[:300]),
                      prints=list(r.prints), duration_ms=r.duration_ms)
         clean = False
-        with link.send_lock:
-            conn.send(("done", bad, False))
+        conn.send(("done", _fields(bad), False))
     return clean, vm_now
+
+
+_RESULT_FIELDS = tuple(f.name for f in attrs.fields(Result))
+
+
+def _fields(result: Result) -> tuple:
+    """A Result as the tuple of its fields (in order), cheaper to pickle than the object."""
+    return tuple(getattr(result, name) for name in _RESULT_FIELDS)
 
 
 def portable(value):

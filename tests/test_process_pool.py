@@ -17,7 +17,7 @@ import pytest
 
 import ptclisp
 from ptclisp import Limits, process
-from ptclisp.process_pool import ForkServer, WorkerPool
+from ptclisp.process_pool import Channel, ForkServer, WorkerPool
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the pool's OS limits are Linux's")
 
@@ -67,6 +67,65 @@ def test_an_input_that_cannot_be_sent_leaves_the_worker_in_service(pool):
     r = iso("data/f", context={"f": lambda: 1})
     assert r.error.kind == "type_error" and "cannot be sent to an isolated evaluation" in r.error.message
     assert iso("(+ 1 2)").value == 3 and idle_pid(pool) == first
+
+
+def test_large_inputs_and_results_cross_in_one_run(pool):
+    # frames far larger than one read, both ways, and tool traffic in between
+    text = "ab" * 300_000
+    r = iso("(str (tool/echo {:s data/s}) (count data/s))", context={"s": text},
+            tools={"echo": lambda a: a["s"][:10]})
+    assert r.value == "ababababab600000", r.error
+    r = iso("(apply str (map (fn [_] \"xyz\") (range 200000)))", limits=Limits(memory_bytes=10**8))
+    assert r.value == "xyz" * 200_000, r.error
+    assert iso("(+ 1 2)").value == 3
+
+
+# ------------------------------------------------------------------ the channel
+
+@pytest.fixture
+def channels():
+    import socket
+    a, b = socket.socketpair()
+    ca, cb = Channel(a), Channel(b)
+    yield ca, cb
+    ca.close()
+    cb.close()
+
+
+def test_a_channel_delivers_messages_of_any_size_in_order(channels):
+    ca, cb = channels
+    big = bytes(range(256)) * 20_000   # 5 MB: many reads
+    sender = threading.Thread(target=lambda: [ca.send(m) for m in ("one", big, ("t", 2), {"k": [1.5]})])
+    sender.start()
+    assert [cb.recv(10) for _ in range(4)] == ["one", big, ("t", 2), {"k": [1.5]}]
+    sender.join()
+    assert not cb.pending()
+    ca.send_bytes(Channel.dumps("pre-pickled"))
+    assert cb.recv() == "pre-pickled"
+
+
+def test_a_channel_reports_a_timeout_and_a_closed_peer(channels):
+    import socket
+    ca, cb = channels
+    t0 = time.monotonic()
+    with pytest.raises(TimeoutError):
+        cb.recv(0.05)
+    assert time.monotonic() - t0 >= 0.05
+    ca.sock.sendall(Channel.dumps("x")[:3])   # not even a whole header: a peer cut off mid-frame
+    with pytest.raises(TimeoutError):
+        cb.recv(0.05)
+    ca.close()
+    assert cb.pending()
+    with pytest.raises(EOFError):
+        cb.recv(1)
+    with pytest.raises(OSError):   # sending on a closed channel is an error, not a write to a reused fd
+        ca.send("late")
+    a, b = socket.socketpair()
+    c = Channel(a)
+    b.close()
+    with pytest.raises(OSError):   # the peer is gone: an error, never SIGPIPE
+        c.send("nobody")
+    c.close()
 
 
 # ------------------------------------------------------------------ nothing carries over
