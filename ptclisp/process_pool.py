@@ -146,6 +146,11 @@ class Channel:
         with self.send_lock:
             self.sock.close()
 
+    def forget(self):
+        """Close this end in a forked child, without the lock (the parent's thread that held it at
+        the fork does not exist here)."""
+        self.sock.close()
+
 
 class ForkServer:
     """A single-threaded helper process with ptclisp loaded that forks workers on request.
@@ -388,7 +393,7 @@ class WorkerPool:
         workers = list(self._idle) + list(self._busy)
         self._reset()
         for w in workers:
-            w.conn.close()
+            w.conn.forget()
         self._server.after_fork_in_child()
 
     def configure(self, max_workers: int | None = None, idle_s: float | None = None):

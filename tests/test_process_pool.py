@@ -343,8 +343,8 @@ print(json.dumps({"before": before, "server": server, "child": child,
 '''
 
 
-def host(code: str, *args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+def host(code: str, *args: str, timeout: float = 120) -> dict:
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     return json.loads(proc.stdout)
 
@@ -355,6 +355,28 @@ def test_a_forked_host_gets_workers_of_its_own():
     assert child["value"] == 42
     assert child["server"] != out["server"] and not set(child["workers"]) & set(out["before"])
     assert out["after"] == 3 and out["server_after"] == out["server"]
+
+
+LOCKED_FORK_HOST = r'''
+import json, os, sys
+import ptclisp
+from ptclisp import process
+assert ptclisp.run("1", isolation="process").value == 1
+lock = process.POOL._idle[0].conn.send_lock
+lock.acquire()   # as a thread of the host in the middle of a send at the moment of the fork
+pid = os.fork()
+if pid == 0:
+    value = ptclisp.run("(+ 1 2)", isolation="process").value
+    process.POOL.close()
+    os._exit(0 if value == 3 else 1)
+lock.release()
+_, status = os.waitpid(pid, 0)
+print(json.dumps({"child": os.waitstatus_to_exitcode(status), "parent": ptclisp.run("4", isolation="process").value}))
+'''
+
+
+def test_a_host_forked_during_a_send_does_not_wait_for_the_parents_lock():
+    assert host(LOCKED_FORK_HOST, timeout=30) == {"child": 0, "parent": 4}
 
 
 EXITING_HOST = r'''
