@@ -19,6 +19,7 @@ meter, convert, reader, errors and error_translation.
 from __future__ import annotations
 
 import ctypes
+import operator
 import os
 import pickle
 import signal
@@ -72,7 +73,7 @@ def run_in_process(source, context=None, tools=None, limits=None, preludes=None,
     except (TypeError, ValueError) as exc:
         return Result("error", error=ErrorInfo("type_error", str(exc)))
     specs = [{f.name: getattr(t, f.name) for f in _SPEC_FIELDS} for t in toolset.tools.values()]
-    request = ("run", source, context, specs, attrs.evolve(limits, isolation="thread"), preludes, strict_data)
+    request = ("run", source, context, specs, _limits_payload(limits), preludes, strict_data)
     try:
         payload = Channel.dumps(request)   # once; no worker is taken for input that cannot go
     except Exception as exc:  # noqa: BLE001 - e.g. a context that does not pickle
@@ -118,6 +119,22 @@ def _hand_over(payload: bytes):
 
 
 _SPEC_FIELDS = tuple(f for f in attrs.fields(Tool) if f.init and f.name != "fn")
+
+_limits_values = operator.attrgetter(*(f.name for f in attrs.fields(Limits)))
+_LIMITS_PICKLED: dict = {}   # (Limits type, its field values) -> the pickled copy the worker runs under
+
+
+def _limits_payload(limits) -> bytes:
+    """The worker's limits (`limits` with isolation="thread"), pickled; the same bytes for equal
+    limits, remembered for the last few distinct ones (every field is a plain int, str or None)."""
+    key = (type(limits), _limits_values(limits))
+    data = _LIMITS_PICKLED.get(key)
+    if data is None:
+        data = Channel.dumps(attrs.evolve(limits, isolation="thread"))
+        if len(_LIMITS_PICKLED) >= 32:
+            _LIMITS_PICKLED.clear()
+        _LIMITS_PICKLED[key] = data
+    return data
 
 
 class _HostRun:
@@ -246,13 +263,39 @@ def _serve_tool(run: _HostRun, msg):
 _WORKER_GROWTH_BYTES = 256 << 20
 
 
+class _WorkerState:
+    """What a worker keeps between runs besides its socket: nothing of a run, only its own facts (the
+    /proc/self/statm descriptor, its hard limits) and the last limits it received (a Limits is
+    configuration no run changes; the same bytes give the same object, as one Limits passed to
+    many in-process runs)."""
+
+    statm = -1                 # an open /proc/self/statm (-1: not there)
+    page = 4096
+    hard: dict = {}            # RLIMIT_* -> this worker's hard limit (fixed: it is never raised)
+    limits_bytes = b""
+    limits = None
+
+
 def _vm_bytes() -> int:
-    """This process's address-space size (0 where /proc is not there to tell)."""
+    """This process's address-space size (0 where /proc is not there to tell): one pread of a kept
+    descriptor (opening the file for each run cost ~10 us)."""
+    st = _WorkerState
     try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        if st.statm < 0:
+            st.statm = os.open("/proc/self/statm", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            st.page = os.sysconf("SC_PAGE_SIZE")
+        return int(os.pread(st.statm, 128, 0).split()[0]) * st.page
     except (OSError, ValueError, IndexError):
         return 0
+
+
+def _worker_limits(data: bytes):
+    """The Limits a request's pickled limits stand for (unpickled only when they changed)."""
+    st = _WorkerState
+    if data != st.limits_bytes:
+        st.limits = pickle.loads(data)
+        st.limits_bytes = data
+    return st.limits
 
 
 def _set_os_limits(limits, vm_now: int):
@@ -267,8 +310,16 @@ def _set_os_limits(limits, vm_now: int):
     if room is None:
         room = max(512 << 20, 64 * (limits.memory_bytes or 0))
     for which, soft in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, vm_now + room)):
-        hard = resource.getrlimit(which)[1]
+        hard = _hard_limit(which)
         resource.setrlimit(which, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+
+
+def _hard_limit(which: int) -> int:
+    hard = _WorkerState.hard.get(which)
+    if hard is None:
+        import resource
+        hard = _WorkerState.hard[which] = resource.getrlimit(which)[1]
+    return hard
 
 
 def _lift_os_limits():
@@ -277,7 +328,7 @@ def _lift_os_limits():
     try:
         import resource
         for which in (resource.RLIMIT_CPU, resource.RLIMIT_AS):
-            hard = resource.getrlimit(which)[1]
+            hard = _hard_limit(which)
             resource.setrlimit(which, (hard, hard))
     except (OSError, ValueError, ImportError):
         pass
@@ -395,11 +446,12 @@ def _child_run(conn, request, vm_now: int, vm_born: int) -> tuple[bool, int]:
     Clean: no limit hit, no tool call left waiting, no thread still busy, the process not grown past
     its bound."""
     source, context, specs, limits, preludes, strict_data = request
+    limits = _worker_limits(limits)
     try:
         _set_os_limits(limits, vm_now)
     except (OSError, ValueError, ImportError):
         pass  # not on Linux: the cooperative limits still hold
-    link = _HostLink(conn)
+    link = _HostLink(conn) if specs else None
 
     def proxy_for(name):
         def call_host(payload):
@@ -418,7 +470,7 @@ def _child_run(conn, request, vm_now: int, vm_born: int) -> tuple[bool, int]:
     except PtcError:
         pass  # nested too deeply to copy: left as it is; sending it fails below and is reported
     vm_now = _vm_bytes()
-    clean = (_reusable(r) and link.settled() and vm_now - vm_born <= _WORKER_GROWTH_BYTES
+    clean = (_reusable(r) and (link is None or link.settled()) and vm_now - vm_born <= _WORKER_GROWTH_BYTES
              and _threads_settled())
     try:
         conn.send(("done", _fields(r), clean))

@@ -142,6 +142,19 @@ def test_nothing_of_a_run_is_visible_to_the_next(pool):
     assert idle_pid(pool) == first   # the same worker answered every run
 
 
+def test_each_run_has_the_limits_it_was_given(pool):
+    # the worker keeps the last limits it unpickled: a run with other limits must not get those
+    loop = "(loop [i 0] (if (< i 500) (recur (inc i)) i))"
+    assert iso(loop, limits=Limits(loop_limit=1000)).value == 500
+    first = idle_pid(pool)
+    assert iso(loop, limits=Limits(loop_limit=2000)).value == 500
+    assert iso("(+ 1 2)", limits=Limits(loop_limit=1000)).value == 3
+    assert idle_pid(pool) == first
+    r = iso(loop, limits=Limits(loop_limit=100))
+    assert (r.error.kind, r.error.span.line, r.error.span.col) == ("loop_limit_exceeded", 1, 27)
+    assert iso(loop, limits=Limits(loop_limit=1000)).value == 500
+
+
 def test_memory_a_run_used_does_not_count_against_the_next(pool):
     # each run needs most of its address-space budget; three in a row in one worker all fit
     lim = Limits(memory_bytes=10**12, timeout_ms=30_000, process_memory_bytes=200 << 20)
