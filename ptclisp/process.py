@@ -128,7 +128,10 @@ def _limits_payload(limits) -> bytes:
     """The worker's limits (`limits` with isolation="thread"), pickled; the same bytes for equal
     limits, remembered for the last few distinct ones (every field is a plain int, str or None)."""
     key = (type(limits), _limits_values(limits))
-    data = _LIMITS_PICKLED.get(key)
+    try:
+        data = _LIMITS_PICKLED.get(key)
+    except TypeError:   # a field set to something unhashable: not remembered
+        return Channel.dumps(attrs.evolve(limits, isolation="thread"))
     if data is None:
         data = Channel.dumps(attrs.evolve(limits, isolation="thread"))
         if len(_LIMITS_PICKLED) >= 32:
@@ -270,6 +273,7 @@ class _WorkerState:
     many in-process runs)."""
 
     statm = -1                 # an open /proc/self/statm (-1: not there)
+    statm_pid = 0              # the process that opened it (/proc/self is resolved when opened)
     page = 4096
     hard: dict = {}            # RLIMIT_* -> this worker's hard limit (fixed: it is never raised)
     limits_bytes = b""
@@ -281,7 +285,8 @@ def _vm_bytes() -> int:
     descriptor (opening the file for each run cost ~10 us)."""
     st = _WorkerState
     try:
-        if st.statm < 0:
+        if st.statm_pid != os.getpid():   # never one inherited from the process we were forked from
+            st.statm, st.statm_pid = -1, os.getpid()
             st.statm = os.open("/proc/self/statm", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
             st.page = os.sysconf("SC_PAGE_SIZE")
         return int(os.pread(st.statm, 128, 0).split()[0]) * st.page

@@ -392,6 +392,29 @@ def test_a_host_forked_during_a_send_does_not_wait_for_the_parents_lock():
     assert host(LOCKED_FORK_HOST, timeout=30) == {"child": 0, "parent": 4}
 
 
+STATM_HOST = r'''
+import json, os
+from ptclisp import process
+process._vm_bytes()   # opens /proc/self/statm here, in the parent
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    grown = bytearray(300 << 20)   # the child's address space grows, the parent's does not
+    with open("/proc/self/statm") as f:
+        own = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    os.write(w, json.dumps([own, process._vm_bytes()]).encode())
+    os._exit(0)
+os.close(w)
+print(os.read(r, 1000).decode())
+os.waitpid(pid, 0)
+'''
+
+
+def test_a_forked_process_measures_its_own_address_space():
+    own, measured = host(STATM_HOST, timeout=60)
+    assert own > 300 << 20 and abs(measured - own) < 16 << 20
+
+
 EXITING_HOST = r'''
 import json, os, sys, threading
 import ptclisp
