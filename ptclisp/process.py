@@ -19,7 +19,9 @@ meter, convert, reader, errors and error_translation.
 from __future__ import annotations
 
 import ctypes
+import operator
 import os
+import pickle
 import signal
 import threading
 import time
@@ -31,7 +33,7 @@ from .error_translation import ErrorInfo
 from .errors import PtcError
 from .meter import Limits
 from .reader import read_string
-from .process_pool import ForkServer, WorkerPool
+from .process_pool import Channel, ForkServer, WorkerPool
 from .session import Result, load_builtins, run_in_thread
 from .tools import Tool, ToolCallRecord, ToolSet
 
@@ -71,10 +73,9 @@ def run_in_process(source, context=None, tools=None, limits=None, preludes=None,
     except (TypeError, ValueError) as exc:
         return Result("error", error=ErrorInfo("type_error", str(exc)))
     specs = [{f.name: getattr(t, f.name) for f in _SPEC_FIELDS} for t in toolset.tools.values()]
-    request = ("run", source, context, specs, attrs.evolve(limits, isolation="thread"), preludes, strict_data)
-    from multiprocessing.reduction import ForkingPickler   # what Connection.send uses
+    request = ("run", source, context, specs, _limits_payload(limits), preludes, strict_data)
     try:
-        payload = ForkingPickler.dumps(request)   # once; no worker is taken for input that cannot go
+        payload = Channel.dumps(request)   # once; no worker is taken for input that cannot go
     except Exception as exc:  # noqa: BLE001 - e.g. a context that does not pickle
         return Result("error", error=ErrorInfo("type_error", f"the input cannot be sent to an isolated "
                                                              f"evaluation: {type(exc).__name__}: {exc}"[:300]))
@@ -90,8 +91,7 @@ def run_in_process(source, context=None, tools=None, limits=None, preludes=None,
             POOL.release(worker)
             status = None
         else:
-            with run.send_lock:   # a tool thread still answering must not write to a reused descriptor
-                worker.conn.close()
+            worker.conn.close()   # under its send lock: a tool thread still answering finishes first
             status = POOL.discard(worker)
     if end[0] == "done":
         return end[1]
@@ -120,6 +120,25 @@ def _hand_over(payload: bytes):
 
 _SPEC_FIELDS = tuple(f for f in attrs.fields(Tool) if f.init and f.name != "fn")
 
+_limits_values = operator.attrgetter(*(f.name for f in attrs.fields(Limits)))
+_LIMITS_PICKLED: dict = {}   # (Limits type, its field values) -> the pickled copy the worker runs under
+
+
+def _limits_payload(limits) -> bytes:
+    """The worker's limits (`limits` with isolation="thread"), pickled; the same bytes for equal
+    limits, remembered for the last few distinct ones (every field is a plain int, str or None)."""
+    key = (type(limits), _limits_values(limits))
+    try:
+        data = _LIMITS_PICKLED.get(key)
+    except TypeError:   # a field set to something unhashable: not remembered
+        return Channel.dumps(attrs.evolve(limits, isolation="thread"))
+    if data is None:
+        data = Channel.dumps(attrs.evolve(limits, isolation="thread"))
+        if len(_LIMITS_PICKLED) >= 32:
+            _LIMITS_PICKLED.clear()
+        _LIMITS_PICKLED[key] = data
+    return data
+
 
 class _HostRun:
     """The host's side of one isolated run: the worker's socket, the tools, the ledger of calls,
@@ -129,7 +148,6 @@ class _HostRun:
         self.conn = conn
         self.toolset = toolset
         self.ledger: list = []
-        self.send_lock = threading.Lock()
         self._count_lock = threading.Lock()
         self.running = 0
 
@@ -158,16 +176,17 @@ def _serve_child(run: _HostRun, limits):
         if left <= 0:
             return ("late", None)
         try:
-            if not conn.poll(min(left, 0.25)):
-                continue
-            msg = conn.recv()
+            msg = conn.recv(left)
+        except TimeoutError:
+            return ("late", None)
         except (EOFError, OSError):
             return ("gone", None)
         if msg[0] == "tool":
             run.started()
             threading.Thread(target=_serve_tool, args=(run, msg), name="ptclisp-isolated-tool", daemon=True).start()
         elif msg[0] == "done":
-            return ("done", msg[1], msg[2] and _reusable(msg[1]))
+            result = Result(*msg[1])
+            return ("done", result, msg[2] and _reusable(result))
         else:
             return ("gone", None)
 
@@ -230,12 +249,10 @@ def _serve_tool(run: _HostRun, msg):
         run.finished()
         answered = True
         try:
-            with run.send_lock:
-                run.conn.send((rid, reply))
+            run.conn.send((rid, reply))
         except Exception:  # noqa: BLE001 - the worker is gone or the value cannot be sent
             try:
-                with run.send_lock:
-                    run.conn.send((rid, ("raise", "tool result could not be sent to the isolated evaluation")))
+                run.conn.send((rid, ("raise", "tool result could not be sent to the isolated evaluation")))
             except Exception:  # noqa: BLE001
                 pass
     finally:
@@ -249,13 +266,41 @@ def _serve_tool(run: _HostRun, msg):
 _WORKER_GROWTH_BYTES = 256 << 20
 
 
+class _WorkerState:
+    """What a worker keeps between runs besides its socket: nothing of a run, only its own facts (the
+    /proc/self/statm descriptor, its hard limits) and the last limits it received (a Limits is
+    configuration no run changes; the same bytes give the same object, as one Limits passed to
+    many in-process runs)."""
+
+    statm = -1                 # an open /proc/self/statm (-1: not there)
+    statm_pid = 0              # the process that opened it (/proc/self is resolved when opened)
+    page = 4096
+    hard: dict = {}            # RLIMIT_* -> this worker's hard limit (fixed: it is never raised)
+    limits_bytes = b""
+    limits = None
+
+
 def _vm_bytes() -> int:
-    """This process's address-space size (0 where /proc is not there to tell)."""
+    """This process's address-space size (0 where /proc is not there to tell): one pread of a kept
+    descriptor (opening the file for each run cost ~10 us)."""
+    st = _WorkerState
     try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        if st.statm_pid != os.getpid():   # never one inherited from the process we were forked from
+            st.statm, st.statm_pid = -1, os.getpid()
+            st.statm = os.open("/proc/self/statm", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            st.page = os.sysconf("SC_PAGE_SIZE")
+        return int(os.pread(st.statm, 128, 0).split()[0]) * st.page
     except (OSError, ValueError, IndexError):
         return 0
+
+
+def _worker_limits(data: bytes):
+    """The Limits a request's pickled limits stand for (unpickled only when they changed)."""
+    st = _WorkerState
+    if data != st.limits_bytes:
+        st.limits = pickle.loads(data)
+        st.limits_bytes = data
+    return st.limits
 
 
 def _set_os_limits(limits, vm_now: int):
@@ -270,8 +315,16 @@ def _set_os_limits(limits, vm_now: int):
     if room is None:
         room = max(512 << 20, 64 * (limits.memory_bytes or 0))
     for which, soft in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, vm_now + room)):
-        hard = resource.getrlimit(which)[1]
+        hard = _hard_limit(which)
         resource.setrlimit(which, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+
+
+def _hard_limit(which: int) -> int:
+    hard = _WorkerState.hard.get(which)
+    if hard is None:
+        import resource
+        hard = _WorkerState.hard[which] = resource.getrlimit(which)[1]
+    return hard
 
 
 def _lift_os_limits():
@@ -280,7 +333,7 @@ def _lift_os_limits():
     try:
         import resource
         for which in (resource.RLIMIT_CPU, resource.RLIMIT_AS):
-            hard = resource.getrlimit(which)[1]
+            hard = _hard_limit(which)
             resource.setrlimit(which, (hard, hard))
     except (OSError, ValueError, ImportError):
         pass
@@ -289,19 +342,17 @@ def _lift_os_limits():
 def _worker_main(fd: int, idle_s: float):
     """A worker: one isolated run after another, each with a fresh Session, until the host closes the
     socket, `idle_s` pass without a request, or a run did not end cleanly."""
-    from multiprocessing.connection import Connection
+    import socket
     try:  # fewer malloc arenas: each reserves 64 MB of address space per thread (glibc)
         ctypes.CDLL(None).mallopt(-8, 2)  # M_ARENA_MAX
     except (OSError, AttributeError):
         pass
-    conn = Connection(fd)
+    conn = Channel(socket.socket(fileno=fd))
     born = vm = _vm_bytes()
     while True:
         try:
-            if not conn.poll(idle_s):
-                return
-            msg = conn.recv()
-        except (EOFError, OSError):
+            msg = conn.recv(idle_s)
+        except (EOFError, OSError):   # the host closed the socket, or idle_s passed (TimeoutError)
             return
         if not (isinstance(msg, tuple) and msg[:1] == ("run",)):
             return
@@ -341,7 +392,6 @@ class _HostLink:
 
     def __init__(self, conn):
         self.conn = conn
-        self.send_lock = threading.Lock()
         self._cond = threading.Condition()
         self._reading = False
         self._answers: dict = {}
@@ -354,8 +404,7 @@ class _HostLink:
             rid = next(self._ids)
             self._waiting += 1
         try:
-            with self.send_lock:
-                self.conn.send(("tool", rid, name, payload))
+            self.conn.send(("tool", rid, name, payload))
             return self._answer(rid)
         finally:
             with self._cond:
@@ -376,7 +425,7 @@ class _HostLink:
             while True:
                 try:
                     got, reply = self.conn.recv()
-                except (EOFError, OSError, ValueError, TypeError):
+                except (EOFError, OSError, ValueError, TypeError, pickle.UnpicklingError):
                     with self._cond:
                         self._gone = True
                     return ("raise", "the host went away")
@@ -402,11 +451,12 @@ def _child_run(conn, request, vm_now: int, vm_born: int) -> tuple[bool, int]:
     Clean: no limit hit, no tool call left waiting, no thread still busy, the process not grown past
     its bound."""
     source, context, specs, limits, preludes, strict_data = request
+    limits = _worker_limits(limits)
     try:
         _set_os_limits(limits, vm_now)
     except (OSError, ValueError, ImportError):
         pass  # not on Linux: the cooperative limits still hold
-    link = _HostLink(conn)
+    link = _HostLink(conn) if specs else None
 
     def proxy_for(name):
         def call_host(payload):
@@ -425,19 +475,25 @@ def _child_run(conn, request, vm_now: int, vm_born: int) -> tuple[bool, int]:
     except PtcError:
         pass  # nested too deeply to copy: left as it is; sending it fails below and is reported
     vm_now = _vm_bytes()
-    clean = (_reusable(r) and link.settled() and vm_now - vm_born <= _WORKER_GROWTH_BYTES
+    clean = (_reusable(r) and (link is None or link.settled()) and vm_now - vm_born <= _WORKER_GROWTH_BYTES
              and _threads_settled())
     try:
-        with link.send_lock:
-            conn.send(("done", r, clean))
+        conn.send(("done", _fields(r), clean))
     except Exception as exc:  # noqa: BLE001 - something in the result does not pickle
         bad = Result("error", error=ErrorInfo("runtime_error", f"the result could not leave the isolated "
                                                                f"process: {type(exc).__name__}"[:300]),
                      prints=list(r.prints), duration_ms=r.duration_ms)
         clean = False
-        with link.send_lock:
-            conn.send(("done", bad, False))
+        conn.send(("done", _fields(bad), False))
     return clean, vm_now
+
+
+_RESULT_FIELDS = tuple(f.name for f in attrs.fields(Result))
+
+
+def _fields(result: Result) -> tuple:
+    """A Result as the tuple of its fields (in order), cheaper to pickle than the object."""
+    return tuple(getattr(result, name) for name in _RESULT_FIELDS)
 
 
 def portable(value):

@@ -27,8 +27,13 @@ session layer; imports nothing of ptclisp but the package location.
 from __future__ import annotations
 
 import atexit
+import math
 import os
+import pickle
+import select
 import signal
+import socket
+import struct
 import sys
 import threading
 import time
@@ -49,6 +54,102 @@ def _recv_exact(sock, n: int) -> bytes:
 
 def _int8(value: int) -> bytes:
     return value.to_bytes(8, "big", signed=True)
+
+
+_HEADER = struct.Struct("!Q")
+_NOSIGNAL = getattr(socket, "MSG_NOSIGNAL", 0)   # a gone peer is an error, not SIGPIPE
+_CHUNK = 1 << 16
+
+
+class Channel:
+    """Pickled messages over one end of a stream socket: each message is a single length-prefixed
+    frame, written with one `sendall` under `send_lock` (several threads may send) and read by one
+    thread at a time (`recv`), with no acknowledgements and no helper threads. Small frames are read
+    with one system call (plus one `poll` when a timeout is given); large ones straight into a buffer
+    of their exact size."""
+
+    __slots__ = ("sock", "send_lock", "_buf", "_poll")
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.send_lock = threading.Lock()
+        self._buf = bytearray()
+        self._poll = select.poll()
+        self._poll.register(sock.fileno(), select.POLLIN)
+
+    @staticmethod
+    def dumps(obj) -> bytes:
+        return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def send(self, obj):
+        self.send_bytes(self.dumps(obj))
+
+    def send_bytes(self, data: bytes):
+        """Send one frame (OSError once the channel is closed or the peer has gone)."""
+        with self.send_lock:
+            if len(data) < _CHUNK:
+                self.sock.sendall(_HEADER.pack(len(data)) + data, _NOSIGNAL)
+            else:
+                self.sock.sendall(_HEADER.pack(len(data)), _NOSIGNAL)
+                self.sock.sendall(data, _NOSIGNAL)
+
+    def recv(self, timeout: float | None = None):
+        """The next message. EOFError when the peer closed its end (or the frame is cut short),
+        TimeoutError when `timeout` seconds pass before the whole frame arrived."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        buf = self._buf
+        while len(buf) < 8:
+            self._fill(deadline)
+        n = _HEADER.unpack_from(buf)[0]
+        if len(buf) - 8 >= n:
+            data = bytes(buf[8:8 + n])
+            del buf[:8 + n]
+        else:
+            data = bytearray(n)
+            have = len(buf) - 8
+            data[:have] = buf[8:]
+            buf.clear()
+            view = memoryview(data)[have:]
+            while view:
+                self._wait(deadline)
+                k = self.sock.recv_into(view)
+                if not k:
+                    raise EOFError("the peer closed the channel")
+                view = view[k:]
+        return pickle.loads(data)
+
+    def _fill(self, deadline):
+        self._wait(deadline)
+        chunk = self.sock.recv(_CHUNK)
+        if not chunk:
+            raise EOFError("the peer closed the channel")
+        self._buf += chunk
+
+    def _wait(self, deadline):
+        if deadline is None:
+            return
+        left = deadline - time.monotonic()
+        if left <= 0 or not self._poll.poll(math.ceil(left * 1000)):
+            raise TimeoutError("no message in time")
+
+    def pending(self) -> bool:
+        """Whether anything (a message, or the end of the stream) is there to read."""
+        if self._buf:
+            return True
+        try:
+            return bool(self._poll.poll(0))
+        except (OSError, ValueError):
+            return True
+
+    def close(self):
+        """Close this end; a thread sending at the same time finishes its frame first."""
+        with self.send_lock:
+            self.sock.close()
+
+    def forget(self):
+        """Close this end in a forked child, without the lock (the parent's thread that held it at
+        the fork does not exist here)."""
+        self.sock.close()
 
 
 class ForkServer:
@@ -126,9 +227,8 @@ class ForkServer:
                 proc.wait()
 
     def fork(self, idle_s: float):
-        """Start a worker that ends by itself after `idle_s` without work; returns (pid, Connection)."""
+        """Start a worker that ends by itself after `idle_s` without work; returns (pid, Channel)."""
         import socket
-        from multiprocessing.connection import Connection
         a, b = socket.socketpair()
         try:
             with self._lock:
@@ -140,7 +240,7 @@ class ForkServer:
             raise
         finally:
             b.close()
-        return pid, Connection(a.detach())
+        return pid, Channel(a)
 
     def kill(self, pid: int) -> int | None:
         """Kill worker `pid` unless it has already ended, and reap it; its wait status (None when the
@@ -293,7 +393,7 @@ class WorkerPool:
         workers = list(self._idle) + list(self._busy)
         self._reset()
         for w in workers:
-            w.conn.close()
+            w.conn.forget()
         self._server.after_fork_in_child()
 
     def configure(self, max_workers: int | None = None, idle_s: float | None = None):
@@ -336,7 +436,7 @@ class WorkerPool:
                     stale += self._trim_locked(time.monotonic())
                     while self._idle:
                         w = self._idle.pop()
-                        if w.conn.poll():   # an idle worker has nothing to say: it ended (EOF)
+                        if w.conn.pending():   # an idle worker has nothing to say: it ended (EOF)
                             stale.append(w)
                             continue
                         self._busy.add(w)

@@ -17,7 +17,7 @@ import pytest
 
 import ptclisp
 from ptclisp import Limits, process
-from ptclisp.process_pool import ForkServer, WorkerPool
+from ptclisp.process_pool import Channel, ForkServer, WorkerPool
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the pool's OS limits are Linux's")
 
@@ -69,6 +69,65 @@ def test_an_input_that_cannot_be_sent_leaves_the_worker_in_service(pool):
     assert iso("(+ 1 2)").value == 3 and idle_pid(pool) == first
 
 
+def test_large_inputs_and_results_cross_in_one_run(pool):
+    # frames far larger than one read, both ways, and tool traffic in between
+    text = "ab" * 300_000
+    r = iso("(str (tool/echo {:s data/s}) (count data/s))", context={"s": text},
+            tools={"echo": lambda a: a["s"][:10]})
+    assert r.value == "ababababab600000", r.error
+    r = iso("(apply str (map (fn [_] \"xyz\") (range 200000)))", limits=Limits(memory_bytes=10**8))
+    assert r.value == "xyz" * 200_000, r.error
+    assert iso("(+ 1 2)").value == 3
+
+
+# ------------------------------------------------------------------ the channel
+
+@pytest.fixture
+def channels():
+    import socket
+    a, b = socket.socketpair()
+    ca, cb = Channel(a), Channel(b)
+    yield ca, cb
+    ca.close()
+    cb.close()
+
+
+def test_a_channel_delivers_messages_of_any_size_in_order(channels):
+    ca, cb = channels
+    big = bytes(range(256)) * 20_000   # 5 MB: many reads
+    sender = threading.Thread(target=lambda: [ca.send(m) for m in ("one", big, ("t", 2), {"k": [1.5]})])
+    sender.start()
+    assert [cb.recv(10) for _ in range(4)] == ["one", big, ("t", 2), {"k": [1.5]}]
+    sender.join()
+    assert not cb.pending()
+    ca.send_bytes(Channel.dumps("pre-pickled"))
+    assert cb.recv() == "pre-pickled"
+
+
+def test_a_channel_reports_a_timeout_and_a_closed_peer(channels):
+    import socket
+    ca, cb = channels
+    t0 = time.monotonic()
+    with pytest.raises(TimeoutError):
+        cb.recv(0.05)
+    assert time.monotonic() - t0 >= 0.05
+    ca.sock.sendall(Channel.dumps("x")[:3])   # not even a whole header: a peer cut off mid-frame
+    with pytest.raises(TimeoutError):
+        cb.recv(0.05)
+    ca.close()
+    assert cb.pending()
+    with pytest.raises(EOFError):
+        cb.recv(1)
+    with pytest.raises(OSError):   # sending on a closed channel is an error, not a write to a reused fd
+        ca.send("late")
+    a, b = socket.socketpair()
+    c = Channel(a)
+    b.close()
+    with pytest.raises(OSError):   # the peer is gone: an error, never SIGPIPE
+        c.send("nobody")
+    c.close()
+
+
 # ------------------------------------------------------------------ nothing carries over
 
 def test_nothing_of_a_run_is_visible_to_the_next(pool):
@@ -81,6 +140,19 @@ def test_nothing_of_a_run_is_visible_to_the_next(pool):
     assert iso("data/x").value is None
     assert iso("(tool/t {})").error.kind == "unknown_tool"
     assert idle_pid(pool) == first   # the same worker answered every run
+
+
+def test_each_run_has_the_limits_it_was_given(pool):
+    # the worker keeps the last limits it unpickled: a run with other limits must not get those
+    loop = "(loop [i 0] (if (< i 500) (recur (inc i)) i))"
+    assert iso(loop, limits=Limits(loop_limit=1000)).value == 500
+    first = idle_pid(pool)
+    assert iso(loop, limits=Limits(loop_limit=2000)).value == 500
+    assert iso("(+ 1 2)", limits=Limits(loop_limit=1000)).value == 3
+    assert idle_pid(pool) == first
+    r = iso(loop, limits=Limits(loop_limit=100))
+    assert (r.error.kind, r.error.span.line, r.error.span.col) == ("loop_limit_exceeded", 1, 27)
+    assert iso(loop, limits=Limits(loop_limit=1000)).value == 500
 
 
 def test_memory_a_run_used_does_not_count_against_the_next(pool):
@@ -284,8 +356,8 @@ print(json.dumps({"before": before, "server": server, "child": child,
 '''
 
 
-def host(code: str, *args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+def host(code: str, *args: str, timeout: float = 120) -> dict:
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     return json.loads(proc.stdout)
 
@@ -296,6 +368,51 @@ def test_a_forked_host_gets_workers_of_its_own():
     assert child["value"] == 42
     assert child["server"] != out["server"] and not set(child["workers"]) & set(out["before"])
     assert out["after"] == 3 and out["server_after"] == out["server"]
+
+
+LOCKED_FORK_HOST = r'''
+import json, os, sys
+import ptclisp
+from ptclisp import process
+assert ptclisp.run("1", isolation="process").value == 1
+lock = process.POOL._idle[0].conn.send_lock
+lock.acquire()   # as a thread of the host in the middle of a send at the moment of the fork
+pid = os.fork()
+if pid == 0:
+    value = ptclisp.run("(+ 1 2)", isolation="process").value
+    process.POOL.close()
+    os._exit(0 if value == 3 else 1)
+lock.release()
+_, status = os.waitpid(pid, 0)
+print(json.dumps({"child": os.waitstatus_to_exitcode(status), "parent": ptclisp.run("4", isolation="process").value}))
+'''
+
+
+def test_a_host_forked_during_a_send_does_not_wait_for_the_parents_lock():
+    assert host(LOCKED_FORK_HOST, timeout=30) == {"child": 0, "parent": 4}
+
+
+STATM_HOST = r'''
+import json, os
+from ptclisp import process
+process._vm_bytes()   # opens /proc/self/statm here, in the parent
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    grown = bytearray(300 << 20)   # the child's address space grows, the parent's does not
+    with open("/proc/self/statm") as f:
+        own = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    os.write(w, json.dumps([own, process._vm_bytes()]).encode())
+    os._exit(0)
+os.close(w)
+print(os.read(r, 1000).decode())
+os.waitpid(pid, 0)
+'''
+
+
+def test_a_forked_process_measures_its_own_address_space():
+    own, measured = host(STATM_HOST, timeout=60)
+    assert own > 300 << 20 and abs(measured - own) < 16 << 20
 
 
 EXITING_HOST = r'''
