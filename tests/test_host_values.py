@@ -272,7 +272,7 @@ def test_the_count_is_not_measured_under_a_tracer(monkeypatch):
         calls.append(frame.f_locals)
         return None
     x = [1, 2]
-    for _ in range(100):
+    for _ in range(18):   # 2**18 paths: a walk that stopped remembering shared parts ends, and fails below
         x = [x, x]
     sys.settrace(tracer)
     try:

@@ -38,7 +38,11 @@ def alive(pid: int) -> bool:
     """Whether `pid` is a process that has not ended (a zombie has ended)."""
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+            if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                return True
+        # a killed process's first thread may be a zombie while its other threads still exit (and
+        # hold its files open): it has ended once no other thread is left
+        return len(os.listdir(f"/proc/{pid}/task")) > 1
     except FileNotFoundError:
         return False
 
