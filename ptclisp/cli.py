@@ -12,7 +12,7 @@ doctor, models, docs, mcp.
                   [--mcp NAME=COMMAND ARGS... | --mcp NAME=URL]... (also on repl and run: ptclisp/mcp/cli.py)
     ptclisp check FILE.clj... [--prelude FILE]... [--tools module:attr]
     ptclisp fmt   FILE.clj... [--check] [--diff]
-    ptclisp bench lang|agent ...   (ptclisp/bench.py, ptclisp/bench_agent/cli.py)
+    ptclisp bench lang|agent ...   (ptclisp/bench/, ptclisp/bench_agent/cli.py)
     ptclisp agent TASK ...         (ptclisp/agent/cli.py)
     ptclisp view  DIR --static OUT.html | --port PORT    (ptclisp/view/cli.py)
     ptclisp transcript RUN_ID --runs DIR                 (ptclisp/view/cli.py)
