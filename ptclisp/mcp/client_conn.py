@@ -316,7 +316,7 @@ class _Server:
                 if unsent < 3:
                     continue        # nothing reached the server: send it on a new connection
                 raise PtcError("tool_error", f"tool/{ptc_name}: MCP server {self.name} keeps closing the "
-                                             f"connection before the call is sent{conn.tail()}",
+                                             f"connection before the call is sent{conn.tail(wait=2.0)}",
                                details={"tool": ptc_name, "server": self.name, "reason": "server_lost"}) from None
             except _Lost as exc:
                 self.drop(conn)
@@ -324,7 +324,7 @@ class _Server:
                     lost_once = True
                     continue
                 why = str(exc) or "closed the connection during the call"
-                raise PtcError("tool_error", f"tool/{ptc_name}: MCP server {self.name} {why}{conn.tail()}",
+                raise PtcError("tool_error", f"tool/{ptc_name}: MCP server {self.name} {why}{conn.tail(wait=2.0)}",
                                details={"tool": ptc_name, "server": self.name, "reason": "server_lost",
                                         "retried": lost_once}) from None
             return self._value(result, mcp_name, ptc_name)
