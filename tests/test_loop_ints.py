@@ -60,6 +60,22 @@ def test_int_loop_variables_change_no_outcome(a, b, ea, eb, stop, backend):
     off, on = both_ways(src, backend)
     assert on == off, src
 
+def nodes_of(src: str, node_type) -> list:
+    """The nodes of type `node_type` in the analysed `src`, outermost first."""
+    from ptclisp.analyzer import nodes as N
+    from ptclisp.meter import default_limits
+    from ptclisp.session import Environment, analyze_source
+    node, _ = analyze_source(src, Environment().analyzer_env(), default_limits())
+    found = []
+
+    def walk(n):
+        if type(n) is node_type:
+            found.append(n)
+        for c in N.children(n):
+            walk(c)
+    walk(node)
+    return found
+
 
 @pytest.mark.parametrize("src, ints", [
     ("(loop [i 1 acc 0] (if (> i 9) acc (recur (inc i) (+ acc i))))", {"i", "acc"}),
@@ -72,19 +88,7 @@ def test_int_loop_variables_change_no_outcome(a, b, ea, eb, stop, backend):
 ])
 def test_which_loop_variables_are_ints(src, ints):
     from ptclisp.analyzer import nodes as N
-    from ptclisp.meter import default_limits
-    from ptclisp.session import Environment, analyze_source
-    env = Environment()
-    node, _ = analyze_source(src, env.analyzer_env(), default_limits())
-    loops = []
-
-    def walk(n):
-        if type(n) is N.Loop:
-            loops.append(n)
-        for c in N.children(n):
-            walk(c)
-    walk(node)
-    found = scan.int_loop_locals(loops[0], set())
+    found = scan.int_loop_locals(nodes_of(src, N.Loop)[0], set())
     assert {py.split("_", 1)[1] for py in found} == ints
 
 
@@ -149,21 +153,9 @@ def test_int_argument_bodies_change_no_outcome(x, y, e, test, backend):
 
 def test_which_parameters_get_an_int_body():
     from ptclisp.analyzer import nodes as N
-    from ptclisp.meter import default_limits
-    from ptclisp.session import Environment, analyze_source
-    env = Environment()
 
     def fn_of(src):
-        node, _ = analyze_source(src, env.analyzer_env(), default_limits())
-        found = []
-
-        def walk(n):
-            if type(n) is N.Fn:
-                found.append(n)
-            for c in N.children(n):
-                walk(c)
-        walk(node)
-        return found[0]
+        return nodes_of(src, N.Fn)[0]
 
     def names(src):
         return [py.split("_", 1)[1] for py in scan.int_params(fn_of(src))]

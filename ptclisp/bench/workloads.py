@@ -150,7 +150,7 @@ def w_programs(quick):
     n = size(quick, 1000, 50)
     # every repetition evaluates programs never seen before (one counter per column, so the
     # warm-up runs of both columns see the same programs and their answers can be compared)
-    py_salt, ptc_salt = itertools.count(), itertools.count()
+    py_salt = itertools.count()   # run_many keeps the PTC column's own counter
 
     def py_src(i):
         return f"sum((x * x for x in [{i}, {i + 1}, {i + 2}, {i + 3}] if x % 2 == 1), {i})"
@@ -158,17 +158,7 @@ def w_programs(quick):
     def py():
         base = next(py_salt) * n
         return sum(eval(py_src(base + k), {}) for k in range(n))  # noqa: S307 - our own text
-
-    def ptc():
-        base = next(ptc_salt) * n
-        total = 0
-        for k in range(n):
-            r = run(small_program(base + k), limits=BIG)
-            if not r.ok:
-                raise BenchError(str(r.error))
-            total += r.value
-        return total
-    return {"python": Impl(py), "ptclisp": Impl(ptc)}
+    return {"python": Impl(py), "ptclisp": Impl(run_many(n, limits=BIG))}
 
 
 # ------------------------------------------------------------------ g. persistent growth
@@ -323,17 +313,18 @@ def k_runs(quick: bool) -> int:
     return 2 if quick else 10
 
 
-def run_many(isolation: str | None, n: int):
-    """n `ptclisp.run`s of f's small programs, each text new; their sum.
+def run_many(n: int, **run_options):
+    """n `ptclisp.run(text, **run_options)`s of f's small programs, each text new; their sum.
 
-    The reference column of k is the same runs in process (`isolation=None`)."""
+    Workload f runs them with raised limits; k with `isolation="process"`, and its reference column
+    the same runs in process."""
     salt = itertools.count()
 
     def go():
         base = next(salt) * n
         total = 0
         for k in range(n):
-            r = run(small_program(base + k), isolation=isolation)
+            r = run(small_program(base + k), **run_options)
             if not r.ok:
                 raise BenchError(str(r.error))
             total += r.value
@@ -343,7 +334,7 @@ def run_many(isolation: str | None, n: int):
 
 def w_isolated(quick):
     n = k_runs(quick)
-    return {"python": Impl(run_many(None, n)), "ptclisp": Impl(run_many("process", n))}
+    return {"python": Impl(run_many(n)), "ptclisp": Impl(run_many(n, isolation="process"))}
 
 
 WORKLOADS = [

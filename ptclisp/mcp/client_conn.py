@@ -24,6 +24,7 @@ from .client_results import arg_names, block_value, error_text, first_leaf, memo
 from .client_specs import TOOL_NAME, MCPServerSpec, MCPStartError
 
 _STDERR_LINES = 20      # lines of a server's stderr kept for error messages
+_STDERR_GRACE_S = 2.0   # how long an error about a server that went away waits for its last stderr lines
 
 
 class _StderrTail:
@@ -74,8 +75,10 @@ class _Conn:
         self.stderr = None
         self.dead = False
 
-    def tail(self, wait: float = 0.0) -> str:
-        last = self.stderr.last(wait) if self.stderr is not None else ""
+    def tail(self, gone: bool = False) -> str:
+        """' (its last stderr line: ...)' for an error message, or ''; once the server is `gone`, only
+        after its remaining lines are in (up to `_STDERR_GRACE_S`)."""
+        last = self.stderr.last(_STDERR_GRACE_S if gone else 0.0) if self.stderr is not None else ""
         return f" (its last stderr line: {last})" if last else ""
 
 
@@ -230,9 +233,9 @@ class _Server:
             return MCPStartError(f"{where}: the connection was cancelled")
         code = getattr(leaf, "code", None)
         if code == -32000 or type(leaf).__name__ in ("ClosedResourceError", "BrokenResourceError", "EndOfStream"):
-            return MCPStartError(f"{where} closed the connection during the handshake{conn.tail(wait=2.0)}")
+            return MCPStartError(f"{where} closed the connection during the handshake{conn.tail(gone=True)}")
         text = one_line(str(leaf)) or type(leaf).__name__
-        return MCPStartError(f"{where} could not be connected: {type(leaf).__name__}: {text}{conn.tail(wait=2.0)}")
+        return MCPStartError(f"{where} could not be connected: {type(leaf).__name__}: {text}{conn.tail(gone=True)}")
 
     def _on_message(self, conn: _Conn, message) -> "asyncio.Future | None":
         async def handle():
@@ -316,7 +319,7 @@ class _Server:
                 if unsent < 3:
                     continue        # nothing reached the server: send it on a new connection
                 raise PtcError("tool_error", f"tool/{ptc_name}: MCP server {self.name} keeps closing the "
-                                             f"connection before the call is sent{conn.tail(wait=2.0)}",
+                                             f"connection before the call is sent{conn.tail(gone=True)}",
                                details={"tool": ptc_name, "server": self.name, "reason": "server_lost"}) from None
             except _Lost as exc:
                 self.drop(conn)
@@ -324,7 +327,7 @@ class _Server:
                     lost_once = True
                     continue
                 why = str(exc) or "closed the connection during the call"
-                raise PtcError("tool_error", f"tool/{ptc_name}: MCP server {self.name} {why}{conn.tail(wait=2.0)}",
+                raise PtcError("tool_error", f"tool/{ptc_name}: MCP server {self.name} {why}{conn.tail(gone=True)}",
                                details={"tool": ptc_name, "server": self.name, "reason": "server_lost",
                                         "retried": lost_once}) from None
             return self._value(result, mcp_name, ptc_name)
