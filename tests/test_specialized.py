@@ -138,3 +138,65 @@ def test_join_of_long_text_is_what_it_was(n, size):
     coll = ptclisp.read_string("[]").__class__(["x" * size] * n)
     for budget in (10**9, 100_000):
         assert _outcome(strings.join, "--", coll, budget=budget) == _outcome(_join_reference, "--", coll, budget=budget)
+
+
+# ---------------------------------------------------------------- join with a literal separator
+
+def _join_special():
+    fn, extra = R.SPECIALIZERS["join"]("-", R.UNKNOWN)
+    return lambda sep, coll: fn(sep, coll, *extra)
+
+
+@settings(max_examples=400, deadline=None)
+@given(items=st.lists(ITEM, max_size=8), sep=st.sampled_from(["", "-", ", ", "é"]),
+       budget=st.sampled_from([10**9, 120, 60]))
+def test_join_on_a_literal_separator_is_join(items, sep, budget):
+    coll = ptclisp.read_string("[]").__class__(items)
+    assert _outcome(_join_special(), sep, coll, budget=budget) == _outcome(strings.join, sep, coll, budget=budget)
+
+
+@pytest.mark.parametrize("coll", ["nil", "[]", '"abc"', '("a" "b")', '#{"a"}', "5", '{:a 1}'])
+def test_join_on_other_collections_goes_the_builtins_way(coll):
+    value = ptclisp.read_string(coll) if coll != '("a" "b")' else ptclisp.run('(list "a" "b")').value
+    assert _outcome(_join_special(), "-", value) == _outcome(strings.join, "-", value)
+
+
+def test_join_of_long_text_on_a_literal_separator_is_join():
+    coll = ptclisp.read_string("[]").__class__(["x" * 40_000] * 2)
+    for budget in (10**9, 100_000):
+        assert _outcome(_join_special(), "--", coll, budget=budget) == _outcome(strings.join, "--", coll, budget=budget)
+
+
+def test_only_the_two_argument_join_with_a_literal_string_separator_is_specialized():
+    choose = R.SPECIALIZERS["join"]
+    assert choose("abc") is None and choose(R.UNKNOWN) is None           # (join coll)
+    assert choose(R.UNKNOWN, R.UNKNOWN) is None and choose(5, R.UNKNOWN) is None
+    assert choose("-", R.UNKNOWN) is not None and choose("-", ptclisp.read_string('["a"]')) is not None
+
+
+@pytest.mark.parametrize("special,args", [
+    (lambda: _special(" "), ("a b c", " ")),
+    (lambda: _special(ptclisp.read_string('#","')), ("a,b,c", ptclisp.read_string('#","'))),
+    (_join_special, ("-", ptclisp.read_string('["a" "b"]'))),
+])
+def test_the_inline_charge_stops_an_evaluation_whose_clock_ran_out(special, args):
+    m = meter.Meter(Limits(timeout_ms=None, memory_bytes=10**9))
+    m.expired = True
+    prev = meter.install(m)
+    try:
+        with pytest.raises(PtcError) as err:
+            special()(*args)
+    finally:
+        meter.install(prev)
+    assert err.value.kind == "timeout"
+
+
+@pytest.mark.parametrize("src", [
+    '(mapv (fn [l] (join "-" (split l " "))) ["a b" " a  b  " "" "x"])',
+    '(mapv (fn [l] (join ", " l)) [["a" 1] [] [nil "b"] "xy"])',
+    '(mapv (fn [l] (join "-" l)) [["a"] 5])',
+    '(join "-" ["a" "b"])',
+    '(join ["a" "b"])',
+])
+def test_join_programs_agree_on_both_back_ends(src):
+    assert run(src, "compiled") == run(src, "tiered")

@@ -5,17 +5,24 @@ builtin itself.
 
     (split s " ")     split_on_char       a one-character string separator
     (split s #" ")    split_on_literal    a regex that matches exactly one literal text
+    (join "-" coll)   join_on             a string separator
+
+These run once per element in the loops models write, so each charges the meter inline (`_charge`'s
+test, written out: the allocation fits and the clock has not run out) and makes its vector without
+a call of `Vector.__init__`; anything else goes through `charge`, which raises as it always does.
 
 Imports registry, regex_engine, values, meter and the strings family.
 """
 from __future__ import annotations
 
 from .. import regex_engine as rx
-from ..meter import OBJ, SLOT
+from ..meter import OBJ, SLOT, _local as _meter_slot, str_cost
 from ..registry import UNKNOWN, specializer
 from ..values import Regex, Vector
 from .common import charge, out_vec
-from .strings import _UNCUT, split
+from .strings import _UNCUT, join, split
+
+_new_vector = Vector.__new__
 
 
 @specializer("split")
@@ -39,11 +46,19 @@ def split_on_char(s, sep):
     """`(split s sep)` for a one-character string sep: split's first case, without its tests of sep."""
     if type(s) is str and len(s) <= 4096:
         parts = s.split(sep)
-        charge((98 + SLOT) * len(parts) + OBJ + len(s))
+        cost = (98 + SLOT) * len(parts) + OBJ + len(s)
+        m = _meter_slot.meter
+        if m is None or (a := m.allocated + cost) > m.budget or m.expired:
+            charge(cost)
+        else:
+            m.allocated = a
         if not parts[-1] and len(parts) > 1:  # Java's split drops trailing empty pieces
             while parts and parts[-1] == "":
                 parts.pop()
-        return Vector(parts)
+        v = _new_vector(Vector)
+        v._items = parts
+        v._owner = None
+        return v
     return split(s, sep)
 
 
@@ -58,6 +73,44 @@ def split_on_literal(s, sep, literal):
         if not parts[-1]:
             while parts and parts[-1] == "":
                 parts.pop()
-        charge(cost + OBJ + SLOT * len(parts))
-        return Vector(parts)
+        cost += OBJ + SLOT * len(parts)
+        m = _meter_slot.meter
+        if m is None or (a := m.allocated + cost) > m.budget or m.expired:
+            charge(cost)
+        else:
+            m.allocated = a
+        v = _new_vector(Vector)
+        v._items = parts
+        v._owner = None
+        return v
     return split(s, sep)
+
+
+@specializer("join")
+def _join_special(*args):
+    """`(join sep coll)` with sep a literal string (not `(join coll)`)."""
+    if len(args) == 2 and type(args[0]) is str:
+        return join_on, ()
+    return None
+
+
+def join_on(sep, coll):
+    """`(join sep coll)` for a string sep: join's case of a vector of strings whose text is short,
+    without its tests of sep; every other case is join's."""
+    if type(coll) is Vector:
+        items = coll._items
+        if items:
+            try:  # (a number or nil among the items has no length, a vector no place in str.join: join's)
+                n = sum(map(len, items)) + len(sep) * (len(items) - 1)
+                if n <= 65536:
+                    out = sep.join(items)
+                    cost = str_cost(len(out))
+                    m = _meter_slot.meter
+                    if m is None or (a := m.allocated + cost) > m.budget or m.expired:
+                        charge(cost)
+                    else:
+                        m.allocated = a
+                    return out
+            except TypeError:
+                pass
+    return join(sep, coll)
