@@ -35,6 +35,7 @@ from .values import Map, Vector, hk
 
 HOT_CALLS = 24        # calls of a fn form after which it is compiled
 ISLAND_ITEMS = 4096   # items a map/filter call site over a literal fn sees before it runs as a compiled loop
+FOR_ISLAND_ITEMS = 512  # items a for/doseq form sees (first collection, then results) before it is compiled
 
 
 class Layout:
@@ -386,6 +387,10 @@ class Builder:
         if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
             m = Map({hk(k.value): v.value for k, v in node.pairs})
             return lambda f: m
+        if all(type(k) is N.Const for k, _v in node.pairs):  # {:a x :b y}: the stored keys are known
+            keys = [hk(k.value) for k, _v in node.pairs]
+            vals = [self.build(v, layout) for _k, v in node.pairs]
+            return lambda f: Map(zip(keys, [vb(f) for vb in vals]))
         pairs = [(self.build(k, layout), self.build(v, layout)) for k, v in node.pairs]
 
         def mkmap(f):
@@ -402,6 +407,50 @@ class Builder:
 
     # ------------------------------------------------------------ iteration
     def b_for(self, node, layout):
+        """`for`/`doseq`: closures, until the form has seen FOR_ISLAND_ITEMS items over its runs (the
+        items of its first collection, and the items it made); from then on a compiled loop, given
+        the first collection as already evaluated (so nothing is evaluated twice)."""
+        c0 = node.clauses[0]
+        if c0[0] != "bind":  # pragma: no cover - the analyzer puts a binding first
+            return self._for_closures(node, layout)
+        first = self.build(c0[2], layout)
+        coll_local = N.Local("coll")
+        slot = layout.slot(coll_local)
+        looped = N.For([("bind", c0[1], N.LocalRef(coll_local, span=c0[2].span), c0[3]), *node.clauses[1:]],
+                       node.body, node.collect, span=node.span)
+        closures = self._for_closures(looped, layout)
+        host_refs, g, codes = self.host_refs, self.g, self.codes
+        seen = [0]
+        made = []   # (make, slots) once compiled; None when the loop reads a local this frame lacks
+
+        def compile_for():
+            free = sorted(_free_locals_of(looped))
+            slots = [layout.slots.get(py) for py in free]
+            if None in slots:  # pragma: no cover - every free local of the form has a slot by now
+                made.append(None)
+                return
+            made.append((compile_subprogram(looped, free, host_refs, g), slots))
+            codes.update(made[0][0].codes)
+
+        def for_(f):
+            items = first(f)
+            f[slot] = items
+            if not made:
+                seen[0] += len(items)
+                if seen[0] < FOR_ISLAND_ITEMS:
+                    out = closures(f)
+                    if out is not None:
+                        seen[0] += len(out)
+                    return out
+                compile_for()
+            island = made[0]
+            if island is None:  # pragma: no cover
+                return closures(f)
+            make, slots = island
+            return make(*[f[s] for s in slots])()
+        return for_
+
+    def _for_closures(self, node, layout):
         g = self.g
         clauses = []
         owner = -1

@@ -5,8 +5,8 @@ Random programs from a seeded generator (below) run in every configuration of
 * the back end: tiered closures + bytecode (the default) or whole-program bytecode;
 * in-place growth on or off (`values.IN_PLACE_GROWTH`: map hand-over at a last read, vector
   and set steals);
-* the inlined map/filter loops: at their default threshold, compiled at first sight
-  (`interp.ISLAND_ITEMS = 0`), or never (`compiler.scan.INLINE_HOFS` off, which turns off the
+* the inlined map/filter loops and for/doseq forms: at their default thresholds, compiled at
+  first sight (`interp.ISLAND_ITEMS = 0`, `interp.FOR_ISLAND_ITEMS = 0`), or never (`compiler.scan.INLINE_HOFS` off, which turns off the
   closure tier's island and the compiler's inline loop alike).
 
 Each must agree with the reference run (tiered, defaults) on the status, the printed value,
@@ -379,6 +379,7 @@ def run_in(config, src: str, monkeypatch):
         mp.setattr(values, "IN_PLACE_GROWTH", growth)
         if islands == "always":
             mp.setattr(interp, "ISLAND_ITEMS", 0)
+            mp.setattr(interp, "FOR_ISLAND_ITEMS", 0)
         elif islands == "never":
             mp.setattr(compiler.scan, "INLINE_HOFS", False)
         return outcome(src, backend)
@@ -443,7 +444,7 @@ def test_the_switch_decides_whether_vectors_and_sets_are_stolen(growth, monkeypa
 TIERS = {
     "tiered": ("tiered", {}),
     "compiled": ("compiled", {}),
-    "loops at first sight": ("tiered", {"ISLAND_ITEMS": 0}),
+    "loops at first sight": ("tiered", {"ISLAND_ITEMS": 0, "FOR_ISLAND_ITEMS": 0}),
     "no inline loops": ("tiered", {"INLINE_HOFS": False}),
     "fns compiled at first call": ("tiered", {"HOT_CALLS": 1}),
 }
@@ -463,6 +464,8 @@ FAILING = [
     ("(defn h [m] (assoc m :a (inc (:b m))))\n(map h [{:b 1} {:b 2} {}])", "type_error", (1, 25)),
     ("(let [f (fn [x] (mod x 0))]\n  (mapv f (vec (range 40))))", "arithmetic_error", (1, 17)),
     ("(for [x (range 10) y [1 0]] (quot x y))", "arithmetic_error", (1, 29)),
+    ("(def n (vec (range 600)))\n(for [x n :let [y (- 599 x)]]\n  (quot x y))", "arithmetic_error", (3, 3)),
+    ("(doseq [x (vec (range 700))]\n  (when (= x 650) (inc :a)))", "type_error", (2, 19)),
     ("(defn k [x] (count x))\n(map (fn [i] (k i)) (vec (range 50)))", "type_error", (1, 13)),
     ("(defn deep [x] (inc x))\n(defn mid [x] (deep x))\n(mapv (fn [x] (mid (when (< x 35) x))) (vec (range 40)))",
      "type_error", (1, 16)),
