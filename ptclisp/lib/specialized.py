@@ -38,7 +38,8 @@ def _split_special(s, sep=UNKNOWN, *more):
         except Exception:  # noqa: BLE001 - not for this path: split reports it if the call runs
             return None
         if form is not None and form.literal is not None:
-            return split_on_literal, (form.literal,)
+            lit = form.literal
+            return split_on_literal, (lit, 49 - len(lit), len(lit) + OBJ)
     return None
 
 
@@ -62,18 +63,20 @@ def split_on_char(s, sep):
     return split(s, sep)
 
 
-def split_on_literal(s, sep, literal):
+def split_on_literal(s, sep, literal, per_piece, fixed):
     """`(split s sep)` for a regex sep matching exactly the text `literal`: split's case of a known
-    literal pattern (strings._split_plain_regex with no limit), in one call."""
+    literal pattern (strings._split_plain_regex with no limit), in one call. Its charge, each
+    piece as a string and then the vector, is `per_piece` (49 - len(literal)) for every piece
+    found plus `fixed` (len(literal) + OBJ), the text's length and a slot per piece kept."""
     if type(s) is str and len(s) <= _UNCUT:
         parts = s.split(literal)
-        if len(parts) == 1:
+        n = len(parts)
+        if n == 1:
             return out_vec(parts)
-        cost = 49 * len(parts) + len(s) - len(literal) * (len(parts) - 1)
         if not parts[-1]:
             while parts and parts[-1] == "":
                 parts.pop()
-        cost += OBJ + SLOT * len(parts)
+        cost = per_piece * n + len(s) + fixed + SLOT * len(parts)
         m = _meter_slot.meter
         if m is None or (a := m.allocated + cost) > m.budget or m.expired:
             charge(cost)
