@@ -114,20 +114,33 @@ class Limits:
     process_memory_bytes: int | None = attrs.field(default=None, validator=amount_validator(1, "a size derived from memory_bytes"))
 
 
-_DEFAULT_FIELDS: tuple | None = None
+_FIELD_NAMES = tuple(a.name for a in attrs.fields(Limits))
+# the slot descriptors' setters: they fill a Limits without its validating __setattr__
+_SETTERS = tuple(Limits.__dict__[name].__set__ for name in _FIELD_NAMES)
+_DEFAULT_VALUES: tuple | None = None
+
+
+def limits_values(lim: Limits) -> tuple:
+    """Every field of `lim`, in field order (what `limits_of` takes)."""
+    return tuple(getattr(lim, name) for name in _FIELD_NAMES)
+
+
+def limits_of(values: tuple) -> Limits:
+    """A fresh Limits holding `values` (in field order), filled without running the validators:
+    only for values taken from a Limits that was validated (`limits_values`)."""
+    inst = object.__new__(Limits)
+    for setter, value in zip(_SETTERS, values):
+        setter(inst, value)
+    return inst
 
 
 def default_limits() -> Limits:
     """A fresh `Limits()` at a fraction of its cost: the defaults were validated once, so the instance is
     filled without running the validators again (every run and Session without limits makes one)."""
-    global _DEFAULT_FIELDS
-    if _DEFAULT_FIELDS is None:
-        d = Limits()
-        _DEFAULT_FIELDS = tuple((a.name, getattr(d, a.name)) for a in attrs.fields(Limits))
-    inst = object.__new__(Limits)
-    for name, value in _DEFAULT_FIELDS:
-        object.__setattr__(inst, name, value)
-    return inst
+    global _DEFAULT_VALUES
+    if _DEFAULT_VALUES is None:
+        _DEFAULT_VALUES = limits_values(Limits())
+    return limits_of(_DEFAULT_VALUES)
 
 
 # cost model (bytes) used by builtins when charging their output

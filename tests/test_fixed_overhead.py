@@ -1,0 +1,66 @@
+"""The per-run fast paths of run/Session.eval give what the general paths give.
+
+Limits: a limits dict validated once is remembered (inputs.as_limits); a remembered one must make
+the same fresh Limits, and a bad one must raise the same error, every time.
+"""
+from __future__ import annotations
+
+import attrs
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ptclisp
+from ptclisp import Limits
+from ptclisp.inputs import as_limits
+from ptclisp.meter import default_limits
+
+_FIELDS = [a.name for a in attrs.fields(Limits)]
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 70_000), st.integers(2 ** 61, 2 ** 63),
+                    st.floats(allow_nan=True), st.sampled_from(["thread", "process", "x", ""]))
+
+
+def _outcome(make):
+    try:
+        return "ok", attrs.asdict(make())
+    except (TypeError, ValueError) as exc:
+        return type(exc).__name__, str(exc)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(_FIELDS + ["bogus"]), _VALUES, max_size=4))
+def test_a_limits_dict_gives_what_Limits_gives_each_time(d):
+    expected = _outcome(lambda: Limits(**d)) if "bogus" not in d else None
+    first, second = _outcome(lambda: as_limits(dict(d))), _outcome(lambda: as_limits(dict(d)))
+    assert first == second
+    if expected is not None:
+        assert first == expected
+
+
+def test_equal_values_of_other_types_are_not_taken_for_a_remembered_dict():
+    assert as_limits({"timeout_ms": 1}).timeout_ms == 1
+    with pytest.raises(TypeError, match="Limits.timeout_ms must be a number of milliseconds, got bool True"):
+        as_limits({"timeout_ms": True})
+    assert type(as_limits({"timeout_ms": 5.0}).timeout_ms) is float
+    assert type(as_limits({"timeout_ms": 5}).timeout_ms) is int
+
+
+def test_each_call_makes_a_fresh_limits_that_still_validates():
+    a, b = as_limits({"loop_limit": 7}), as_limits({"loop_limit": 7})
+    assert a is not b and a == b == Limits(loop_limit=7)
+    a.loop_limit = 9
+    assert as_limits({"loop_limit": 7}).loop_limit == 7
+    with pytest.raises(ValueError, match="Limits.loop_limit must be between 0 and 2"):
+        a.loop_limit = -1
+    d = default_limits()
+    assert d == Limits() and d is not default_limits()
+    with pytest.raises(TypeError):
+        d.timeout_ms = "soon"
+
+
+def test_run_reports_a_bad_limits_dict_every_time():
+    for _ in range(2):
+        r = ptclisp.run("1", limits={"timeout_ms": 0})
+        assert r.status == "error" and r.error.kind == "type_error"
+        assert "Limits.timeout_ms must be between 1" in r.error.message
+    assert ptclisp.run("(+ 1 2)", limits={"timeout_ms": 60000}).value == 3
