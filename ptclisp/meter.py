@@ -15,8 +15,8 @@ fold back into their evaluation's. Imports errors and values.
 """
 from __future__ import annotations
 
-import heapq
 import itertools
+import math
 import threading
 import time
 import weakref
@@ -249,6 +249,13 @@ class Meter:
 class _Watchdog:
     """One daemon thread that flips `expired` on meters whose deadline passed.
 
+    `watch` registers a running evaluation's meter and deadline (a dict store,
+    no lock, unless that deadline is earlier than the one the thread is
+    waiting for, or the thread is not waiting: then it is woken); `forget`
+    takes it out again (a dict pop). Only running evaluations are registered,
+    so the thread scans them all each time it wakes (at the earliest
+    registered deadline, or when woken) and nothing accumulates between runs.
+
     Shared by every evaluation in the process, so nothing one evaluation
     brings may stop it: each wait is capped at `MAX_WAIT_S` (a far deadline is
     waited for in steps, never handed whole to the OS), an exception inside
@@ -261,25 +268,26 @@ class _Watchdog:
     MAX_WAIT_S = 60.0
 
     def __init__(self):
-        self._heap: list = []
-        self._live: dict = {}
-        # a plain lock (nothing here re-enters it), taken directly by watch and forget: cheaper than
-        # going through the Condition's own __enter__/__exit__ on every evaluation
+        self._live: dict = {}   # wid -> (deadline, meter), for the evaluations running now
+        # a plain lock (nothing here re-enters it) under the thread's condition
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._ids = itertools.count()
         self._thread = None
         self._started = False
+        # the deadline the thread is waiting for (inf: none); None while it is not waiting, when
+        # a registration wakes it (it may have scanned the registrations already)
+        self._until = None
         self.restarts = 0  # threads started after the first (tests, reports)
 
     def watch(self, meter: Meter, deadline: float) -> int:
         wid = next(self._ids)
-        with self._lock:
-            self._live[wid] = meter
-            heapq.heappush(self._heap, (deadline, wid))
-            if self._thread is None:
-                self._start()
-            if self._heap[0][1] == wid:
+        self._live[wid] = (deadline, meter)
+        until = self._until
+        if until is None or not deadline >= until:  # (`not >=`: a deadline that is not a time wakes it too)
+            with self._lock:
+                if self._thread is None:
+                    self._start()
                 self._cond.notify()
         return wid
 
@@ -295,8 +303,7 @@ class _Watchdog:
         self._thread = t
 
     def forget(self, wid: int):
-        with self._lock:
-            self._live.pop(wid, None)
+        self._live.pop(wid, None)
 
     def _run(self):
         try:
@@ -305,33 +312,33 @@ class _Watchdog:
                     try:
                         self._step()
                     except Exception:  # noqa: BLE001 - contained: the loop goes on (after a short pause)
+                        self._until = None
                         self._cond.wait(0.01)
         finally:
+            self._until = None
             self._thread = None  # ended after all (interpreter shutdown): the next watch starts another
 
     def _step(self):
         """Expire what is due, then wait for the next deadline (at most MAX_WAIT_S). Holds the lock."""
-        heap = self._heap
-        while heap and heap[0][1] not in self._live:
-            heapq.heappop(heap)
-        if not heap:
-            self._cond.wait()
-            return
-        deadline, wid = heap[0]
-        try:
-            delay = deadline - time.monotonic()
-        except Exception:  # noqa: BLE001 - not a time: treat it as passed (the safe side)
-            delay = 0.0
-        if delay > 0:
-            self._cond.wait(min(delay, self.MAX_WAIT_S))
-            return
-        heapq.heappop(heap)
-        meter = self._live.pop(wid, None)
-        if meter is not None:
+        self._until = None
+        live = self._live
+        now = time.monotonic()
+        nearest = math.inf
+        for wid, (deadline, meter) in list(live.items()):
             try:
-                meter.expired = True
-            except Exception:  # noqa: BLE001 - a meter that cannot be expired affects only its own evaluation
-                pass
+                due = not deadline > now
+            except Exception:  # noqa: BLE001 - not a time: treat it as passed (the safe side)
+                due = True
+            if not due:
+                if deadline < nearest:
+                    nearest = deadline
+            elif live.pop(wid, None) is not None:  # (not forgotten meanwhile)
+                try:
+                    meter.expired = True
+                except Exception:  # noqa: BLE001 - a meter that cannot be expired affects only its own evaluation
+                    pass
+        self._until = nearest
+        self._cond.wait(None if nearest == math.inf else min(nearest - now, self.MAX_WAIT_S))
 
 
 _WATCHDOG = _Watchdog()

@@ -5,6 +5,8 @@ the same fresh Limits, and a bad one must raise the same error, every time.
 """
 from __future__ import annotations
 
+import time
+
 import attrs
 import pytest
 from hypothesis import given, settings
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 
 import ptclisp
 from ptclisp import Limits
+from ptclisp import meter as M
 from ptclisp.inputs import as_limits
 from ptclisp.meter import default_limits
 
@@ -64,3 +67,46 @@ def test_run_reports_a_bad_limits_dict_every_time():
         assert r.status == "error" and r.error.kind == "type_error"
         assert "Limits.timeout_ms must be between 1" in r.error.message
     assert ptclisp.run("(+ 1 2)", limits={"timeout_ms": 60000}).value == 3
+
+
+# ------------------------------------------------------------------ the watchdog
+
+class _Flag:
+    """A meter as the watchdog sees it: something whose `expired` it sets."""
+
+    expired = False
+
+
+def _wait_for(predicate, seconds=10.0):
+    end = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < end, "condition not reached"
+        time.sleep(0.005)
+
+
+def test_a_nearer_deadline_wakes_a_watchdog_waiting_for_a_far_one():
+    far, near = _Flag(), _Flag()
+    far_id = M._WATCHDOG.watch(far, time.monotonic() + 3600)
+    try:
+        time.sleep(0.02)  # the thread now waits for the far deadline
+        M._WATCHDOG.watch(near, time.monotonic() + 0.05)
+        _wait_for(lambda: near.expired)
+        assert not far.expired
+    finally:
+        M._WATCHDOG.forget(far_id)
+
+
+def test_finished_runs_leave_nothing_registered_with_the_watchdog():
+    for i in range(600):
+        assert ptclisp.run(f"(+ {i} 1)", limits={"timeout_ms": 60000}).value == i + 1
+    assert not M._WATCHDOG._live
+    held = [len(v) for v in vars(M._WATCHDOG).values() if isinstance(v, (list, dict))]
+    assert max(held, default=0) < 100   # nothing kept per finished run
+
+
+def test_a_forgotten_meter_is_not_expired():
+    m = _Flag()
+    wid = M._WATCHDOG.watch(m, time.monotonic() + 0.02)
+    M._WATCHDOG.forget(wid)
+    time.sleep(0.1)
+    assert not m.expired
