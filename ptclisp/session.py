@@ -37,6 +37,7 @@ from .meter import Limits, Meter, default_limits
 from .namespace import Namespace
 from .reader import read
 from .tools import ToolNames, ToolSet
+from .values import Map
 
 
 @attrs.define(slots=True)
@@ -66,28 +67,38 @@ def load_builtins() -> dict:
     return runtime_table()
 
 
-class Environment:
-    """What generated code sees besides the builtins: one per Session (or per run)."""
+_RUNTIME: dict | None = None
 
-    def __init__(self, context=None, tools=None, strict_data=False, data_grants=None):
-        self.ns = Namespace()
+
+class Environment:
+    """What generated code sees besides the builtins: one per Session (or per run).
+
+    `program_cache=False` (a one-shot run): no cache of built programs is kept.
+    """
+
+    def __init__(self, context=None, tools=None, strict_data=False, data_grants=None, program_cache=True):
+        global _RUNTIME
+        if _RUNTIME is None:
+            _RUNTIME = load_builtins()
+        self.ns = ns = Namespace()
         self.history: list = []
-        self.context = from_python(context or {})  # a fresh copy: the host keeps no handle on it
+        # a fresh copy: the host keeps no handle on it (no context: a new empty map)
+        self.context = from_python(context) if context else Map()
         self.strict_data = strict_data
         self.data_grants = data_grants
-        self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools)
+        self.tools = tools = tools if isinstance(tools, ToolSet) else ToolSet(tools)
         self.preludes: dict = {}
         # held while an evaluation runs in this environment: a second one (a tool calling back
         # into its own session, or another thread) is refused rather than sharing its undo log
         self.busy = threading.Lock()
         # source -> built program, for re-running the same text against an unchanged environment
-        self.programs = ProgramCache()
+        self.programs = ProgramCache(program_cache)
         # globals dicts of attached prelude namespaces: each gets this evaluation's meter as `_m`
         self.extra_globals: list[dict] = []
         self.backend = DEFAULT_BACKEND
         self.globals = {
-            "__builtins__": load_builtins(), "_m": None, "_ns": self.ns,
-            "_data": self.data_get, "_tool": self.tools.call, "_tool_ref": self.tools.ref, "_hist": self.hist,
+            "__builtins__": _RUNTIME, "_m": None, "_ns": ns,
+            "_data": self.data_get, "_tool": tools.call, "_tool_ref": tools.ref, "_hist": self.hist,
         }
 
     def data_get(self, name: str):
@@ -105,6 +116,14 @@ class Environment:
     def hist(self, n: int):
         h = self.history
         return h[-n] if len(h) >= n else None
+
+    def release(self):
+        """Drop this environment's hold on its globals once its last evaluation has ended (a one-shot
+        run's), so that it, its meter and its globals are freed as soon as nothing else holds them,
+        rather than left as a reference cycle for the cycle collector. Functions the run returned
+        keep working: they hold the globals themselves."""
+        self.globals = None
+        self.extra_globals = []
 
     def analyzer_env(self) -> Env:
         tools = self.tools
@@ -366,10 +385,9 @@ def _environment(context, tools, strict_data: bool, prelude_sources: list, progr
     """A Session's environment from checked inputs (raises as the Session constructor does:
     `input_error(e)` for context the language cannot hold)."""
     try:
-        env = Environment(context, tools, strict_data=strict_data)
+        env = Environment(context, tools, strict_data=strict_data, program_cache=program_cache)
     except PtcError as e:  # host data the language cannot hold (a cycle, nesting too deep)
         raise input_error(e) from None
-    env.programs.enabled = program_cache
     if prelude_sources:
         from .prelude import attach_preludes  # loaded on first use: importing ptclisp does not need it
         attach_preludes(env, prelude_sources)
@@ -413,4 +431,7 @@ def run_checked(source: str, context, tools, limits: Limits, preludes: list, str
         return Result("error", error=ErrorInfo("type_error", str(exc)))
     except PtcError as exc:
         return Result("error", error=to_error_info(exc))
-    return _eval(env, source, limits)
+    try:
+        return _eval(env, source, limits)
+    finally:
+        env.release()

@@ -5,6 +5,7 @@ the same fresh Limits, and a bad one must raise the same error, every time.
 """
 from __future__ import annotations
 
+import gc
 import time
 
 import attrs
@@ -110,3 +111,25 @@ def test_a_forgotten_meter_is_not_expired():
     M._WATCHDOG.forget(wid)
     time.sleep(0.1)
     assert not m.expired
+
+
+# ------------------------------------------------------------------ one-shot environments
+
+def test_a_one_shot_run_leaves_no_reference_cycle_behind():
+    programs = ["(+ 1 2)", "{:a [1 2] :b (count data/xs)}", '(println "hi") (map inc [1 2 3])']
+    for p in programs:
+        ptclisp.run(p, context={"xs": [1]})   # first uses fill the caches
+    gc.disable()
+    try:
+        for p in programs:
+            gc.collect()
+            r = ptclisp.run(p, context={"xs": [1]}, limits={"timeout_ms": 60000})
+            assert r.ok
+            assert gc.collect() == 0, p
+    finally:
+        gc.enable()
+
+
+def test_a_function_a_run_returned_still_works_after_the_run():
+    r = ptclisp.run("(defn g [x] (* 2 x)) (fn [x] (+ (g x) (count data/xs)))", context={"xs": [1, 2]})
+    assert r.ok and r.value(4) == 10
