@@ -166,7 +166,7 @@ class Meter:
     __slots__ = (
         "limits", "deadline", "expired", "cancelled", "allocated", "budget",
         "prints", "print_chars", "tool_calls", "pmap_calls", "tool_count", "parallel_live",
-        "parallel_lock", "_wd_id", "env", "loop_limit", "stop_error", "token", "__weakref__",
+        "parallel_lock", "_wd_id", "env", "loop_limit", "stop_error", "token", "compiling", "__weakref__",
     )
     in_worker = False  # parallel.WorkerMeter: True (a worker's `def`s are discarded)
 
@@ -189,6 +189,7 @@ class Meter:
         self.loop_limit = self.limits.loop_limit
         self.stop_error = None  # set when a failing parallel operation stops the whole evaluation
         self.token = OwnerToken()  # owner of the collections built under this meter (values.py)
+        self.compiling = None  # (deadline, ms) while the program is read, analysed and built (compile_tick)
 
     # -- time
     def start(self):
@@ -353,51 +354,47 @@ _UNBOUNDED = None
 
 # ------------------------------------------------------------------ compile budget
 
-class _CompileClock(threading.local):
-    deadline: float | None = None
-    limit_ms: int | None = None
-
-
-_COMPILE = _CompileClock()
-
-
 class compile_budget:
-    """Context manager: reading, analysing and building a program on this thread must finish
-    within `ms` milliseconds, or `compile_tick` raises `compile_timeout` (runtime.md §1)."""
+    """Context manager: reading, analysing and building a program under the meter installed on
+    this thread must finish within `ms` milliseconds, or `compile_tick` raises `compile_timeout`
+    (runtime.md §1). It sets the meter's `compiling` (what `session.transact` sets directly)."""
 
-    __slots__ = ("ms", "prev")
+    __slots__ = ("ms", "meter", "prev")
 
     def __init__(self, ms: int | None):
         self.ms = ms
 
     def __enter__(self):
-        c = _COMPILE
-        self.prev = (c.deadline, c.limit_ms)
+        m = self.meter = _local.meter
+        if m is None:
+            raise RuntimeError("compile_budget needs the meter of an evaluation installed on this thread")
+        self.prev = m.compiling
         if self.ms is not None:
-            c.deadline = time.monotonic() + self.ms / 1000.0
-            c.limit_ms = self.ms
+            m.compiling = (time.monotonic() + self.ms / 1000.0, self.ms)
         return self
 
     def __exit__(self, *exc):
-        _COMPILE.deadline, _COMPILE.limit_ms = self.prev
+        self.meter.compiling = self.prev
         return False
 
 
 def compile_tick():
     """Called by the reader, analyzer and code generators every so many units of work.
 
-    Inside `compile_budget` it checks that budget; otherwise (a loop compiled while
-    the program runs) it checks the running evaluation's deadline flag."""
-    c = _COMPILE
-    d = c.deadline
-    if d is not None:
-        if time.monotonic() > d:
-            ms = c.limit_ms
+    While the installed meter has a compile budget (`Meter.compiling`) it checks that
+    budget; otherwise (a loop compiled while the program runs) it checks the running
+    evaluation's deadline flag."""
+    m = _local.meter
+    if m is None:
+        return
+    c = m.compiling
+    if c is not None:
+        if time.monotonic() > c[0]:
+            ms = c[1]
             raise PtcError("compile_timeout", f"reading and analysing the program took longer than {ms} ms",
                            details={"compile_timeout_ms": ms, "phase": "compile"})
         return
-    m = _local.meter
-    if m is not None and m.expired:
+    if m.expired:
         m.raise_expired()
 
 

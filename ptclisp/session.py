@@ -265,13 +265,18 @@ def transact(envr: Environment, source: str, limits: Limits, commit_history: boo
         with guard(meter):
             try:
                 backend = backend or envr.backend
-                key = envr.programs.key(envr, source, limits, backend)
-                main = envr.programs.get(key)
+                programs = envr.programs
+                key = programs.key(envr, source, limits, backend) if programs.enabled else None
+                main = programs.get(key) if key is not None else None
                 if main is None:
-                    with M.compile_budget(limits.compile_timeout_ms):
-                        node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
-                        main = build_main(node, host_refs, envr.globals, backend)
-                    envr.programs.put(key, main)
+                    ms = limits.compile_timeout_ms
+                    if ms is not None:  # the compile budget (compile_tick), until the program is built
+                        meter.compiling = (time.monotonic() + ms / 1000.0, ms)
+                    node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
+                    main = build_main(node, host_refs, envr.globals, backend)
+                    meter.compiling = None
+                    if key is not None:
+                        programs.put(key, main)
                 meter.start()
                 value = main()
                 meter.check()

@@ -133,3 +133,26 @@ def test_a_one_shot_run_leaves_no_reference_cycle_behind():
 def test_a_function_a_run_returned_still_works_after_the_run():
     r = ptclisp.run("(defn g [x] (* 2 x)) (fn [x] (+ (g x) (count data/xs)))", context={"xs": [1, 2]})
     assert r.ok and r.value(4) == 10
+
+
+# ------------------------------------------------------------------ the compile budget
+
+def test_the_compile_budget_is_over_once_the_program_runs():
+    seen = []
+
+    def probe(_args):
+        seen.append(M.current().compiling)
+        return 1
+
+    r = ptclisp.run("(tool/probe {})", tools={"probe": probe}, limits={"compile_timeout_ms": 1000})
+    assert r.value == 1 and seen == [None]
+
+
+def test_a_compile_budget_needs_an_installed_meter():
+    prev = M.install(None)
+    try:
+        with pytest.raises(RuntimeError, match="compile_budget needs the meter"):
+            with M.compile_budget(5):
+                pass
+    finally:
+        M.install(prev)
