@@ -37,7 +37,7 @@ from .meter import Limits, Meter, default_limits
 from .namespace import Namespace
 from .reader import read
 from .tools import ToolNames, ToolSet
-from .values import Map
+from .values import Map, Set, Vector
 
 
 @attrs.define(slots=True)
@@ -75,6 +75,9 @@ class Environment:
 
     `program_cache=False` (a one-shot run): no cache of built programs is kept.
     """
+
+    __slots__ = ("ns", "history", "context", "strict_data", "data_grants", "tools", "preludes", "busy", "programs",
+                 "extra_globals", "backend", "globals", "__weakref__")
 
     def __init__(self, context=None, tools=None, strict_data=False, data_grants=None, program_cache=True):
         global _RUNTIME
@@ -188,7 +191,9 @@ class ProgramCache:
 
 def analyze_source(source: str, env: Env, limits: Limits):
     """Phases 1-6: text -> (core AST, host refs). Raises PtcError."""
-    if len(source.encode("utf-8", "surrogatepass")) > limits.max_program_bytes:
+    cap = limits.max_program_bytes
+    # (a code point is at most 4 bytes of UTF-8: a short text needs no encoding to be measured)
+    if len(source) * 4 > cap and len(source.encode("utf-8", "surrogatepass")) > cap:
         raise PtcError("program_too_large", f"program is larger than {limits.max_program_bytes} bytes")
     names: set = set()
     forms = read(source, max_depth=limits.max_depth, names=names)
@@ -376,7 +381,8 @@ class Session:
 def _detached(r: Result) -> Result:
     """`r` with its value replaced by an independent copy: a host changing what it got back
     cannot change the session's definitions, history or a cached program's constants."""
-    if r.value is not None:
+    t = type(r.value)
+    if t is Vector or t is Map or t is Set:  # (anything else is returned as it is)
         try:
             r.value = detach(r.value)
         except PtcError as exc:  # a value nested too deeply to copy

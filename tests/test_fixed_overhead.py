@@ -156,3 +156,24 @@ def test_a_compile_budget_needs_an_installed_meter():
                 pass
     finally:
         M.install(prev)
+
+
+# ------------------------------------------------------------------ size gate and results
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(["1", " ", "é", "€", "😀", "\ud800"]), min_size=1, max_size=12),
+       st.integers(1, 40))
+def test_the_program_size_gate_counts_utf8_bytes(text, cap):
+    src = '"' + text + '"'
+    r = ptclisp.run(src, limits={"max_program_bytes": cap})
+    too_large = len(src.encode("utf-8", "surrogatepass")) > cap
+    assert (r.error is not None and r.error.kind == "program_too_large") == too_large
+
+
+def test_collections_returned_are_copies_and_other_values_are_returned_as_they_are():
+    s = ptclisp.Session()
+    assert s.eval("(def v [1 {:a #{2}}]) v").value == s.eval("v").value
+    got = s.eval("v").value
+    assert got is not s.env.ns["v"] and got[1] is not s.env.ns["v"][1]
+    assert s.eval('(def t "text") t').value is s.env.ns["t"]
+    assert ptclisp.run("nil").value is None and ptclisp.run(":k").value == ptclisp.read_string(":k")
