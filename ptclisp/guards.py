@@ -265,23 +265,37 @@ MAX_RECURSION_LIMIT = 30_000  # frames; keeps C-level recursion far from the end
 
 
 _SKIP_FRAMES = 7   # about the frames of ptclisp's own entry path (Session.eval, run) below `_stack_depth`
+_last_total = 0    # the frames `_stack_depth` counted last time, itself included (any thread's: a guess)
 
 
 def _stack_depth() -> int:
     """The number of Python frames below `_Depth.enter`'s caller's caller, its caller included:
-    what walking `f_back` from `sys._getframe(2)` to the bottom counts. The first frames are
-    skipped with one `sys._getframe` (it counts them in C; walking `f_back` would create a frame
-    object for each of these short-lived frames on every evaluation)."""
+    what walking `f_back` from `sys._getframe(2)` to the bottom counts.
+
+    A host usually evaluates from the same depth again and again, so the count found last time
+    is checked first, exactly, with one `sys._getframe` (it counts frames in C): the stack has
+    that many frames when the frame at that position is the bottom one. Otherwise the first
+    frames are skipped with one `sys._getframe` and the rest walked (walking `f_back` would
+    create a frame object for each of the short-lived frames on every evaluation)."""
+    global _last_total
+    n = _last_total
+    if n > 2:
+        try:
+            if sys._getframe(n - 1).f_back is None:
+                return n - 2
+        except ValueError:  # a shallower stack than last time
+            pass
     try:
         f = sys._getframe(_SKIP_FRAMES)
-        depth = _SKIP_FRAMES - 2   # frames 2 .. _SKIP_FRAMES - 1
+        n = _SKIP_FRAMES   # frames 0 .. _SKIP_FRAMES - 1
     except ValueError:  # a shallower stack
         f = sys._getframe(2)
-        depth = 0
+        n = 2
     while f is not None:
-        depth += 1
+        n += 1
         f = f.f_back
-    return depth
+    _last_total = n
+    return n - 2
 
 
 class _Depth:
