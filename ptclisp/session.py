@@ -130,6 +130,9 @@ class Environment:
 
     def analyzer_env(self) -> Env:
         tools = self.tools
+        if not self.ns and not self.preludes and type(tools) is ToolSet and not tools.tools \
+                and type(self.strict_data) is bool:
+            return _BARE_ENVS[self.strict_data]   # a fresh environment (every run's): nothing to look at
         # no tools granted (a plain ToolSet): the one empty ToolNames, rather than a new one per evaluation
         names = _NO_TOOL_NAMES if type(tools) is ToolSet and not tools.tools else tools.names()
         return Env(user_names=self.ns.keys(), tools=names, preludes=self.preludes, strict_data=self.strict_data)
@@ -137,6 +140,9 @@ class Environment:
 
 _MISSING = object()
 _NO_TOOL_NAMES = ToolNames(())   # what ToolSet().names() gives (frozensets: shared safely)
+# what analyzer_env gives for an environment with no definitions, tools or preludes, by strict_data
+# (the analyzer only reads its Env, so one is shared; tests/test_fixed_overhead.py checks it stays as made)
+_BARE_ENVS = {flag: Env(user_names=(), tools=_NO_TOOL_NAMES, preludes={}, strict_data=flag) for flag in (False, True)}
 
 
 class ProgramCache:

@@ -177,3 +177,31 @@ def test_collections_returned_are_copies_and_other_values_are_returned_as_they_a
     assert got is not s.env.ns["v"] and got[1] is not s.env.ns["v"][1]
     assert s.eval('(def t "text") t').value is s.env.ns["t"]
     assert ptclisp.run("nil").value is None and ptclisp.run(":k").value == ptclisp.read_string(":k")
+
+
+# ------------------------------------------------------------------ the shared analyzer Env
+
+def _env_state(env):
+    return {k: (sorted(v) if isinstance(v, (set, frozenset)) else v) for k, v in vars(env).items()}
+
+
+def test_the_shared_analyzer_env_of_fresh_environments_is_never_changed():
+    from ptclisp.session import _BARE_ENVS, Environment
+    before = {flag: _env_state(e) for flag, e in _BARE_ENVS.items()}
+    assert Environment().analyzer_env() is _BARE_ENVS[False]
+    assert Environment(strict_data=True).analyzer_env() is _BARE_ENVS[True]
+    for src in ["(defn f [x] (* x 2)) (def y (f 2)) (declare z) y", "(let [a 1] (fn [b] (+ a b)))",
+                "(tool/t {:a 1})", "data/x", "(ns-thing/x)", "(loop [i 0] (if (< i 3) (recur (inc i)) i))"]:
+        for strict in (False, True):
+            ptclisp.run(src, context={"x": 1}, strict_data=strict)
+    assert {flag: _env_state(e) for flag, e in _BARE_ENVS.items()} == before
+    assert before[False]["user_names"] == [] and before[False]["preludes"] == {}
+
+
+def test_an_environment_with_definitions_or_tools_gets_its_own_analyzer_env():
+    s = ptclisp.Session(tools={"t": lambda a: 1})
+    assert sorted(s.env.analyzer_env().tools) == ["t"]
+    s2 = ptclisp.Session()
+    s2.eval("(def a 1)")
+    assert s2.env.analyzer_env().user_names == {"a"}
+    assert s2.eval("(+ a 1)").value == 2
