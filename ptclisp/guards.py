@@ -196,7 +196,9 @@ class _Enforcer:
         self._wake.set()
 
     def disarm(self, tid: int):
-        with self._lock:
+        lock = self._lock
+        lock.acquire()   # (acquire/release: cheaper than `with` on every evaluation)
+        try:
             stack = self._armed.get(tid)
             if not stack:
                 return
@@ -205,6 +207,8 @@ class _Enforcer:
                 del self._armed[tid]
             if e[_DELIVERED]:
                 _set_async_exc(tid, ctypes.py_object())  # clear it if it is still pending
+        finally:
+            lock.release()
 
     def _run(self):
         try:
@@ -314,8 +318,12 @@ class _Depth:
         self._applied = None    # the limit this object last set
 
     def enter(self, tid: int, frames: int) -> int:
-        need = _stack_depth() + min(max(frames, 50), MAX_RECURSION_LIMIT)
-        with self._lock:
+        # (comparisons rather than min/max: this runs at every evaluation)
+        need = _stack_depth() + (frames if 50 <= frames <= MAX_RECURSION_LIMIT
+                                 else 50 if frames < 50 else MAX_RECURSION_LIMIT)
+        lock = self._lock
+        lock.acquire()   # (acquire/release: cheaper than `with` on every evaluation)
+        try:
             needs = self._needs
             current = sys.getrecursionlimit()
             if not needs:
@@ -332,10 +340,14 @@ class _Depth:
                 except RecursionError:  # this thread is already deeper than that: keep the current limit
                     limit = current
             self._applied = limit
+        finally:
+            lock.release()
         return need
 
     def exit(self, tid: int):
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             needs = self._needs
             current = sys.getrecursionlimit()
             if current != self._applied:
@@ -359,6 +371,8 @@ class _Depth:
             else:
                 self._apply(self._host, current)
                 self._host = self._applied = None
+        finally:
+            lock.release()
 
     def _apply(self, limit: int, current: int):
         if limit != current:
