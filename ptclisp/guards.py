@@ -143,13 +143,8 @@ def _interruptible(frame) -> bool:
     return True
 
 
-class _Entry:
-    __slots__ = ("meter", "overdue_at", "delivered")
-
-    def __init__(self, meter):
-        self.meter = meter
-        self.overdue_at = None
-        self.delivered = False
+# an armed evaluation: [meter, when it was found overdue (or None), whether a hard stop was delivered]
+_METER, _OVERDUE_AT, _DELIVERED = 0, 1, 2
 
 
 def _grace_s(meter) -> float:
@@ -180,9 +175,9 @@ class _Enforcer:
     def arm(self, tid: int, meter):
         stack = self._armed.get(tid)
         if stack is None:
-            self._armed[tid] = [_Entry(meter)]
+            self._armed[tid] = [[meter, None, False]]
         else:
-            stack.append(_Entry(meter))  # a stack: evaluations may nest
+            stack.append([meter, None, False])  # a stack: evaluations may nest
         if self._thread is None:
             self._start()
 
@@ -201,15 +196,19 @@ class _Enforcer:
         self._wake.set()
 
     def disarm(self, tid: int):
-        with self._lock:
+        lock = self._lock
+        lock.acquire()   # (acquire/release: cheaper than `with` on every evaluation)
+        try:
             stack = self._armed.get(tid)
             if not stack:
                 return
             e = stack.pop()
             if not stack:
                 del self._armed[tid]
-            if e.delivered:
+            if e[_DELIVERED]:
                 _set_async_exc(tid, ctypes.py_object())  # clear it if it is still pending
+        finally:
+            lock.release()
 
     def _run(self):
         try:
@@ -232,27 +231,28 @@ class _Enforcer:
             frames = None
             for tid, stack in list(self._armed.items()):
                 for e in list(stack):
-                    m = e.meter
-                    if e.delivered:
+                    m = e[_METER]
+                    if e[_DELIVERED]:
                         continue
                     if not m.expired:
                         d = m.deadline  # the watchdog (meter.py) expires it; this is the second line
                         if d is None or now < d:
                             continue
                         m.expired = True
-                        e.overdue_at = now  # the program learns of it only now: its grace starts now
-                    if e.overdue_at is None:
-                        e.overdue_at = min(now, m.deadline) if m.deadline is not None else now
+                        e[_OVERDUE_AT] = now  # the program learns of it only now: its grace starts now
+                    if e[_OVERDUE_AT] is None:
+                        e[_OVERDUE_AT] = min(now, m.deadline) if m.deadline is not None else now
+                    overdue_at = e[_OVERDUE_AT]
                     grace = 0.0 if m.stop_error is not None else _grace_s(m)  # already failed: no grace
-                    if now - e.overdue_at < grace:
-                        wait = min(wait, e.overdue_at + grace - now)
+                    if now - overdue_at < grace:
+                        wait = min(wait, overdue_at + grace - now)
                         continue
                     if frames is None:
                         frames = sys._current_frames()
                     if _interruptible(frames.get(tid)):
                         if _set_async_exc(tid, HardStop) == 1:
                             for other in stack:
-                                other.delivered = True  # one exception unwinds every level
+                                other[_DELIVERED] = True  # one exception unwinds every level
                             self.delivered += 1
                         break
                     wait = 0.001  # not at a safe point: look again in a moment
@@ -269,23 +269,37 @@ MAX_RECURSION_LIMIT = 30_000  # frames; keeps C-level recursion far from the end
 
 
 _SKIP_FRAMES = 7   # about the frames of ptclisp's own entry path (Session.eval, run) below `_stack_depth`
+_last_total = 0    # the frames `_stack_depth` counted last time, itself included (any thread's: a guess)
 
 
 def _stack_depth() -> int:
     """The number of Python frames below `_Depth.enter`'s caller's caller, its caller included:
-    what walking `f_back` from `sys._getframe(2)` to the bottom counts. The first frames are
-    skipped with one `sys._getframe` (it counts them in C; walking `f_back` would create a frame
-    object for each of these short-lived frames on every evaluation)."""
+    what walking `f_back` from `sys._getframe(2)` to the bottom counts.
+
+    A host usually evaluates from the same depth again and again, so the count found last time
+    is checked first, exactly, with one `sys._getframe` (it counts frames in C): the stack has
+    that many frames when the frame at that position is the bottom one. Otherwise the first
+    frames are skipped with one `sys._getframe` and the rest walked (walking `f_back` would
+    create a frame object for each of the short-lived frames on every evaluation)."""
+    global _last_total
+    n = _last_total
+    if n > 2:
+        try:
+            if sys._getframe(n - 1).f_back is None:
+                return n - 2
+        except ValueError:  # a shallower stack than last time
+            pass
     try:
         f = sys._getframe(_SKIP_FRAMES)
-        depth = _SKIP_FRAMES - 2   # frames 2 .. _SKIP_FRAMES - 1
+        n = _SKIP_FRAMES   # frames 0 .. _SKIP_FRAMES - 1
     except ValueError:  # a shallower stack
         f = sys._getframe(2)
-        depth = 0
+        n = 2
     while f is not None:
-        depth += 1
+        n += 1
         f = f.f_back
-    return depth
+    _last_total = n
+    return n - 2
 
 
 class _Depth:
@@ -304,34 +318,61 @@ class _Depth:
         self._applied = None    # the limit this object last set
 
     def enter(self, tid: int, frames: int) -> int:
-        need = _stack_depth() + min(max(frames, 50), MAX_RECURSION_LIMIT)
-        with self._lock:
+        # (comparisons rather than min/max: this runs at every evaluation)
+        need = _stack_depth() + (frames if 50 <= frames <= MAX_RECURSION_LIMIT
+                                 else 50 if frames < 50 else MAX_RECURSION_LIMIT)
+        lock = self._lock
+        lock.acquire()   # (acquire/release: cheaper than `with` on every evaluation)
+        try:
             needs = self._needs
             current = sys.getrecursionlimit()
-            if not needs or current != self._applied:
-                self._host = current  # the host's own setting (now, or changed meanwhile)
+            if not needs:
+                self._host = current  # the host's own setting
+                limit = need
+            else:
+                if current != self._applied:
+                    self._host = current  # changed by the host meanwhile
+                limit = max(need, max(n for _, n in needs))
             needs.append((tid, need))
-            self._apply(need if len(needs) == 1 else max(n for _, n in needs), current)
+            if limit != current:
+                try:
+                    sys.setrecursionlimit(limit)
+                except RecursionError:  # this thread is already deeper than that: keep the current limit
+                    limit = current
+            self._applied = limit
+        finally:
+            lock.release()
         return need
 
     def exit(self, tid: int):
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             needs = self._needs
-            if len(needs) == 1 and needs[0][0] == tid:
-                needs.clear()
-            else:
-                for i in range(len(needs) - 1, -1, -1):
-                    if needs[i][0] == tid:
-                        del needs[i]
-                        break
             current = sys.getrecursionlimit()
             if current != self._applied:
-                self._host = current
+                self._host = current  # changed by the host meanwhile: the value to restore
+            if len(needs) == 1 and needs[0][0] == tid:  # the last one: the host's limit again
+                needs.clear()
+                host = self._host
+                if host != current:
+                    try:
+                        sys.setrecursionlimit(host)
+                    except RecursionError:  # (as in _apply: the current limit stays)
+                        pass
+                self._host = self._applied = None
+                return
+            for i in range(len(needs) - 1, -1, -1):
+                if needs[i][0] == tid:
+                    del needs[i]
+                    break
             if needs:
                 self._apply(max(n for _, n in needs), current)
             else:
                 self._apply(self._host, current)
                 self._host = self._applied = None
+        finally:
+            lock.release()
 
     def _apply(self, limit: int, current: int):
         if limit != current:
@@ -375,9 +416,10 @@ class guard:
         self.depth = depth
 
     def __enter__(self):
+        tid, meter = self.tid, self.meter
         if self.depth:
-            DEPTH.enter(self.tid, self.meter.limits.recursion_limit)
-        ENFORCER.arm(self.tid, self.meter)
+            DEPTH.enter(tid, meter.limits.recursion_limit)
+        ENFORCER.arm(tid, meter)
         return self
 
     def __exit__(self, *exc):

@@ -22,11 +22,17 @@ import os
 
 import attrs
 
-from .meter import Limits, default_limits
+from .meter import Limits, default_limits, limits_of, limits_values
 from .tools import ToolSet
 from .values import Map
 
 _LIMIT_FIELDS = tuple(f.name for f in attrs.fields(Limits))
+_FIELD_SET = frozenset(_LIMIT_FIELDS)
+# the value types a limits dict may be remembered by: equal values of one of these types behave alike
+_PLAIN = frozenset({int, float, str, type(None)})
+# (items, value types) of a limits dict that passed validation -> every field of the Limits it made
+_CHECKED: dict = {}
+_CHECKED_MAX = 256
 
 
 def _what(x) -> str:
@@ -34,17 +40,34 @@ def _what(x) -> str:
 
 
 def as_limits(limits, name: str = "limits") -> Limits:
-    """`limits` as a Limits: None gives the defaults, a dict gives Limits(**dict)."""
+    """`limits` as a Limits: None gives the defaults, a dict gives Limits(**dict).
+
+    A dict of plain values (ints, floats, strings, None) that passed the validators once is
+    remembered by its items and their types, so the next one like it is filled without
+    validating again (a fresh Limits either way; a bad dict is never remembered, so it always
+    raises what `Limits(**dict)` raises).
+    """
     if limits is None:
         return default_limits()
     if isinstance(limits, Limits):
         return limits
     if isinstance(limits, dict):
-        unknown = sorted(str(k) for k in limits if k not in _LIMIT_FIELDS)
-        if unknown:
+        types = tuple(map(type, limits.values()))
+        key = (tuple(limits.items()), types) if _PLAIN.issuperset(types) else None
+        if key is not None:
+            values = _CHECKED.get(key)
+            if values is not None:
+                return limits_of(values)
+        if not _FIELD_SET.issuperset(limits):
+            unknown = sorted(str(k) for k in limits if k not in _FIELD_SET)
             raise TypeError(f"{name}: unknown Limits field{'s' if len(unknown) > 1 else ''} "
                             f"{', '.join(unknown)}; the fields are {', '.join(_LIMIT_FIELDS)}")
-        return Limits(**limits)
+        lim = Limits(**limits)
+        if key is not None:
+            if len(_CHECKED) >= _CHECKED_MAX:
+                _CHECKED.clear()
+            _CHECKED[key] = limits_values(lim)
+        return lim
     raise TypeError(f"{name} must be a ptclisp.Limits or a dict of its fields, got {_what(limits)}")
 
 

@@ -15,8 +15,8 @@ fold back into their evaluation's. Imports errors and values.
 """
 from __future__ import annotations
 
-import heapq
 import itertools
+import math
 import threading
 import time
 import weakref
@@ -114,20 +114,33 @@ class Limits:
     process_memory_bytes: int | None = attrs.field(default=None, validator=amount_validator(1, "a size derived from memory_bytes"))
 
 
-_DEFAULT_FIELDS: tuple | None = None
+_FIELD_NAMES = tuple(a.name for a in attrs.fields(Limits))
+# the slot descriptors' setters: they fill a Limits without its validating __setattr__
+_SETTERS = tuple(Limits.__dict__[name].__set__ for name in _FIELD_NAMES)
+_DEFAULT_VALUES: tuple | None = None
+
+
+def limits_values(lim: Limits) -> tuple:
+    """Every field of `lim`, in field order (what `limits_of` takes)."""
+    return tuple(getattr(lim, name) for name in _FIELD_NAMES)
+
+
+def limits_of(values: tuple) -> Limits:
+    """A fresh Limits holding `values` (in field order), filled without running the validators:
+    only for values taken from a Limits that was validated (`limits_values`)."""
+    inst = object.__new__(Limits)
+    for setter, value in zip(_SETTERS, values):
+        setter(inst, value)
+    return inst
 
 
 def default_limits() -> Limits:
     """A fresh `Limits()` at a fraction of its cost: the defaults were validated once, so the instance is
     filled without running the validators again (every run and Session without limits makes one)."""
-    global _DEFAULT_FIELDS
-    if _DEFAULT_FIELDS is None:
-        d = Limits()
-        _DEFAULT_FIELDS = tuple((a.name, getattr(d, a.name)) for a in attrs.fields(Limits))
-    inst = object.__new__(Limits)
-    for name, value in _DEFAULT_FIELDS:
-        object.__setattr__(inst, name, value)
-    return inst
+    global _DEFAULT_VALUES
+    if _DEFAULT_VALUES is None:
+        _DEFAULT_VALUES = limits_values(Limits())
+    return limits_of(_DEFAULT_VALUES)
 
 
 # cost model (bytes) used by builtins when charging their output
@@ -153,7 +166,7 @@ class Meter:
     __slots__ = (
         "limits", "deadline", "expired", "cancelled", "allocated", "budget",
         "prints", "print_chars", "tool_calls", "pmap_calls", "tool_count", "parallel_live",
-        "parallel_lock", "_wd_id", "env", "loop_limit", "stop_error", "token", "__weakref__",
+        "parallel_lock", "_wd_id", "env", "loop_limit", "stop_error", "token", "compiling", "__weakref__",
     )
     in_worker = False  # parallel.WorkerMeter: True (a worker's `def`s are discarded)
 
@@ -176,6 +189,7 @@ class Meter:
         self.loop_limit = self.limits.loop_limit
         self.stop_error = None  # set when a failing parallel operation stops the whole evaluation
         self.token = OwnerToken()  # owner of the collections built under this meter (values.py)
+        self.compiling = None  # (deadline, ms) while the program is read, analysed and built (compile_tick)
 
     # -- time
     def start(self):
@@ -236,6 +250,13 @@ class Meter:
 class _Watchdog:
     """One daemon thread that flips `expired` on meters whose deadline passed.
 
+    `watch` registers a running evaluation's meter and deadline (a dict store,
+    no lock, unless that deadline is earlier than the one the thread is
+    waiting for, or the thread is not waiting: then it is woken); `forget`
+    takes it out again (a dict pop). Only running evaluations are registered,
+    so the thread scans them all each time it wakes (at the earliest
+    registered deadline, or when woken) and nothing accumulates between runs.
+
     Shared by every evaluation in the process, so nothing one evaluation
     brings may stop it: each wait is capped at `MAX_WAIT_S` (a far deadline is
     waited for in steps, never handed whole to the OS), an exception inside
@@ -248,25 +269,26 @@ class _Watchdog:
     MAX_WAIT_S = 60.0
 
     def __init__(self):
-        self._heap: list = []
-        self._live: dict = {}
-        # a plain lock (nothing here re-enters it), taken directly by watch and forget: cheaper than
-        # going through the Condition's own __enter__/__exit__ on every evaluation
+        self._live: dict = {}   # wid -> (deadline, meter), for the evaluations running now
+        # a plain lock (nothing here re-enters it) under the thread's condition
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._ids = itertools.count()
         self._thread = None
         self._started = False
+        # the deadline the thread is waiting for (inf: none); None while it is not waiting, when
+        # a registration wakes it (it may have scanned the registrations already)
+        self._until = None
         self.restarts = 0  # threads started after the first (tests, reports)
 
     def watch(self, meter: Meter, deadline: float) -> int:
         wid = next(self._ids)
-        with self._lock:
-            self._live[wid] = meter
-            heapq.heappush(self._heap, (deadline, wid))
-            if self._thread is None:
-                self._start()
-            if self._heap[0][1] == wid:
+        self._live[wid] = (deadline, meter)
+        until = self._until
+        if until is None or not deadline >= until:  # (`not >=`: a deadline that is not a time wakes it too)
+            with self._lock:
+                if self._thread is None:
+                    self._start()
                 self._cond.notify()
         return wid
 
@@ -282,8 +304,7 @@ class _Watchdog:
         self._thread = t
 
     def forget(self, wid: int):
-        with self._lock:
-            self._live.pop(wid, None)
+        self._live.pop(wid, None)
 
     def _run(self):
         try:
@@ -292,33 +313,33 @@ class _Watchdog:
                     try:
                         self._step()
                     except Exception:  # noqa: BLE001 - contained: the loop goes on (after a short pause)
+                        self._until = None
                         self._cond.wait(0.01)
         finally:
+            self._until = None
             self._thread = None  # ended after all (interpreter shutdown): the next watch starts another
 
     def _step(self):
         """Expire what is due, then wait for the next deadline (at most MAX_WAIT_S). Holds the lock."""
-        heap = self._heap
-        while heap and heap[0][1] not in self._live:
-            heapq.heappop(heap)
-        if not heap:
-            self._cond.wait()
-            return
-        deadline, wid = heap[0]
-        try:
-            delay = deadline - time.monotonic()
-        except Exception:  # noqa: BLE001 - not a time: treat it as passed (the safe side)
-            delay = 0.0
-        if delay > 0:
-            self._cond.wait(min(delay, self.MAX_WAIT_S))
-            return
-        heapq.heappop(heap)
-        meter = self._live.pop(wid, None)
-        if meter is not None:
+        self._until = None
+        live = self._live
+        now = time.monotonic()
+        nearest = math.inf
+        for wid, (deadline, meter) in list(live.items()):
             try:
-                meter.expired = True
-            except Exception:  # noqa: BLE001 - a meter that cannot be expired affects only its own evaluation
-                pass
+                due = not deadline > now
+            except Exception:  # noqa: BLE001 - not a time: treat it as passed (the safe side)
+                due = True
+            if not due:
+                if deadline < nearest:
+                    nearest = deadline
+            elif live.pop(wid, None) is not None:  # (not forgotten meanwhile)
+                try:
+                    meter.expired = True
+                except Exception:  # noqa: BLE001 - a meter that cannot be expired affects only its own evaluation
+                    pass
+        self._until = nearest
+        self._cond.wait(None if nearest == math.inf else min(nearest - now, self.MAX_WAIT_S))
 
 
 _WATCHDOG = _Watchdog()
@@ -333,51 +354,47 @@ _UNBOUNDED = None
 
 # ------------------------------------------------------------------ compile budget
 
-class _CompileClock(threading.local):
-    deadline: float | None = None
-    limit_ms: int | None = None
-
-
-_COMPILE = _CompileClock()
-
-
 class compile_budget:
-    """Context manager: reading, analysing and building a program on this thread must finish
-    within `ms` milliseconds, or `compile_tick` raises `compile_timeout` (runtime.md §1)."""
+    """Context manager: reading, analysing and building a program under the meter installed on
+    this thread must finish within `ms` milliseconds, or `compile_tick` raises `compile_timeout`
+    (runtime.md §1). It sets the meter's `compiling` (what `session.transact` sets directly)."""
 
-    __slots__ = ("ms", "prev")
+    __slots__ = ("ms", "meter", "prev")
 
     def __init__(self, ms: int | None):
         self.ms = ms
 
     def __enter__(self):
-        c = _COMPILE
-        self.prev = (c.deadline, c.limit_ms)
+        m = self.meter = _local.meter
+        if m is None:
+            raise RuntimeError("compile_budget needs the meter of an evaluation installed on this thread")
+        self.prev = m.compiling
         if self.ms is not None:
-            c.deadline = time.monotonic() + self.ms / 1000.0
-            c.limit_ms = self.ms
+            m.compiling = (time.monotonic() + self.ms / 1000.0, self.ms)
         return self
 
     def __exit__(self, *exc):
-        _COMPILE.deadline, _COMPILE.limit_ms = self.prev
+        self.meter.compiling = self.prev
         return False
 
 
 def compile_tick():
     """Called by the reader, analyzer and code generators every so many units of work.
 
-    Inside `compile_budget` it checks that budget; otherwise (a loop compiled while
-    the program runs) it checks the running evaluation's deadline flag."""
-    c = _COMPILE
-    d = c.deadline
-    if d is not None:
-        if time.monotonic() > d:
-            ms = c.limit_ms
+    While the installed meter has a compile budget (`Meter.compiling`) it checks that
+    budget; otherwise (a loop compiled while the program runs) it checks the running
+    evaluation's deadline flag."""
+    m = _local.meter
+    if m is None:
+        return
+    c = m.compiling
+    if c is not None:
+        if time.monotonic() > c[0]:
+            ms = c[1]
             raise PtcError("compile_timeout", f"reading and analysing the program took longer than {ms} ms",
                            details={"compile_timeout_ms": ms, "phase": "compile"})
         return
-    m = _local.meter
-    if m is not None and m.expired:
+    if m.expired:
         m.raise_expired()
 
 

@@ -20,7 +20,8 @@ class Namespace(dict):
     __slots__ = ("log", "docs", "label", "frozen", "version")
 
     def __init__(self, *a, label="user", **k):
-        super().__init__(*a, **k)
+        if a or k:
+            super().__init__(*a, **k)
         self.log = None          # list of (name, old value | _ABSENT) while an evaluation runs
         self.docs: dict = {}
         self.label = label

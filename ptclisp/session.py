@@ -37,6 +37,7 @@ from .meter import Limits, Meter, default_limits
 from .namespace import Namespace
 from .reader import read
 from .tools import ToolNames, ToolSet
+from .values import Map, Set, Vector
 
 
 @attrs.define(slots=True)
@@ -66,28 +67,41 @@ def load_builtins() -> dict:
     return runtime_table()
 
 
-class Environment:
-    """What generated code sees besides the builtins: one per Session (or per run)."""
+_RUNTIME: dict | None = None
 
-    def __init__(self, context=None, tools=None, strict_data=False, data_grants=None):
-        self.ns = Namespace()
+
+class Environment:
+    """What generated code sees besides the builtins: one per Session (or per run).
+
+    `program_cache=False` (a one-shot run): no cache of built programs is kept.
+    """
+
+    __slots__ = ("ns", "history", "context", "strict_data", "data_grants", "tools", "preludes", "busy", "programs",
+                 "extra_globals", "backend", "globals", "__weakref__")
+
+    def __init__(self, context=None, tools=None, strict_data=False, data_grants=None, program_cache=True):
+        global _RUNTIME
+        if _RUNTIME is None:
+            _RUNTIME = load_builtins()
+        self.ns = ns = Namespace()
         self.history: list = []
-        self.context = from_python(context or {})  # a fresh copy: the host keeps no handle on it
+        # a fresh copy: the host keeps no handle on it (no context: a new empty map)
+        self.context = from_python(context) if context else Map()
         self.strict_data = strict_data
         self.data_grants = data_grants
-        self.tools = tools if isinstance(tools, ToolSet) else ToolSet(tools)
+        self.tools = tools = tools if isinstance(tools, ToolSet) else ToolSet(tools)
         self.preludes: dict = {}
         # held while an evaluation runs in this environment: a second one (a tool calling back
         # into its own session, or another thread) is refused rather than sharing its undo log
         self.busy = threading.Lock()
         # source -> built program, for re-running the same text against an unchanged environment
-        self.programs = ProgramCache()
+        self.programs = ProgramCache(program_cache)
         # globals dicts of attached prelude namespaces: each gets this evaluation's meter as `_m`
         self.extra_globals: list[dict] = []
         self.backend = DEFAULT_BACKEND
         self.globals = {
-            "__builtins__": load_builtins(), "_m": None, "_ns": self.ns,
-            "_data": self.data_get, "_tool": self.tools.call, "_tool_ref": self.tools.ref, "_hist": self.hist,
+            "__builtins__": _RUNTIME, "_m": None, "_ns": ns,
+            "_data": self.data_get, "_tool": tools.call, "_tool_ref": tools.ref, "_hist": self.hist,
         }
 
     def data_get(self, name: str):
@@ -106,8 +120,19 @@ class Environment:
         h = self.history
         return h[-n] if len(h) >= n else None
 
+    def release(self):
+        """Drop this environment's hold on its globals once its last evaluation has ended (a one-shot
+        run's), so that it, its meter and its globals are freed as soon as nothing else holds them,
+        rather than left as a reference cycle for the cycle collector. Functions the run returned
+        keep working: they hold the globals themselves."""
+        self.globals = None
+        self.extra_globals = []
+
     def analyzer_env(self) -> Env:
         tools = self.tools
+        if not self.ns and not self.preludes and type(tools) is ToolSet and not tools.tools \
+                and type(self.strict_data) is bool:
+            return _BARE_ENVS[self.strict_data]   # a fresh environment (every run's): nothing to look at
         # no tools granted (a plain ToolSet): the one empty ToolNames, rather than a new one per evaluation
         names = _NO_TOOL_NAMES if type(tools) is ToolSet and not tools.tools else tools.names()
         return Env(user_names=self.ns.keys(), tools=names, preludes=self.preludes, strict_data=self.strict_data)
@@ -115,6 +140,9 @@ class Environment:
 
 _MISSING = object()
 _NO_TOOL_NAMES = ToolNames(())   # what ToolSet().names() gives (frozensets: shared safely)
+# what analyzer_env gives for an environment with no definitions, tools or preludes, by strict_data
+# (the analyzer only reads its Env, so one is shared; tests/test_fixed_overhead.py checks it stays as made)
+_BARE_ENVS = {flag: Env(user_names=(), tools=_NO_TOOL_NAMES, preludes={}, strict_data=flag) for flag in (False, True)}
 
 
 class ProgramCache:
@@ -169,7 +197,9 @@ class ProgramCache:
 
 def analyze_source(source: str, env: Env, limits: Limits):
     """Phases 1-6: text -> (core AST, host refs). Raises PtcError."""
-    if len(source.encode("utf-8", "surrogatepass")) > limits.max_program_bytes:
+    cap = limits.max_program_bytes
+    # (a code point is at most 4 bytes of UTF-8: a short text needs no encoding to be measured)
+    if len(source) * 4 > cap and len(source.encode("utf-8", "surrogatepass")) > cap:
         raise PtcError("program_too_large", f"program is larger than {limits.max_program_bytes} bytes")
     names: set = set()
     forms = read(source, max_depth=limits.max_depth, names=names)
@@ -246,13 +276,18 @@ def transact(envr: Environment, source: str, limits: Limits, commit_history: boo
         with guard(meter):
             try:
                 backend = backend or envr.backend
-                key = envr.programs.key(envr, source, limits, backend)
-                main = envr.programs.get(key)
+                programs = envr.programs
+                key = programs.key(envr, source, limits, backend) if programs.enabled else None
+                main = programs.get(key) if key is not None else None
                 if main is None:
-                    with M.compile_budget(limits.compile_timeout_ms):
-                        node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
-                        main = build_main(node, host_refs, envr.globals, backend)
-                    envr.programs.put(key, main)
+                    ms = limits.compile_timeout_ms
+                    if ms is not None:  # the compile budget (compile_tick), until the program is built
+                        meter.compiling = (time.monotonic() + ms / 1000.0, ms)
+                    node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
+                    main = build_main(node, host_refs, envr.globals, backend)
+                    meter.compiling = None
+                    if key is not None:
+                        programs.put(key, main)
                 meter.start()
                 value = main()
                 meter.check()
@@ -352,7 +387,8 @@ class Session:
 def _detached(r: Result) -> Result:
     """`r` with its value replaced by an independent copy: a host changing what it got back
     cannot change the session's definitions, history or a cached program's constants."""
-    if r.value is not None:
+    t = type(r.value)
+    if t is Vector or t is Map or t is Set:  # (anything else is returned as it is)
         try:
             r.value = detach(r.value)
         except PtcError as exc:  # a value nested too deeply to copy
@@ -366,10 +402,9 @@ def _environment(context, tools, strict_data: bool, prelude_sources: list, progr
     """A Session's environment from checked inputs (raises as the Session constructor does:
     `input_error(e)` for context the language cannot hold)."""
     try:
-        env = Environment(context, tools, strict_data=strict_data)
+        env = Environment(context, tools, strict_data=strict_data, program_cache=program_cache)
     except PtcError as e:  # host data the language cannot hold (a cycle, nesting too deep)
         raise input_error(e) from None
-    env.programs.enabled = program_cache
     if prelude_sources:
         from .prelude import attach_preludes  # loaded on first use: importing ptclisp does not need it
         attach_preludes(env, prelude_sources)
@@ -413,4 +448,7 @@ def run_checked(source: str, context, tools, limits: Limits, preludes: list, str
         return Result("error", error=ErrorInfo("type_error", str(exc)))
     except PtcError as exc:
         return Result("error", error=to_error_info(exc))
-    return _eval(env, source, limits)
+    try:
+        return _eval(env, source, limits)
+    finally:
+        env.release()

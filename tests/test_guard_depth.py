@@ -64,3 +64,23 @@ def test_deep_host_stack_keeps_the_budget():
     r = deep(300)
     assert r.ok and r.value == 800
     assert sys.getrecursionlimit() == limit
+
+
+def test_stack_depth_matches_walk_when_called_again_from_the_same_or_another_depth():
+    # the count found last time is checked first: it must be taken only when it is still exact
+    for extra in [3, 3, 3, 10, 10, 2, 2, 40, 0, 0, 40, 9, 8, 9]:
+        got, walked = _at(extra, _enter_like)
+        assert got == walked, extra
+    out = []
+
+    def worker():
+        for extra in [5, 5, 1, 30, 30]:
+            out.append(_at(extra, _enter_like))
+    threads = [threading.Thread(target=worker) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for extra in [5, 30, 1, 1]:
+        out.append(_at(extra, _enter_like))
+    for t in threads:
+        t.join()
+    assert all(got == walked for got, walked in out)
