@@ -73,6 +73,54 @@ def _located(exc: BaseException, span, codes):
     return err.located(span)
 
 
+def _call0(fn_value, arg_builders, span, codes):
+    def call(f):
+        try:
+            return fn_value()
+        except Exception as e:  # noqa: BLE001
+            raise _located(e, span, codes) from None
+    return call
+
+
+def _call1(fn_value, arg_builders, span, codes):
+    a, = arg_builders
+
+    def call(f):
+        x = a(f)
+        try:
+            return fn_value(x)
+        except Exception as e:  # noqa: BLE001
+            raise _located(e, span, codes) from None
+    return call
+
+
+def _call2(fn_value, arg_builders, span, codes):
+    a, b = arg_builders
+
+    def call(f):
+        x = a(f)
+        y = b(f)
+        try:
+            return fn_value(x, y)
+        except Exception as e:  # noqa: BLE001
+            raise _located(e, span, codes) from None
+    return call
+
+
+def _calln(fn_value, arg_builders, span, codes):
+    def call(f):
+        args = [a(f) for a in arg_builders]
+        try:
+            return fn_value(*args)
+        except Exception as e:  # noqa: BLE001
+            raise _located(e, span, codes) from None
+    return call
+
+
+# `Builder._call` by argument count (3: any other): each factory's closure holds only what it reads
+_CALLS = (_call0, _call1, _call2, _calln)
+
+
 class Builder:
     """Builds closures for one program in one environment."""
 
@@ -149,44 +197,19 @@ class Builder:
     # ------------------------------------------------------------ calls
     def _call(self, fn_value, arg_builders, span):
         """A call of a fixed Python callable with built arguments, located on error."""
-        n = len(arg_builders)
-        codes = self.codes
-        if n == 0:
-            def call(f):
-                try:
-                    return fn_value()
-                except Exception as e:  # noqa: BLE001
-                    raise _located(e, span, codes) from None
-        elif n == 1:
-            a, = arg_builders
+        return _CALLS[min(len(arg_builders), 3)](fn_value, arg_builders, span, self.codes)
 
-            def call(f):
-                x = a(f)
-                try:
-                    return fn_value(x)
-                except Exception as e:  # noqa: BLE001
-                    raise _located(e, span, codes) from None
-        elif n == 2:
-            a, b = arg_builders
-
-            def call(f):
-                x = a(f)
-                y = b(f)
-                try:
-                    return fn_value(x, y)
-                except Exception as e:  # noqa: BLE001
-                    raise _located(e, span, codes) from None
-        else:
-            def call(f):
-                args = [a(f) for a in arg_builders]
-                try:
-                    return fn_value(*args)
-                except Exception as e:  # noqa: BLE001
-                    raise _located(e, span, codes) from None
-        return call
+    def _build_all(self, nodes, layout) -> list:
+        """The builders of `nodes`, in order (a loop: cheaper than a comprehension for the few
+        sub-nodes of one node)."""
+        out = []
+        build = self.build
+        for n in nodes:
+            out.append(build(n, layout))
+        return out
 
     def b_builtin_call(self, node, layout):
-        argb = [self.build(a, layout) for a in node.args]
+        argb = self._build_all(node.args, layout)
         if node.name in self.hofs and inlinable_hof(node):
             return self._hof_island(node, layout, argb)
         return self._call(self.rt[mangle(node.name)], argb, node.span)
@@ -232,7 +255,7 @@ class Builder:
         return run
 
     def b_rt(self, node, layout):
-        return self._call(self.rt["_rt_" + node.helper], [self.build(a, layout) for a in node.args], node.span)
+        return self._call(self.rt["_rt_" + node.helper], self._build_all(node.args, layout), node.span)
 
     def b_prim(self, node, layout):
         op = node.op
@@ -242,7 +265,7 @@ class Builder:
             v = node.args[0].value
             answer = (v is None or v is False) if op == "not" else (v is None) == (op == "isnil")
             return lambda f: answer
-        args = [self.build(a, layout) for a in node.args]
+        args = self._build_all(node.args, layout)
         if op == "not":
             a, = args
             return lambda f: (x := a(f)) is None or x is False
@@ -260,7 +283,7 @@ class Builder:
 
     def b_call(self, node, layout):
         fnb = self.build(node.fn, layout)
-        argb = [self.build(a, layout) for a in node.args]
+        argb = self._build_all(node.args, layout)
         span, codes = node.span, self.codes
         n = len(argb)
         if n == 1:
@@ -319,7 +342,9 @@ class Builder:
         return do
 
     def b_let(self, node, layout):
-        binds = [(layout.slot(loc), self.build(v, layout)) for loc, v in node.bindings]
+        binds = []
+        for loc, v in node.bindings:
+            binds.append((layout.slot(loc), self.build(v, layout)))
         body = self.build(node.body, layout)
 
         def let(f):
@@ -371,11 +396,15 @@ class Builder:
         return lambda f: rt.rt_def(ns, name, val(f), doc)
 
     def b_vector(self, node, layout):
-        consts = [i.value for i in node.items if type(i) is N.Const]
-        if len(consts) == len(node.items):
+        consts = []
+        for i in node.items:
+            if type(i) is not N.Const:
+                break
+            consts.append(i.value)
+        else:
             v = Vector(consts, None)
             return lambda f: v
-        items = [self.build(i, layout) for i in node.items]
+        items = self._build_all(node.items, layout)
         return lambda f: Vector([i(f) for i in items], None)
 
     def b_set(self, node, layout):

@@ -439,9 +439,9 @@ def _token_read(text: str, max_depth: int, names: set | None) -> list[Form]:
             if kind == "NAME":   # the commonest token: a plain symbol
                 note(tok)
                 span = new(Span)
-                span.line, span.col, span.end_line, span.end_col = line, col, line, col + n
+                span.line = line; span.col = col; span.end_line = line; span.end_col = col + n
                 form = new(Sym)
-                form.ns, form.name, form.span = None, tok, span
+                form.ns = None; form.name = tok; form.span = span
             elif kind == "OPEN":
                 if len(stack) >= max_depth:
                     raise _Fallback
@@ -456,15 +456,15 @@ def _token_read(text: str, max_depth: int, names: set | None) -> list[Form]:
                 if _CLOSER[opener] != tok or (opener == "{" and len(out) % 2):
                     raise _Fallback
                 span = new(Span)
-                span.line, span.col, span.end_line, span.end_col = ol, oc, line, col + 1
+                span.line = ol; span.col = oc; span.end_line = line; span.end_col = col + 1
                 form = new(_OPEN_CLASS[opener])
-                form.items, form.span = out, span
+                form.items = out; form.span = span
                 out = parent
             elif kind is None and tok.isdigit() and n <= MAX_INT_DIGITS and tok.isascii():
                 span = new(Span)
-                span.line, span.col, span.end_line, span.end_col = line, col, line, col + n
+                span.line = line; span.col = col; span.end_line = line; span.end_col = col + n
                 form = new(Lit)
-                form.value, form.span = int(tok), span
+                form.value = int(tok); form.span = span
             elif tok[0] == '"' or tok[0] == "#":
                 if n == 1:   # an unclosed string, or `#` of a construct left to the scanner
                     raise _Fallback

@@ -255,25 +255,26 @@ def analyze_fn_tail(az, name: str | None, params_form, body_forms, scope, form, 
     i = 0
     while i < len(items):
         p = items[i]
-        if _is_kw(p, "as"):
-            raise err("invalid_form", ":as cannot name a whole parameter list; use a rest pattern: "
-                                      "(fn [& [a b :as args]] ...)", p)
-        if _is_amp(p):
-            if i + 2 != len(items):
-                raise err("invalid_form", "& must be followed by exactly one parameter pattern", p)
-            rp = items[i + 1]
-            if type(rp) is Sym:
-                node.rest = N.Local(bind_name(rp))
-                inner = inner.bind(node.rest.name, node.rest)
-                node.param_names.extend(["&", rp.name])
-            else:
-                node.rest = N.Local("__rest")
-                src = N.LocalRef(node.rest)
-                if type(rp) is MapForm:
-                    src = N.RtCall("ds_kwargs", [src], span=rp.span)
-                inner = destructure(az, rp, src, inner, prologue)
-                node.param_names.extend(["&", repr(rp)])
-            break
+        if type(p) is not Sym or p.name == "&":   # (a plain name, the common parameter, is neither)
+            if _is_kw(p, "as"):
+                raise err("invalid_form", ":as cannot name a whole parameter list; use a rest pattern: "
+                                          "(fn [& [a b :as args]] ...)", p)
+            if _is_amp(p):
+                if i + 2 != len(items):
+                    raise err("invalid_form", "& must be followed by exactly one parameter pattern", p)
+                rp = items[i + 1]
+                if type(rp) is Sym:
+                    node.rest = N.Local(bind_name(rp))
+                    inner = inner.bind(node.rest.name, node.rest)
+                    node.param_names.extend(["&", rp.name])
+                else:
+                    node.rest = N.Local("__rest")
+                    src = N.LocalRef(node.rest)
+                    if type(rp) is MapForm:
+                        src = N.RtCall("ds_kwargs", [src], span=rp.span)
+                    inner = destructure(az, rp, src, inner, prologue)
+                    node.param_names.extend(["&", repr(rp)])
+                break
         if type(p) is Sym:
             local = N.Local(bind_name(p))
             node.params.append(local)

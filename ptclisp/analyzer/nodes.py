@@ -201,7 +201,9 @@ class Prim(Node):
 __all__ = [n for n in list(globals()) if not n.startswith("_")] + ["Span"]
 
 
-_LEAVES = frozenset((Const, LocalRef, GlobalRef, MaybeGlobal, BuiltinRef, DataRef, ToolRef, HistoryRef, HostRef))
+#: the node kinds without sub-nodes (`children` gives them none)
+LEAVES = frozenset((Const, LocalRef, GlobalRef, MaybeGlobal, BuiltinRef, DataRef, ToolRef, HistoryRef, HostRef))
+_LEAVES = LEAVES
 
 
 def children(n: Node):

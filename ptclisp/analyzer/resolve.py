@@ -33,14 +33,17 @@ def builtin_call(az, head: Sym, rest: list, scope, form: List):
     spec = R.BUILTINS.get(name)
     if spec is not None and name not in _CHECKED_CALLS and name[0] != "." and name[-1] != ".":
         # the common case, as `builtin_call_node` does it for a name none of its special cases names
-        args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
+        args = []
+        analyze = az.analyze
+        for f in rest:   # (a loop: cheaper than a comprehension for the few arguments of a call)
+            args.append(analyze(f, scope, NOT_TAIL))
         n = len(args)
         if n < spec.min_arity or (spec.max_arity is not None and n > spec.max_arity):
             _arity_check(spec, n, form)
         prim = spec.prim
         if prim is not None and n == R.PRIMITIVES[prim].arity:
             return N.Prim(prim, args, form.span)
-        return N.BuiltinCall(spec.call_name, args, form.span)
+        return N.BuiltinCall(name if spec.plain else spec.call_name, args, form.span)
     if name.startswith(".") and len(name) > 1:
         return java_method_node(az, head, [az.analyze(f, scope, NOT_TAIL) for f in rest], form)
     if name.endswith(".") and len(name) > 1:
