@@ -121,6 +121,16 @@ def _calln(fn_value, arg_builders, span, codes):
 _CALLS = (_call0, _call1, _call2, _calln)
 
 
+_BUILTINS_OF: list = [None, {}]   # [a runtime table, PTC name -> its function there]
+
+
+def _builtins_of(table: dict) -> dict:
+    """The name -> function cache of `table` (`mangle` once per name, not once per node)."""
+    if _BUILTINS_OF[0] is not table:
+        _BUILTINS_OF[:] = [table, {}]
+    return _BUILTINS_OF[1]
+
+
 class Builder:
     """Builds closures for one program in one environment."""
 
@@ -128,6 +138,7 @@ class Builder:
         self.g = env_globals
         self.host_refs = host_refs
         self.rt = runtime_table()
+        self.builtins = _builtins_of(self.rt)   # PTC name -> its function in self.rt (filled as used)
         self.hofs = facts().inline_hofs  # the builtins `inlinable_hof` may accept a call of
         self.codes: set = set()  # code objects compiled for this program (see _located)
         self.ticks = 1024        # nodes until the next look at the compile clock
@@ -147,6 +158,13 @@ class Builder:
             self.ticks = 1024
             compile_tick()
         return BUILD[type(node)](self, node, layout)
+
+    def builtin(self, name: str):
+        """The function of the builtin called `name` in the runtime table."""
+        fn = self.builtins.get(name)
+        if fn is None:
+            fn = self.builtins[name] = self.rt[mangle(name)]
+        return fn
 
     # ------------------------------------------------------------ leaves
     def b_const(self, node, layout):
@@ -168,7 +186,7 @@ class Builder:
         return lambda f: ns.get(name)
 
     def b_builtin_ref(self, node, layout):
-        v = self.rt[mangle(node.name)]
+        v = self.builtin(node.name)
         return lambda f: v
 
     def b_host(self, node, layout):
@@ -212,7 +230,7 @@ class Builder:
         argb = self._build_all(node.args, layout)
         if node.name in self.hofs and inlinable_hof(node):
             return self._hof_island(node, layout, argb)
-        return self._call(self.rt[mangle(node.name)], argb, node.span)
+        return self._call(self.builtin(node.name), argb, node.span)
 
     def _hof_island(self, node, layout, argb):
         """`(map (fn [x] ...) coll)` and kin: once the vectors this call site has been given (this
@@ -221,19 +239,9 @@ class Builder:
         collections, call the builtin with the fn (which it compiles when it will call it
         HOT_CALLS times, `registry.hot`)."""
         fnb, collb = argb
-        fn_value = self.rt[mangle(node.name)]
-        host_refs, g, codes, span = self.host_refs, self.g, self.codes, node.span
+        fn_value = self.builtin(node.name)
+        codes, span = self.codes, node.span
         made = []
-
-        def compile_loop():
-            coll_local = N.Local("coll")
-            looped = N.BuiltinCall(node.name, [node.args[0], N.LocalRef(coll_local, span=node.args[1].span)],
-                                   span=span)
-            free = sorted(_free_locals_of(looped))
-            slots = [layout.slots[py] for py in free if py != coll_local.py]  # the fn's own free locals
-            made.append((compile_subprogram(looped, free, host_refs, g), slots, free.index(coll_local.py)))
-            codes.update(made[0][0].codes)
-
         seen = [0]   # items of the vectors this call site has been given
 
         def run(f):
@@ -242,7 +250,7 @@ class Builder:
             if type(coll) is Vector and not made:
                 seen[0] += len(coll)
                 if seen[0] >= ISLAND_ITEMS:
-                    compile_loop()
+                    self._island_loop(node, layout, made)
             if not made or type(coll) is not Vector:
                 try:
                     return fn_value(fn, coll)
@@ -253,6 +261,18 @@ class Builder:
             values.insert(at, coll)
             return make(*values)()
         return run
+
+    def _island_loop(self, node, layout, made):
+        """Compile the loop of `_hof_island`'s call `node` into `made` (once): the loop's factory, the
+        slots of the fn's own free locals in `layout`, and where the vector goes among them."""
+        span = node.span
+        coll_local = N.Local("coll")
+        looped = N.BuiltinCall(node.name, [node.args[0], N.LocalRef(coll_local, span=node.args[1].span)],
+                               span=span)
+        free = sorted(_free_locals_of(looped))
+        slots = [layout.slots[py] for py in free if py != coll_local.py]  # the fn's own free locals
+        made.append((compile_subprogram(looped, free, self.host_refs, self.g), slots, free.index(coll_local.py)))
+        self.codes.update(made[0][0].codes)
 
     def b_rt(self, node, layout):
         return self._call(self.rt["_rt_" + node.helper], self._build_all(node.args, layout), node.span)
@@ -517,10 +537,12 @@ class Builder:
         inner = Layout()
         for py in free:
             inner.slots[py] = len(inner.slots)
-        params = [inner.slot(p) for p in node.params]
+        params = []
+        for p in node.params:
+            params.append(inner.slot(p))
         rest_slot = inner.slot(node.rest) if node.rest else None
         self_slot = inner.slot(node.self_local) if node.self_local is not None else None
-        prologue = [(inner.slot(l), self.build(v, inner)) for l, v in node.prologue]
+        prologue = [(inner.slot(l), self.build(v, inner)) for l, v in node.prologue] if node.prologue else ()
         body = self.build(node.body, inner)
         nparams = len(params)
         g = self.g

@@ -27,7 +27,12 @@ def inlinable_hof(node) -> bool:
     if type(fn) is not N.Fn or fn.name is not None or fn.self_local is not None or fn.rest is not None \
             or fn.has_recur or len(fn.params) != 1:
         return False
-    return not _contains_closure(fn.body) and not any(_contains_closure(v) for _loc, v in fn.prologue)
+    if _contains_closure(fn.body):
+        return False
+    for _loc, v in fn.prologue:
+        if _contains_closure(v):
+            return False
+    return True
 
 
 def _contains_closure(n) -> bool:
