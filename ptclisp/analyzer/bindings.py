@@ -178,12 +178,19 @@ def _bind_key(scope, out, src, name, key, defaults, form):
     return scope.bind(name, local)
 
 
-def binding_vector(form, what: str):
+def binding_items(form, what: str) -> list:
+    """The forms of a binding vector (name value ...), checked: a vector of an even length."""
     if type(form) is not VecForm:
         raise err("invalid_form", f"{what} bindings must be a vector, got {form!r}", form)
     if len(form.items) % 2:
         raise err("invalid_form", f"{what} bindings need an even number of forms (name value pairs)", form)
-    return [(form.items[i], form.items[i + 1]) for i in range(0, len(form.items), 2)]
+    return form.items
+
+
+def binding_vector(form, what: str):
+    """The (pattern, value form) pairs of a binding vector (`binding_items`)."""
+    items = binding_items(form, what)
+    return [(items[i], items[i + 1]) for i in range(0, len(items), 2)]
 
 
 # ------------------------------------------------------------------ let / loop / recur
@@ -192,11 +199,11 @@ def binding_vector(form, what: str):
 def analyze_let(az, form: List, scope, tail):
     if len(form.items) < 2:
         raise err("invalid_form", "let needs a binding vector: (let [name value ...] body...)", form)
-    pairs = binding_vector(form.items[1], "let")
+    items = binding_items(form.items[1], "let")
     out: list = []
-    for pat, expr in pairs:
-        value = az.analyze(expr, scope, NOT_TAIL)
-        scope = destructure(az, pat, value, scope, out)
+    for i in range(0, len(items), 2):
+        value = az.analyze(items[i + 1], scope, NOT_TAIL)
+        scope = destructure(az, items[i], value, scope, out)
     body = az.body(form.items[2:], scope, tail, form.span)
     return N.Let(out, body, span=form.span) if out else body
 
