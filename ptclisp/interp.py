@@ -121,6 +121,14 @@ def _calln(fn_value, arg_builders, span, codes):
 _CALLS = (_call0, _call1, _call2, _calln)
 
 
+def _const(v):
+    return lambda f: v
+
+
+def _local(i: int):
+    return lambda f: f[i]
+
+
 _BUILTINS_OF: list = [None, {}]   # [a runtime table, PTC name -> its function there]
 
 
@@ -168,12 +176,10 @@ class Builder:
 
     # ------------------------------------------------------------ leaves
     def b_const(self, node, layout):
-        v = node.value
-        return lambda f: v
+        return _const(node.value)
 
     def b_local(self, node, layout):
-        i = layout.slot(node.local)
-        return lambda f: f[i]
+        return _local(layout.slot(node.local))
 
     def b_global(self, node, layout):
         ns = self.g["_ns"]
@@ -218,12 +224,22 @@ class Builder:
         return _CALLS[min(len(arg_builders), 3)](fn_value, arg_builders, span, self.codes)
 
     def _build_all(self, nodes, layout) -> list:
-        """The builders of `nodes`, in order (a loop: cheaper than a comprehension for the few
-        sub-nodes of one node)."""
+        """The builders of `nodes`, in order. A constant or a local, most arguments, is built here
+        as `b_const`/`b_local` would (counting toward the compile clock alike), without two calls
+        per node."""
         out = []
-        build = self.build
         for n in nodes:
-            out.append(build(n, layout))
+            if self.ticks > 1:   # (the node that brings the count to zero goes through `build`)
+                t = type(n)
+                if t is N.Const:
+                    self.ticks -= 1
+                    out.append(_const(n.value))
+                    continue
+                if t is N.LocalRef:
+                    self.ticks -= 1
+                    out.append(_local(layout.slot(n.local)))
+                    continue
+            out.append(self.build(n, layout))
         return out
 
     def b_builtin_call(self, node, layout):

@@ -133,10 +133,7 @@ class Analyzer:
 
     # ---------------------------------------------------------------- literals
     def collection(self, form, scope, cls):
-        items = []
-        analyze = self.analyze
-        for f in form.items:   # (a loop: cheaper than a comprehension for a short literal)
-            items.append(analyze(f, scope, NOT_TAIL))
+        items = self.args(form.items, scope)
         if cls is N.SetLit:
             check_duplicates(form.items, form)
         return cls(items, span=form.span)
@@ -239,7 +236,25 @@ class Analyzer:
         return self.call(form, scope)
 
     def args(self, forms, scope) -> list[N.Node]:
-        return [self.analyze(f, scope, NOT_TAIL) for f in forms]
+        """The nodes of `forms`, none in tail position. A literal, or a symbol naming a local, is
+        analysed here as `analyze` would (and counts toward the compile clock alike), without a
+        call per form: most arguments are such leaves."""
+        out = []
+        for f in forms:
+            if self.ticks > 1:   # (the form that brings the count to zero goes through `analyze`)
+                t = type(f)
+                if t is Lit:
+                    self.ticks -= 1
+                    out.append(N.Const(f.value, f.span))
+                    continue
+                if t is Sym and f.ns is None:
+                    local = scope.vars.get(f.name)
+                    if local is not None:
+                        self.ticks -= 1
+                        out.append(N.LocalRef(local, f.span))
+                        continue
+            out.append(self.analyze(f, scope, NOT_TAIL))
+        return out
 
     def call(self, form: List, scope: Scope) -> N.Node:
         head, rest = form.items[0], form.items[1:]

@@ -33,10 +33,7 @@ def builtin_call(az, head: Sym, rest: list, scope, form: List):
     spec = R.BUILTINS.get(name)
     if spec is not None and name not in _CHECKED_CALLS and name[0] != "." and name[-1] != ".":
         # the common case, as `builtin_call_node` does it for a name none of its special cases names
-        args = []
-        analyze = az.analyze
-        for f in rest:   # (a loop: cheaper than a comprehension for the few arguments of a call)
-            args.append(analyze(f, scope, NOT_TAIL))
+        args = az.args(rest, scope)
         n = len(args)
         if n < spec.min_arity or (spec.max_arity is not None and n > spec.max_arity):
             _arity_check(spec, n, form)
