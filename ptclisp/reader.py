@@ -421,7 +421,7 @@ def _token_read(text: str, max_depth: int, names: set | None) -> list[Form]:
     while pairs and not pairs[-1][1]:   # the end of the text (and trailing skipped text)
         pairs.pop()
     note = names.add if names is not None else set().add
-    pos, line, line_start = 0, 1, 0
+    line, col = 1, 1   # where the next character is
     top: list = []
     out = top
     stack: list = []   # (opener, items_of_parent, open_line, open_col)
@@ -433,9 +433,9 @@ def _token_read(text: str, max_depth: int, names: set | None) -> list[Form]:
             if skipped:
                 if "\n" in skipped:
                     line += skipped.count("\n")
-                    line_start = pos + skipped.rfind("\n") + 1
-                pos += len(skipped)
-            col = pos - line_start + 1
+                    col = len(skipped) - skipped.rfind("\n")
+                else:
+                    col += len(skipped)
             n = len(tok)
             kind = kinds.get(tok)
             if kind == "NAME":   # the commonest token: a plain symbol
@@ -449,7 +449,7 @@ def _token_read(text: str, max_depth: int, names: set | None) -> list[Form]:
                     raise _Fallback
                 stack.append((tok, out, line, col))
                 out = []
-                pos += n
+                col += n
                 continue
             elif kind == "CLOSE":
                 if not stack:
@@ -471,13 +471,15 @@ def _token_read(text: str, max_depth: int, names: set | None) -> list[Form]:
                 if n == 1:   # an unclosed string, or `#` of a construct left to the scanner
                     raise _Fallback
                 form, nl, last = _literal(tok, line, col)
-                if nl:
+                if nl:   # the token ends on a later line
+                    out.append(form)
                     line += nl
-                    line_start = pos + last + 1
+                    col = n - last
+                    continue
             else:
                 form = _atom(tok, kind or _atom_kind(tok), Span(line, col, line, col + n), names)
             out.append(form)
-            pos += n
+            col += n
     if stack:
         raise _Fallback
     return top
