@@ -117,8 +117,8 @@ def _calln(fn_value, arg_builders, span, codes):
     return call
 
 
-# `Builder._call` by argument count (3: any other): each factory's closure holds only what it reads
-_CALLS = (_call0, _call1, _call2, _calln)
+# `Builder._call` by argument count (`_calln`: any other): each factory's closure holds only what it reads
+_CALLS = (_call0, _call1, _call2)
 
 
 def _const(v):
@@ -221,7 +221,8 @@ class Builder:
     # ------------------------------------------------------------ calls
     def _call(self, fn_value, arg_builders, span):
         """A call of a fixed Python callable with built arguments, located on error."""
-        return _CALLS[min(len(arg_builders), 3)](fn_value, arg_builders, span, self.codes)
+        n = len(arg_builders)
+        return (_CALLS[n] if n < 3 else _calln)(fn_value, arg_builders, span, self.codes)
 
     def _build_all(self, nodes, layout) -> list:
         """The builders of `nodes`, in order. A constant or a local, most arguments, is built here
