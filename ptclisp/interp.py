@@ -107,6 +107,20 @@ def _call2(fn_value, arg_builders, span, codes):
     return call
 
 
+def _call3(fn_value, arg_builders, span, codes):
+    a, b, c = arg_builders
+
+    def call(f):
+        x = a(f)
+        y = b(f)
+        z = c(f)
+        try:
+            return fn_value(x, y, z)
+        except Exception as e:  # noqa: BLE001
+            raise _located(e, span, codes) from None
+    return call
+
+
 def _calln(fn_value, arg_builders, span, codes):
     def call(f):
         args = [a(f) for a in arg_builders]
@@ -118,7 +132,7 @@ def _calln(fn_value, arg_builders, span, codes):
 
 
 # `Builder._call` by argument count (`_calln`: any other): each factory's closure holds only what it reads
-_CALLS = (_call0, _call1, _call2)
+_CALLS = (_call0, _call1, _call2, _call3)
 
 
 def _const(v):
@@ -222,7 +236,7 @@ class Builder:
     def _call(self, fn_value, arg_builders, span):
         """A call of a fixed Python callable with built arguments, located on error."""
         n = len(arg_builders)
-        return (_CALLS[n] if n < 3 else _calln)(fn_value, arg_builders, span, self.codes)
+        return (_CALLS[n] if n < 4 else _calln)(fn_value, arg_builders, span, self.codes)
 
     def _build_all(self, nodes, layout) -> list:
         """The builders of `nodes`, in order. A constant or a local, most arguments, is built here
@@ -485,40 +499,9 @@ class Builder:
         collect = node.collect
         n = len(clauses)
 
-        def run(f, i, acc, meter):
-            """Run clauses from i; returns None, or the binding level a `:while` stopped."""
-            if i == n:
-                v = body(f)
-                if acc is not None:
-                    acc.append(v)
-                    if len(acc) * 8 > meter.budget - meter.allocated:
-                        rt.for_too_big(len(acc))
-                return None
-            c = clauses[i]
-            kind = c[0]
-            if kind == "bind":
-                _, slot, coll, ds = c
-                for item in coll(f):
-                    if meter.expired:
-                        meter.raise_expired()
-                    f[slot] = item
-                    for s, b in ds:
-                        f[s] = b(f)
-                    if run(f, i + 1, acc, meter) == i:
-                        break
-                return None
-            if kind == "let":
-                for s, b in c[1]:
-                    f[s] = b(f)
-                return run(f, i + 1, acc, meter)
-            t = c[1](f)
-            if t is not None and t is not False:
-                return run(f, i + 1, acc, meter)
-            return None if kind == "when" else c[2]
-
         def for_(f):
             acc = [] if collect else None
-            run(f, 0, acc, g["_m"])
+            _for_run(clauses, body, n, f, 0, acc, g["_m"])
             return rt.out_for(acc) if collect else None
         return for_
 
@@ -624,6 +607,40 @@ class Builder:
                 me.append(ptc_fn)
             return ptc_fn
         return make_closure
+
+
+def _for_run(clauses, body, n, f, i, acc, meter):
+    """Run the `n` built clauses of a `for` from i, then its body (`Builder.b_for`); returns None, or
+    the binding level a `:while` stopped. (A module function, not a closure calling itself: that
+    would be a reference cycle holding the whole `for`.)"""
+    if i == n:
+        v = body(f)
+        if acc is not None:
+            acc.append(v)
+            if len(acc) * 8 > meter.budget - meter.allocated:
+                rt.for_too_big(len(acc))
+        return None
+    c = clauses[i]
+    kind = c[0]
+    if kind == "bind":
+        _, slot, coll, ds = c
+        for item in coll(f):
+            if meter.expired:
+                meter.raise_expired()
+            f[slot] = item
+            for s, b in ds:
+                f[s] = b(f)
+            if _for_run(clauses, body, n, f, i + 1, acc, meter) == i:
+                break
+        return None
+    if kind == "let":
+        for s, b in c[1]:
+            f[s] = b(f)
+        return _for_run(clauses, body, n, f, i + 1, acc, meter)
+    t = c[1](f)
+    if t is not None and t is not False:
+        return _for_run(clauses, body, n, f, i + 1, acc, meter)
+    return None if kind == "when" else c[2]
 
 
 class _HotInfo:
