@@ -74,6 +74,86 @@ def _located(exc: BaseException, span, codes):
     return err.located(span)
 
 
+def _call0(fn_value, arg_builders, span, codes):
+    def call(f):
+        try:
+            return fn_value()
+        except Exception as e:  # noqa: BLE001
+            raise _located(e, span, codes) from None
+    return call
+
+
+def _call1(fn_value, arg_builders, span, codes):
+    a, = arg_builders
+
+    def call(f):
+        x = a(f)
+        try:
+            return fn_value(x)
+        except Exception as e:  # noqa: BLE001
+            raise _located(e, span, codes) from None
+    return call
+
+
+def _call2(fn_value, arg_builders, span, codes):
+    a, b = arg_builders
+
+    def call(f):
+        x = a(f)
+        y = b(f)
+        try:
+            return fn_value(x, y)
+        except Exception as e:  # noqa: BLE001
+            raise _located(e, span, codes) from None
+    return call
+
+
+def _call3(fn_value, arg_builders, span, codes):
+    a, b, c = arg_builders
+
+    def call(f):
+        x = a(f)
+        y = b(f)
+        z = c(f)
+        try:
+            return fn_value(x, y, z)
+        except Exception as e:  # noqa: BLE001
+            raise _located(e, span, codes) from None
+    return call
+
+
+def _calln(fn_value, arg_builders, span, codes):
+    def call(f):
+        args = [a(f) for a in arg_builders]
+        try:
+            return fn_value(*args)
+        except Exception as e:  # noqa: BLE001
+            raise _located(e, span, codes) from None
+    return call
+
+
+# `Builder._call` by argument count (`_calln`: any other): each factory's closure holds only what it reads
+_CALLS = (_call0, _call1, _call2, _call3)
+
+
+def _const(v):
+    return lambda f: v
+
+
+def _local(i: int):
+    return lambda f: f[i]
+
+
+_BUILTINS_OF: list = [None, {}]   # [a runtime table, PTC name -> its function there]
+
+
+def _builtins_of(table: dict) -> dict:
+    """The name -> function cache of `table` (`mangle` once per name, not once per node)."""
+    if _BUILTINS_OF[0] is not table:
+        _BUILTINS_OF[:] = [table, {}]
+    return _BUILTINS_OF[1]
+
+
 class Builder:
     """Builds closures for one program in one environment."""
 
@@ -81,6 +161,7 @@ class Builder:
         self.g = env_globals
         self.host_refs = host_refs
         self.rt = runtime_table()
+        self.builtins = _builtins_of(self.rt)   # PTC name -> its function in self.rt (filled as used)
         self.hofs = facts().inline_hofs  # the builtins `inlinable_hof` may accept a call of
         self.codes: set = set()  # code objects compiled for this program (see _located)
         self.ticks = 1024        # nodes until the next look at the compile clock
@@ -101,14 +182,19 @@ class Builder:
             compile_tick()
         return BUILD[type(node)](self, node, layout)
 
+    def builtin(self, name: str):
+        """The function of the builtin called `name` in the runtime table."""
+        fn = self.builtins.get(name)
+        if fn is None:
+            fn = self.builtins[name] = self.rt[mangle(name)]
+        return fn
+
     # ------------------------------------------------------------ leaves
     def b_const(self, node, layout):
-        v = node.value
-        return lambda f: v
+        return _const(node.value)
 
     def b_local(self, node, layout):
-        i = layout.slot(node.local)
-        return lambda f: f[i]
+        return _local(layout.slot(node.local))
 
     def b_global(self, node, layout):
         ns = self.g["_ns"]
@@ -121,7 +207,7 @@ class Builder:
         return lambda f: ns.get(name)
 
     def b_builtin_ref(self, node, layout):
-        v = self.rt[mangle(node.name)]
+        v = self.builtin(node.name)
         return lambda f: v
 
     def b_host(self, node, layout):
@@ -151,46 +237,32 @@ class Builder:
     def _call(self, fn_value, arg_builders, span):
         """A call of a fixed Python callable with built arguments, located on error."""
         n = len(arg_builders)
-        codes = self.codes
-        if n == 0:
-            def call(f):
-                try:
-                    return fn_value()
-                except Exception as e:  # noqa: BLE001
-                    raise _located(e, span, codes) from None
-        elif n == 1:
-            a, = arg_builders
+        return (_CALLS[n] if n < 4 else _calln)(fn_value, arg_builders, span, self.codes)
 
-            def call(f):
-                x = a(f)
-                try:
-                    return fn_value(x)
-                except Exception as e:  # noqa: BLE001
-                    raise _located(e, span, codes) from None
-        elif n == 2:
-            a, b = arg_builders
-
-            def call(f):
-                x = a(f)
-                y = b(f)
-                try:
-                    return fn_value(x, y)
-                except Exception as e:  # noqa: BLE001
-                    raise _located(e, span, codes) from None
-        else:
-            def call(f):
-                args = [a(f) for a in arg_builders]
-                try:
-                    return fn_value(*args)
-                except Exception as e:  # noqa: BLE001
-                    raise _located(e, span, codes) from None
-        return call
+    def _build_all(self, nodes, layout) -> list:
+        """The builders of `nodes`, in order. A constant or a local, most arguments, is built here
+        as `b_const`/`b_local` would (counting toward the compile clock alike), without two calls
+        per node."""
+        out = []
+        for n in nodes:
+            if self.ticks > 1:   # (the node that brings the count to zero goes through `build`)
+                t = type(n)
+                if t is N.Const:
+                    self.ticks -= 1
+                    out.append(_const(n.value))
+                    continue
+                if t is N.LocalRef:
+                    self.ticks -= 1
+                    out.append(_local(layout.slot(n.local)))
+                    continue
+            out.append(self.build(n, layout))
+        return out
 
     def b_builtin_call(self, node, layout):
-        argb = [self.build(a, layout) for a in node.args]
+        argb = self._build_all(node.args, layout)
         if node.name in self.hofs and inlinable_hof(node):
             return self._hof_island(node, layout, argb)
-        return self._call(self.rt[mangle(node.name)], argb, node.span)
+        return self._call(self.builtin(node.name), argb, node.span)
 
     def _hof_island(self, node, layout, argb):
         """`(map (fn [x] ...) coll)` and kin: once the vectors this call site has been given (this
@@ -199,19 +271,9 @@ class Builder:
         collections, call the builtin with the fn (which it compiles when it will call it
         HOT_CALLS times, `registry.hot`)."""
         fnb, collb = argb
-        fn_value = self.rt[mangle(node.name)]
-        host_refs, g, codes, span = self.host_refs, self.g, self.codes, node.span
+        fn_value = self.builtin(node.name)
+        codes, span = self.codes, node.span
         made = []
-
-        def compile_loop():
-            coll_local = N.Local("coll")
-            looped = N.BuiltinCall(node.name, [node.args[0], N.LocalRef(coll_local, span=node.args[1].span)],
-                                   span=span)
-            free = sorted(_free_locals_of(looped))
-            slots = [layout.slots[py] for py in free if py != coll_local.py]  # the fn's own free locals
-            made.append((compile_subprogram(looped, free, host_refs, g), slots, free.index(coll_local.py)))
-            codes.update(made[0][0].codes)
-
         seen = [0]   # items of the vectors this call site has been given
 
         def run(f):
@@ -220,7 +282,7 @@ class Builder:
             if type(coll) is Vector and not made:
                 seen[0] += len(coll)
                 if seen[0] >= ISLAND_ITEMS:
-                    compile_loop()
+                    self._island_loop(node, layout, made)
             if not made or type(coll) is not Vector:
                 try:
                     return fn_value(fn, coll)
@@ -232,8 +294,20 @@ class Builder:
             return make(*values)()
         return run
 
+    def _island_loop(self, node, layout, made):
+        """Compile the loop of `_hof_island`'s call `node` into `made` (once): the loop's factory, the
+        slots of the fn's own free locals in `layout`, and where the vector goes among them."""
+        span = node.span
+        coll_local = N.Local("coll")
+        looped = N.BuiltinCall(node.name, [node.args[0], N.LocalRef(coll_local, span=node.args[1].span)],
+                               span=span)
+        free = sorted(_free_locals_of(looped))
+        slots = [layout.slots[py] for py in free if py != coll_local.py]  # the fn's own free locals
+        made.append((compile_subprogram(looped, free, self.host_refs, self.g), slots, free.index(coll_local.py)))
+        self.codes.update(made[0][0].codes)
+
     def b_rt(self, node, layout):
-        return self._call(self.rt["_rt_" + node.helper], [self.build(a, layout) for a in node.args], node.span)
+        return self._call(self.rt["_rt_" + node.helper], self._build_all(node.args, layout), node.span)
 
     def b_prim(self, node, layout):
         op = node.op
@@ -243,7 +317,7 @@ class Builder:
             v = node.args[0].value
             answer = (v is None or v is False) if op == "not" else (v is None) == (op == "isnil")
             return lambda f: answer
-        args = [self.build(a, layout) for a in node.args]
+        args = self._build_all(node.args, layout)
         if op == "not":
             a, = args
             return lambda f: (x := a(f)) is None or x is False
@@ -261,7 +335,7 @@ class Builder:
 
     def b_call(self, node, layout):
         fnb = self.build(node.fn, layout)
-        argb = [self.build(a, layout) for a in node.args]
+        argb = self._build_all(node.args, layout)
         span, codes = node.span, self.codes
         n = len(argb)
         if n == 1:
@@ -320,7 +394,9 @@ class Builder:
         return do
 
     def b_let(self, node, layout):
-        binds = [(layout.slot(loc), self.build(v, layout)) for loc, v in node.bindings]
+        binds = []
+        for loc, v in node.bindings:
+            binds.append((layout.slot(loc), self.build(v, layout)))
         body = self.build(node.body, layout)
 
         def let(f):
@@ -372,11 +448,15 @@ class Builder:
         return lambda f: rt.rt_def(ns, name, val(f), doc)
 
     def b_vector(self, node, layout):
-        consts = [i.value for i in node.items if type(i) is N.Const]
-        if len(consts) == len(node.items):
+        consts = []
+        for i in node.items:
+            if type(i) is not N.Const:
+                break
+            consts.append(i.value)
+        else:
             v = Vector(consts, None)
             return lambda f: v
-        items = [self.build(i, layout) for i in node.items]
+        items = self._build_all(node.items, layout)
         return lambda f: Vector([i(f) for i in items], None)
 
     def b_set(self, node, layout):
@@ -468,40 +548,9 @@ class Builder:
         collect = node.collect
         n = len(clauses)
 
-        def run(f, i, acc, meter):
-            """Run clauses from i; returns None, or the binding level a `:while` stopped."""
-            if i == n:
-                v = body(f)
-                if acc is not None:
-                    acc.append(v)
-                    if len(acc) * 8 > meter.budget - meter.allocated:
-                        rt.for_too_big(len(acc))
-                return None
-            c = clauses[i]
-            kind = c[0]
-            if kind == "bind":
-                _, slot, coll, ds = c
-                for item in coll(f):
-                    if meter.expired:
-                        meter.raise_expired()
-                    f[slot] = item
-                    for s, b in ds:
-                        f[s] = b(f)
-                    if run(f, i + 1, acc, meter) == i:
-                        break
-                return None
-            if kind == "let":
-                for s, b in c[1]:
-                    f[s] = b(f)
-                return run(f, i + 1, acc, meter)
-            t = c[1](f)
-            if t is not None and t is not False:
-                return run(f, i + 1, acc, meter)
-            return None if kind == "when" else c[2]
-
         def for_(f):
             acc = [] if collect else None
-            run(f, 0, acc, g["_m"])
+            _for_run(clauses, body, n, f, 0, acc, g["_m"])
             return rt.out_for(acc) if collect else None
         return for_
 
@@ -537,10 +586,12 @@ class Builder:
         inner = Layout()
         for py in free:
             inner.slots[py] = len(inner.slots)
-        params = [inner.slot(p) for p in node.params]
+        params = []
+        for p in node.params:
+            params.append(inner.slot(p))
         rest_slot = inner.slot(node.rest) if node.rest else None
         self_slot = inner.slot(node.self_local) if node.self_local is not None else None
-        prologue = [(inner.slot(l), self.build(v, inner)) for l, v in node.prologue]
+        prologue = [(inner.slot(l), self.build(v, inner)) for l, v in node.prologue] if node.prologue else ()
         body = self.build(node.body, inner)
         nparams = len(params)
         g = self.g
@@ -605,6 +656,40 @@ class Builder:
                 me.append(ptc_fn)
             return ptc_fn
         return make_closure
+
+
+def _for_run(clauses, body, n, f, i, acc, meter):
+    """Run the `n` built clauses of a `for` from i, then its body (`Builder.b_for`); returns None, or
+    the binding level a `:while` stopped. (A module function, not a closure calling itself: that
+    would be a reference cycle holding the whole `for`.)"""
+    if i == n:
+        v = body(f)
+        if acc is not None:
+            acc.append(v)
+            if len(acc) * 8 > meter.budget - meter.allocated:
+                rt.for_too_big(len(acc))
+        return None
+    c = clauses[i]
+    kind = c[0]
+    if kind == "bind":
+        _, slot, coll, ds = c
+        for item in coll(f):
+            if meter.expired:
+                meter.raise_expired()
+            f[slot] = item
+            for s, b in ds:
+                f[s] = b(f)
+            if _for_run(clauses, body, n, f, i + 1, acc, meter) == i:
+                break
+        return None
+    if kind == "let":
+        for s, b in c[1]:
+            f[s] = b(f)
+        return _for_run(clauses, body, n, f, i + 1, acc, meter)
+    t = c[1](f)
+    if t is not None and t is not False:
+        return _for_run(clauses, body, n, f, i + 1, acc, meter)
+    return None if kind == "when" else c[2]
 
 
 class _HotInfo:

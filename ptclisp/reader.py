@@ -370,7 +370,9 @@ def _token_pattern():
         # after it): no alternation per token, and no backtracking into it, as every position
         # matches a token after it
         ws, comment = ignored["WS"], ignored["COMMENT"]
-        skip = f"(?:{ws})?(?:{comment}(?:{ws})?)*"
+        run = re.fullmatch(r"(\[[^\]\\]*\])\+", ws)   # `[chars]+`: optional, it is `[chars]*`
+        opt_ws = f"{run.group(1)}*" if run else f"(?:{ws})?"   # (the same matches, tried faster)
+        skip = f"{opt_ws}(?:{comment}{opt_ws})*"
     else:  # pragma: no cover - other ignored terminals: the scanner's own form
         skip = "(?>(?:" + "|".join(ignored.values()) + ")*)"
     token = "|".join([r"[()\[\]{}]|\#[({]", f"(?>{_ATOM_CHARS}+)\\#?",
@@ -384,38 +386,46 @@ def _token_pattern():
 _TOKENS = _token_pattern()
 _OPEN_CLASS = {"(": List, "[": VecForm, "{": MapForm, "#{": SetForm, "#(": ShortFn}
 _CLOSER = {"(": ")", "[": "]", "{": "}", "#{": "}", "#(": ")"}
-_ATOM_KIND: dict = {}   # atom text -> the scanner's terminal for it alone (None: not one token)
+# token text -> what `_token_read` does with it: the brackets, then atoms as `_atom_kind` finds them
+_TOKEN_KIND: dict = {**{o: "OPEN" for o in _OPEN_CLASS}, ")": "CLOSE", "]": "CLOSE", "}": "CLOSE"}
+_ATOM_KIND = _TOKEN_KIND   # (the atoms' part: at most _ATOM_KINDS_MAX of them are remembered)
+_ATOM_KINDS_MAX = 4096 + len(_TOKEN_KIND)
+_new = object.__new__
 
 
 def _atom_kind(text: str):
     """The terminal `_SCAN` reads `text` as when it is one whole token ("NAME" for a symbol without
-    a namespace that is not nil/true/false), else None (remembered for non-numbers: names repeat
-    across programs, numbers rarely do)."""
+    a namespace that is not nil/true/false), else None (remembered for all but plain integers:
+    names repeat across programs, numbers rarely do)."""
     if text.isdigit() and text.isascii():
         return "INTEGER"
     m = _SCAN.match(text)
     kind = m.lastgroup if m is not None and m.end() == len(text) else None
     if (kind == "SYMBOL_LEAD" or kind == "SYMBOL") and text not in _WORDS and "/" not in text:
         kind = "NAME"   # a symbol read as Sym(None, text)
-    if len(_ATOM_KIND) < 4096:
+    if len(_ATOM_KIND) < _ATOM_KINDS_MAX:
         _ATOM_KIND[text] = kind
     return kind
 
 
 def _token_read(text: str, max_depth: int, names: set | None) -> list[Form]:
     """Read `text` from one `findall` over `_TOKENS` (the common programs: brackets, atoms, strings
-    and regexes); the same forms and spans as `_scan_read`. Raises `_Fallback` on anything else."""
+    and regexes); the same forms and spans as `_scan_read`. Raises `_Fallback` on anything else.
+
+    Plain symbols, integers and brackets, nearly every token, are read here inline, their forms and
+    spans made without a Python `__init__` (the same slots the constructors fill)."""
     if _TOKENS is None:  # pragma: no cover
         raise _Fallback
     pairs = _TOKENS.findall(text)
     compile_tick()
     while pairs and not pairs[-1][1]:   # the end of the text (and trailing skipped text)
         pairs.pop()
-    pos, line, line_start = 0, 1, 0
+    note = names.add if names is not None else set().add
+    line, col = 1, 1   # where the next character is
     top: list = []
     out = top
     stack: list = []   # (opener, items_of_parent, open_line, open_col)
-    kinds = _ATOM_KIND
+    kinds, new = _TOKEN_KIND, _new
     for first in range(0, len(pairs), 2048):   # a look at the compile clock every 2048 tokens
         if first:
             compile_tick()
@@ -423,56 +433,71 @@ def _token_read(text: str, max_depth: int, names: set | None) -> list[Form]:
             if skipped:
                 if "\n" in skipped:
                     line += skipped.count("\n")
-                    line_start = pos + skipped.rfind("\n") + 1
-                pos += len(skipped)
+                    col = len(skipped) - skipped.rfind("\n")
+                else:
+                    col += len(skipped)
             n = len(tok)
-            if tok in _OPEN_CLASS:
+            kind = kinds.get(tok)
+            if kind == "NAME":   # the commonest token: a plain symbol
+                note(tok)
+                span = new(Span)
+                span.line = line; span.col = col; span.end_line = line; span.end_col = col + n
+                form = new(Sym)
+                form.ns = None; form.name = tok; form.span = span
+            elif kind == "OPEN":
                 if len(stack) >= max_depth:
                     raise _Fallback
-                stack.append((tok, out, line, pos - line_start + 1))
+                stack.append((tok, out, line, col))
                 out = []
-                pos += n
+                col += n
                 continue
-            col = pos - line_start + 1
-            c = tok[0]
-            if c == ")" or c == "]" or c == "}":
+            elif kind == "CLOSE":
                 if not stack:
                     raise _Fallback
                 opener, parent, ol, oc = stack.pop()
-                if _CLOSER[opener] != c or (opener == "{" and len(out) % 2):
+                if _CLOSER[opener] != tok or (opener == "{" and len(out) % 2):
                     raise _Fallback
-                form = _OPEN_CLASS[opener](out, Span(ol, oc, line, col + 1))
+                span = new(Span)
+                span.line = ol; span.col = oc; span.end_line = line; span.end_col = col + 1
+                form = new(_OPEN_CLASS[opener])
+                form.items = out; form.span = span
                 out = parent
-            elif c == '"' or c == "#":
+            elif kind is None and tok.isdigit() and n <= MAX_INT_DIGITS and tok.isascii():
+                span = new(Span)
+                span.line = line; span.col = col; span.end_line = line; span.end_col = col + n
+                form = new(Lit)
+                form.value = int(tok); form.span = span
+            elif tok[0] == '"' or tok[0] == "#":
                 if n == 1:   # an unclosed string, or `#` of a construct left to the scanner
                     raise _Fallback
-                nl = tok.count("\n")
-                if nl:
-                    last = tok.rfind("\n")
-                    span = Span(line, col, line + nl, n - last)
+                form, nl, last = _literal(tok, line, col)
+                if nl:   # the token ends on a later line
+                    out.append(form)
                     line += nl
-                    line_start = pos + last + 1
-                else:
-                    span = Span(line, col, line, col + n)
-                form = Lit(decode_string(tok[1:-1]), span) if c == '"' else RegexLit(decode_string(tok[2:-1]), span)
+                    col = n - last
+                    continue
             else:
-                kind = kinds.get(tok) or _atom_kind(tok)
-                if kind == "NAME":   # the commonest atom: a plain symbol
-                    if names is not None:
-                        names.add(tok)
-                    form = Sym(None, tok, Span(line, col, line, col + n))
-                else:
-                    form = _atom(tok, kind, Span(line, col, line, col + n), names)
+                form = _atom(tok, kind or _atom_kind(tok), Span(line, col, line, col + n), names)
             out.append(form)
-            pos += n
+            col += n
     if stack:
         raise _Fallback
     return top
 
 
+def _literal(tok: str, line: int, col: int):
+    """(form, newlines in it, offset of its last newline) of a string or regex literal token."""
+    n = len(tok)
+    nl = tok.count("\n")
+    last = tok.rfind("\n") if nl else -1
+    span = Span(line, col, line + nl, n - last) if nl else Span(line, col, line, col + n)
+    form = Lit(decode_string(tok[1:-1]), span) if tok[0] == '"' else RegexLit(decode_string(tok[2:-1]), span)
+    return form, nl, last
+
+
 def _atom(tok: str, kind, span: Span, names: set | None) -> Form:
     """The form of atom token `tok` of terminal `kind` (`_token_read`); `_Fallback` for the rest."""
-    if kind == "SYMBOL_LEAD" or kind == "SYMBOL":
+    if kind == "NAME" or kind == "SYMBOL_LEAD" or kind == "SYMBOL":
         if tok in _WORDS:
             return Lit(_WORDS[tok], span)
         if names is not None:

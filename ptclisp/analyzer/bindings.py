@@ -67,7 +67,7 @@ def _destructure_vector(az, pattern: VecForm, value, scope, out):
     if any(_is_kw(p, "as") for p in items):
         value = N.LocalRef(_temp(value, out, "vec"))
     src = N.Local("__seq")
-    out.append((src, N.RtCall("ds_seq", [value], span=pattern.span)))
+    out.append((src, N.RtCall("ds_seq", [value], pattern.span)))
     i = 0
     pos = 0
     seen_rest = False
@@ -85,14 +85,14 @@ def _destructure_vector(az, pattern: VecForm, value, scope, out):
             if i + 1 >= len(items) or _is_amp(items[i + 1]) or _is_kw(items[i + 1], "as"):
                 raise err("invalid_form", "& must be followed by exactly one pattern", p)
             rest_pat = items[i + 1]
-            rest = N.RtCall("ds_rest", [N.LocalRef(src), N.Const(pos)], span=p.span)
+            rest = N.RtCall("ds_rest", [N.LocalRef(src), N.Const(pos)], p.span)
             if type(rest_pat) is MapForm:
-                rest = N.RtCall("ds_kwargs", [rest], span=rest_pat.span)
+                rest = N.RtCall("ds_kwargs", [rest], rest_pat.span)
             scope = destructure(az, rest_pat, rest, scope, out)
             seen_rest = True
             i += 2
             continue
-        scope = destructure(az, p, N.RtCall("ds_nth", [N.LocalRef(src), N.Const(pos)], span=p.span), scope, out)
+        scope = destructure(az, p, N.RtCall("ds_nth", [N.LocalRef(src), N.Const(pos)], p.span), scope, out)
         pos += 1
         i += 1
     return scope
@@ -156,7 +156,7 @@ def _destructure_map(az, pattern: MapForm, value, scope, out):
         if type(k) is Sym:
             scope = _bind_key(scope, out, src, bind_name(k), key, defaults, k)
         else:
-            got = N.RtCall("ds_get", [N.LocalRef(src), N.Const(key)], span=k.span)
+            got = N.RtCall("ds_get", [N.LocalRef(src), N.Const(key)], k.span)
             scope = destructure(az, k, got, scope, out)
     if as_name is not None:
         local = N.Local(as_name)
@@ -171,19 +171,26 @@ def _destructure_map(az, pattern: MapForm, value, scope, out):
 def _bind_key(scope, out, src, name, key, defaults, form):
     local = N.Local(name)
     if name in defaults:
-        node = N.RtCall("ds_get_or", [N.LocalRef(src), N.Const(key), N.Const(defaults[name])], span=form.span)
+        node = N.RtCall("ds_get_or", [N.LocalRef(src), N.Const(key), N.Const(defaults[name])], form.span)
     else:
-        node = N.RtCall("ds_get", [N.LocalRef(src), N.Const(key)], span=form.span)
+        node = N.RtCall("ds_get", [N.LocalRef(src), N.Const(key)], form.span)
     out.append((local, node))
     return scope.bind(name, local)
 
 
-def binding_vector(form, what: str):
+def binding_items(form, what: str) -> list:
+    """The forms of a binding vector (name value ...), checked: a vector of an even length."""
     if type(form) is not VecForm:
         raise err("invalid_form", f"{what} bindings must be a vector, got {form!r}", form)
     if len(form.items) % 2:
         raise err("invalid_form", f"{what} bindings need an even number of forms (name value pairs)", form)
-    return [(form.items[i], form.items[i + 1]) for i in range(0, len(form.items), 2)]
+    return form.items
+
+
+def binding_vector(form, what: str):
+    """The (pattern, value form) pairs of a binding vector (`binding_items`)."""
+    items = binding_items(form, what)
+    return [(items[i], items[i + 1]) for i in range(0, len(items), 2)]
 
 
 # ------------------------------------------------------------------ let / loop / recur
@@ -192,13 +199,13 @@ def binding_vector(form, what: str):
 def analyze_let(az, form: List, scope, tail):
     if len(form.items) < 2:
         raise err("invalid_form", "let needs a binding vector: (let [name value ...] body...)", form)
-    pairs = binding_vector(form.items[1], "let")
+    items = binding_items(form.items[1], "let")
     out: list = []
-    for pat, expr in pairs:
-        value = az.analyze(expr, scope, NOT_TAIL)
-        scope = destructure(az, pat, value, scope, out)
+    for i in range(0, len(items), 2):
+        value = az.analyze(items[i + 1], scope, NOT_TAIL)
+        scope = destructure(az, items[i], value, scope, out)
     body = az.body(form.items[2:], scope, tail, form.span)
-    return N.Let(out, body, span=form.span) if out else body
+    return N.Let(out, body, form.span) if out else body
 
 
 @special("loop")
@@ -218,9 +225,9 @@ def analyze_loop(az, form: List, scope, tail):
             tmp = N.Local("__loop")
             locals_.append(tmp)
             inner = destructure(az, pat, N.LocalRef(tmp), inner, ds)
-    node = N.Loop(locals_, inits, None, False, span=form.span)
+    node = N.Loop(locals_, inits, None, False, form.span)
     body = az.body(form.items[2:], inner, Tail(node), form.span)
-    node.body = N.Let(ds, body, span=form.span) if ds else body
+    node.body = N.Let(ds, body, form.span) if ds else body
     return node
 
 
@@ -234,7 +241,7 @@ def analyze_recur(az, form: List, scope, tail):
     if len(args) != want:
         raise err("arity_mismatch", f"recur expects {want} argument{'s' if want != 1 else ''}, got {len(args)}", form)
     target.has_recur = True
-    return N.Recur(args, target, span=form.span)
+    return N.Recur(args, target, form.span)
 
 
 # ------------------------------------------------------------------ fn / defn / #()
@@ -245,7 +252,7 @@ def analyze_fn_tail(az, name: str | None, params_form, body_forms, scope, form, 
         raise err("invalid_form", "multi-arity functions are not supported; use one parameter vector", params_form)
     if type(params_form) is not VecForm:
         raise err("invalid_form", f"function parameters must be a vector, got {params_form!r}", params_form or form)
-    node = N.Fn(name, None, [], None, [], None, False, doc, [], span=form.span)
+    node = N.Fn(name, None, [], None, [], None, False, doc, [], form.span)
     inner = scope
     if name is not None and bind_self:
         node.self_local = N.Local(name)
@@ -255,25 +262,26 @@ def analyze_fn_tail(az, name: str | None, params_form, body_forms, scope, form, 
     i = 0
     while i < len(items):
         p = items[i]
-        if _is_kw(p, "as"):
-            raise err("invalid_form", ":as cannot name a whole parameter list; use a rest pattern: "
-                                      "(fn [& [a b :as args]] ...)", p)
-        if _is_amp(p):
-            if i + 2 != len(items):
-                raise err("invalid_form", "& must be followed by exactly one parameter pattern", p)
-            rp = items[i + 1]
-            if type(rp) is Sym:
-                node.rest = N.Local(bind_name(rp))
-                inner = inner.bind(node.rest.name, node.rest)
-                node.param_names.extend(["&", rp.name])
-            else:
-                node.rest = N.Local("__rest")
-                src = N.LocalRef(node.rest)
-                if type(rp) is MapForm:
-                    src = N.RtCall("ds_kwargs", [src], span=rp.span)
-                inner = destructure(az, rp, src, inner, prologue)
-                node.param_names.extend(["&", repr(rp)])
-            break
+        if type(p) is not Sym or p.name == "&":   # (a plain name, the common parameter, is neither)
+            if _is_kw(p, "as"):
+                raise err("invalid_form", ":as cannot name a whole parameter list; use a rest pattern: "
+                                          "(fn [& [a b :as args]] ...)", p)
+            if _is_amp(p):
+                if i + 2 != len(items):
+                    raise err("invalid_form", "& must be followed by exactly one parameter pattern", p)
+                rp = items[i + 1]
+                if type(rp) is Sym:
+                    node.rest = N.Local(bind_name(rp))
+                    inner = inner.bind(node.rest.name, node.rest)
+                    node.param_names.extend(["&", rp.name])
+                else:
+                    node.rest = N.Local("__rest")
+                    src = N.LocalRef(node.rest)
+                    if type(rp) is MapForm:
+                        src = N.RtCall("ds_kwargs", [src], rp.span)
+                    inner = destructure(az, rp, src, inner, prologue)
+                    node.param_names.extend(["&", repr(rp)])
+                break
         if type(p) is Sym:
             local = N.Local(bind_name(p))
             node.params.append(local)
@@ -332,7 +340,7 @@ def analyze_def(az, form: List, scope, tail):
             raise err("invalid_arity", f"(defonce {name}) needs a value: (defonce {name} value)", form)
         # (def x) declares x, as in Clojure: an existing value is kept; reading x before a value is
         # given is unbound_var (Clojure gives an unbound placeholder)
-        return N.Const(VarRef(name), span=form.span)
+        return N.Const(VarRef(name), form.span)
     if len(rest) == 2:
         if type(rest[0]) is Lit and type(rest[0].value) is str:
             doc = rest[0].value
@@ -344,7 +352,7 @@ def analyze_def(az, form: List, scope, tail):
     elif len(rest) > 2:
         raise err("invalid_arity", f"{head} takes a name, an optional docstring and a value", form)
     value = az.analyze(rest[0], scope, NOT_TAIL)
-    return N.Def(name, value, doc, head == "defonce", span=form.span)
+    return N.Def(name, value, doc, head == "defonce", form.span)
 
 
 @special("declare")
@@ -353,7 +361,7 @@ def analyze_declare(az, form: List, scope, tail):
     if len(form.items) < 2:
         raise err("invalid_arity", "declare needs at least one name: (declare name ...)", form)
     names = [def_name(az, List([form.items[0], f], f.span), "declare") for f in form.items[1:]]
-    return N.Const(VarRef(names[-1]), span=form.span)
+    return N.Const(VarRef(names[-1]), form.span)
 
 
 @special("defn")
@@ -372,7 +380,7 @@ def analyze_defn(az, form: List, scope, tail):
         raise err("invalid_form", "multi-arity defn not supported; define one parameter vector", rest[0])
     # defn recursion goes through the user namespace (a later redefinition is seen)
     fn = analyze_fn_tail(az, name, rest[0], rest[1:], scope, form, doc, bind_self=False)
-    return N.Def(name, fn, doc, False, span=form.span)
+    return N.Def(name, fn, doc, False, form.span)
 
 
 def analyze_short_fn(az, form: ShortFn, scope):
@@ -382,9 +390,9 @@ def analyze_short_fn(az, form: ShortFn, scope):
     az.short_fn = state
     try:
         items = form.items
-        node = N.Fn(None, None, [], None, [], None, False, None, [], span=form.span)
+        node = N.Fn(None, None, [], None, [], None, False, None, [], form.span)
         if not items:
-            body = N.Const(None, span=form.span)
+            body = N.Const(None, form.span)
         elif len(items) == 1 and type(items[0]) is not Sym:
             body = az.analyze(items[0], scope, Tail(node))
         elif len(items) == 1 and items[0].ns is None and items[0].name.startswith("%"):

@@ -27,7 +27,7 @@ def analyze_if(az, form, scope, tail):
     test = az.analyze(p[0], scope, NOT_TAIL)
     then = az.analyze(p[1], scope, tail)
     else_ = az.analyze(p[2], scope, tail) if len(p) == 3 else N.Const(None)
-    return N.If(test, then, else_, span=form.span)
+    return N.If(test, then, else_, form.span)
 
 
 @special("if-not")
@@ -36,19 +36,19 @@ def analyze_if_not(az, form, scope, tail):
     test = az.analyze(p[0], scope, NOT_TAIL)
     then = az.analyze(p[1], scope, tail)
     else_ = az.analyze(p[2], scope, tail) if len(p) == 3 else N.Const(None)
-    return N.If(test, else_, then, span=form.span)
+    return N.If(test, else_, then, form.span)
 
 
 @special("when")
 def analyze_when(az, form, scope, tail):
     p = _parts(form, 1, None, "(when test body...)")
-    return N.If(az.analyze(p[0], scope, NOT_TAIL), az.body(p[1:], scope, tail, form.span), N.Const(None), span=form.span)
+    return N.If(az.analyze(p[0], scope, NOT_TAIL), az.body(p[1:], scope, tail, form.span), N.Const(None), form.span)
 
 
 @special("when-not")
 def analyze_when_not(az, form, scope, tail):
     p = _parts(form, 1, None, "(when-not test body...)")
-    return N.If(az.analyze(p[0], scope, NOT_TAIL), N.Const(None), az.body(p[1:], scope, tail, form.span), span=form.span)
+    return N.If(az.analyze(p[0], scope, NOT_TAIL), N.Const(None), az.body(p[1:], scope, tail, form.span), form.span)
 
 
 def _single_binding(form: List, head: str):
@@ -76,10 +76,10 @@ def _binding_conditional(az, form, scope, tail, head, nil_only, branches):
     then_forms = rest[:1] if branches else rest
     then = az.body(then_forms, inner, tail, form.span)
     if out:
-        then = N.Let(out, then, span=form.span)
+        then = N.Let(out, then, form.span)
     else_ = az.analyze(rest[1], scope, tail) if branches and len(rest) == 2 else N.Const(None)
     test = N.Prim("issome", [N.LocalRef(tmp)]) if nil_only else N.LocalRef(tmp)
-    return N.Let([(tmp, value)], N.If(test, then, else_, span=form.span), span=form.span)
+    return N.Let([(tmp, value)], N.If(test, then, else_, form.span), form.span)
 
 
 @special("if-let")
@@ -109,8 +109,8 @@ def analyze_when_first(az, form, scope, tail):
     out: list = []
     inner = destructure(az, pat, N.RtCall("first_of", [N.LocalRef(coll)]), scope, out)
     body = az.body(form.items[2:], inner, tail, form.span)
-    seq = N.RtCall("seq_or_nil", [az.analyze(expr, scope, NOT_TAIL)], span=form.span)
-    return N.Let([(coll, seq)], N.If(N.LocalRef(coll), N.Let(out, body), N.Const(None)), span=form.span)
+    seq = N.RtCall("seq_or_nil", [az.analyze(expr, scope, NOT_TAIL)], form.span)
+    return N.Let([(coll, seq)], N.If(N.LocalRef(coll), N.Let(out, body), N.Const(None)), form.span)
 
 
 @special("cond")
@@ -125,7 +125,7 @@ def analyze_cond(az, form, scope, tail):
         if type(t) is Lit and t.value is not None and t.value is not False:
             node = result  # a literal truthy test (:else) always matches
             continue
-        node = N.If(az.analyze(t, scope, NOT_TAIL), result, node, span=t.span)
+        node = N.If(az.analyze(t, scope, NOT_TAIL), result, node, t.span)
     return node
 
 
@@ -177,8 +177,8 @@ def analyze_case(az, form, scope, tail):
     for consts, result, span in reversed(tested):
         tests = [N.Prim("eq", [N.LocalRef(tmp), N.Const(c)]) for c in consts]
         test = tests[0] if len(tests) == 1 else N.Or(tests)
-        node = N.If(test, result, node, span=span)
-    return N.Let([(tmp, subject)], node, span=form.span)
+        node = N.If(test, result, node, span)
+    return N.Let([(tmp, subject)], node, form.span)
 
 
 @special("condp")
@@ -206,18 +206,18 @@ def analyze_condp(az, form, scope, tail):
     pred_node, expr_node = az.analyze(pred, scope, NOT_TAIL), az.analyze(expr, scope, NOT_TAIL)
     analyzed = []
     for test_form, result_form, result_fn in parsed:
-        test = N.Call(N.LocalRef(p), [az.analyze(test_form, scope, NOT_TAIL), N.LocalRef(e)], span=test_form.span)
+        test = N.Call(N.LocalRef(p), [az.analyze(test_form, scope, NOT_TAIL), N.LocalRef(e)], test_form.span)
         result = az.analyze(result_form, scope, NOT_TAIL if result_fn else tail)
         analyzed.append((test, result, result_fn, test_form.span, result_form.span))
     node = az.analyze(clauses[-1], scope, tail) if i < len(clauses) else N.Const(None)
     for test, result, result_fn, span, result_span in reversed(analyzed):
         if result_fn:
             hit = N.Local("__hit")
-            then = N.Call(result, [N.LocalRef(hit)], span=result_span)
-            node = N.Let([(hit, test)], N.If(N.LocalRef(hit), then, node, span=span), span=span)
+            then = N.Call(result, [N.LocalRef(hit)], result_span)
+            node = N.Let([(hit, test)], N.If(N.LocalRef(hit), then, node, span), span)
         else:
-            node = N.If(test, result, node, span=span)
-    return N.Let([(p, pred_node), (e, expr_node)], node, span=form.span)
+            node = N.If(test, result, node, span)
+    return N.Let([(p, pred_node), (e, expr_node)], node, form.span)
 
 
 def _is_result_fn_marker(f: Form) -> bool:
@@ -233,29 +233,29 @@ def analyze_do(az, form, scope, tail):
 def analyze_and(az, form, scope, tail):
     p = form.items[1:]
     if not p:
-        return N.Const(True, span=form.span)
+        return N.Const(True, form.span)
     if len(p) == 1:
         return az.analyze(p[0], scope, tail)
-    return N.And([az.analyze(f, scope, NOT_TAIL) for f in p], span=form.span)
+    return N.And([az.analyze(f, scope, NOT_TAIL) for f in p], form.span)
 
 
 @special("or")
 def analyze_or(az, form, scope, tail):
     p = form.items[1:]
     if not p:
-        return N.Const(None, span=form.span)
+        return N.Const(None, form.span)
     exprs = []
     for f in p:
         if type(f) is Sym and f.ns is None:
             exprs.append(az.symbol(f, scope, in_or=True))
         else:
             exprs.append(az.analyze(f, scope, NOT_TAIL))
-    return exprs[0] if len(exprs) == 1 else N.Or(exprs, span=form.span)
+    return exprs[0] if len(exprs) == 1 else N.Or(exprs, form.span)
 
 
 @special("comment")
 def analyze_comment(az, form, scope, tail):
-    return N.Const(None, span=form.span)
+    return N.Const(None, form.span)
 
 
 @special("quote", unshadowable=True)
@@ -265,7 +265,7 @@ def analyze_quote(az, form, scope, tail):
     s = form.items[1]
     if type(s) is not Sym:
         raise err("invalid_form", f"only symbols can be quoted, got {s!r}", s)
-    return N.Const(SymbolRef(s.ns, s.name), span=form.span)
+    return N.Const(SymbolRef(s.ns, s.name), form.span)
 
 
 @special("return", "fail", unshadowable=True)
@@ -273,14 +273,14 @@ def analyze_terminal(az, form, scope, tail):
     head = form.items[0].name
     if len(form.items) != 2:
         raise err("invalid_arity", f"({head} value) takes exactly one argument", form)
-    return N.Terminal(az.analyze(form.items[1], scope, NOT_TAIL), head, span=form.span)
+    return N.Terminal(az.analyze(form.items[1], scope, NOT_TAIL), head, form.span)
 
 
 @special("juxt")
 def analyze_juxt(az, form, scope, tail):
     if len(form.items) < 2:
         raise err("invalid_arity", "juxt needs at least one function", form)
-    return N.Juxt(az.args(form.items[1:], scope), span=form.span)
+    return N.Juxt(az.args(form.items[1:], scope), form.span)
 
 
 @special("program", unshadowable=True)
@@ -288,7 +288,7 @@ def analyze_program(az, form, scope, tail):
     if len(form.items) < 2:
         raise err("invalid_arity", "program needs at least one form", form)
     from ..values import Vector
-    return N.RtCall("make_program", [N.Const(Vector([repr(f) for f in form.items[1:]]))], span=form.span)
+    return N.RtCall("make_program", [N.Const(Vector([repr(f) for f in form.items[1:]]))], form.span)
 
 
 @special("ns", "defn-", "defmacro", "try", "catch", "throw", "letfn", "binding")
@@ -375,7 +375,7 @@ def _cond_thread(az, form, scope, tail, last):
         tmp = nxt
         inner = scope.bind(tmp.name, tmp)
         ref = Sym(None, tmp.name, form.span)
-    return N.Let(bindings, N.LocalRef(tmp), span=form.span)
+    return N.Let(bindings, N.LocalRef(tmp), form.span)
 
 
 @special("cond->")
@@ -406,7 +406,7 @@ def _some_thread(az, form, scope, tail, last):
         nxt = N.Local("__some")
         return N.If(N.Prim("isnil", [N.LocalRef(cur)]), N.Const(None), N.Let([(nxt, step)], chain(i + 1, nxt)))
 
-    return N.Let([(tmp, value)], chain(0, tmp), span=form.span)
+    return N.Let([(tmp, value)], chain(0, tmp), form.span)
 
 
 @special("some->")

@@ -63,7 +63,7 @@ class Analyzer:
         if not forms:
             return N.Const(None)
         body = [self.analyze(f, Scope(), NOT_TAIL) for f in forms]
-        return body[0] if len(body) == 1 else N.Do(body, span=forms[0].span)
+        return body[0] if len(body) == 1 else N.Do(body, forms[0].span)
 
     def _collect_defs(self, forms):
         """Names def'd anywhere in the program: later forms and bodies may refer to them."""
@@ -111,12 +111,12 @@ class Analyzer:
         if t is ShortFn:
             return _bindings.analyze_short_fn(self, form, scope)
         if t is Quote:
-            return N.Const(SymbolRef(form.sym.ns, form.sym.name), span=form.span)
+            return N.Const(SymbolRef(form.sym.ns, form.sym.name), form.span)
         if t is VarQuote:
             return self.symbol(form.sym, scope)
         if t is RegexLit:
             try:
-                return N.Const(compile_regex(form.source), span=form.span)
+                return N.Const(compile_regex(form.source), form.span)
             except PtcError as e:
                 raise err("invalid_form", f"invalid regex literal: {e.message}", form) from None
         raise err("invalid_form", f"cannot evaluate {form!r}", form)  # pragma: no cover
@@ -124,19 +124,19 @@ class Analyzer:
     def body(self, forms: list[Form], scope: Scope, tail: Tail, span=None) -> N.Node:
         """An implicit `do`: nil when empty; the last form is in tail position."""
         if not forms:
-            return N.Const(None, span=span)
+            return N.Const(None, span)
         if len(forms) == 1:
             return self.analyze(forms[0], scope, tail)
         nodes = [self.analyze(f, scope, NOT_TAIL) for f in forms[:-1]]
         nodes.append(self.analyze(forms[-1], scope, tail))
-        return N.Do(nodes, span=span or forms[0].span)
+        return N.Do(nodes, span or forms[0].span)
 
     # ---------------------------------------------------------------- literals
     def collection(self, form, scope, cls):
-        items = [self.analyze(f, scope, NOT_TAIL) for f in form.items]
+        items = self.args(form.items, scope)
         if cls is N.SetLit:
             check_duplicates(form.items, form)
-        return cls(items, span=form.span)
+        return cls(items, form.span)
 
     def map_literal(self, form: MapForm, scope):
         it = form.items
@@ -144,7 +144,7 @@ class Analyzer:
         pairs = []
         for i in range(0, len(it), 2):
             pairs.append((self.analyze(it[i], scope, NOT_TAIL), self.analyze(it[i + 1], scope, NOT_TAIL)))
-        return N.MapLit(pairs, span=form.span)
+        return N.MapLit(pairs, form.span)
 
     # ---------------------------------------------------------------- symbols
     def symbol(self, sym: Sym, scope: Scope, *, in_or: bool = False) -> N.Node:
@@ -160,19 +160,19 @@ class Analyzer:
         if name.startswith("%"):
             return self.placeholder(sym)
         if name in ("*1", "*2", "*3"):
-            return N.HistoryRef(int(name[1]), span=sym.span)
+            return N.HistoryRef(int(name[1]), sym.span)
         if name in self.program_defs or name in self.env.user_names:
-            return N.GlobalRef(name, span=sym.span)
+            return N.GlobalRef(name, sym.span)
         if name.startswith(".") and len(name) > 1:
             return self.java_method_ref(sym)
         if name.endswith(".") and len(name) > 1:
             return self.java_ctor_ref(sym)
         if name in BUILTINS:
-            return N.BuiltinRef(name, span=sym.span)
+            return N.BuiltinRef(name, sym.span)
         if name in SPECIALS or name == "juxt":
             raise err("invalid_form", f"{name} is a special form and cannot be used as a value", sym)
         if in_or:
-            return N.MaybeGlobal(name, span=sym.span)
+            return N.MaybeGlobal(name, sym.span)
         raise self.unbound(sym)
 
     def unbound(self, sym: Sym) -> PtcError:
@@ -187,7 +187,7 @@ class Analyzer:
         name = sym.name
         if name == "%&":
             st["rest"] = True
-            return N.LocalRef(st["rest_local"], span=sym.span)
+            return N.LocalRef(st["rest_local"], sym.span)
         n = 1 if name == "%" else name[1:]
         try:
             n = int(n)
@@ -199,7 +199,7 @@ class Analyzer:
         locs = st["locals"]
         while len(locs) < n:
             locs.append(N.Local(f"p{len(locs) + 1}"))
-        return N.LocalRef(locs[n - 1], span=sym.span)
+        return N.LocalRef(locs[n - 1], sym.span)
 
     def qualified(self, sym: Sym, scope: Scope) -> N.Node:
         return _resolve.resolve_qualified(self, sym)
@@ -212,7 +212,7 @@ class Analyzer:
 
     def host_ref(self, key: str, value, span=None, member=None) -> N.Node:
         self.host_refs[key] = value
-        return N.HostRef(key, member, span=span)
+        return N.HostRef(key, member, span)
 
     # ---------------------------------------------------------------- lists
     def list_form(self, form: List, scope: Scope, tail: Tail) -> N.Node:
@@ -230,13 +230,31 @@ class Analyzer:
                     node = _resolve.builtin_call(self, head, items[1:], scope, form)
                     if node is not None:
                         return node
-                return N.Call(self.analyze(head, scope, NOT_TAIL), self.args(items[1:], scope), span=form.span)
+                return N.Call(self.analyze(head, scope, NOT_TAIL), self.args(items[1:], scope), form.span)
             if name in UNSHADOWABLE or scope.vars.get(name) is None:
                 return handler(self, form, scope, tail)
         return self.call(form, scope)
 
     def args(self, forms, scope) -> list[N.Node]:
-        return [self.analyze(f, scope, NOT_TAIL) for f in forms]
+        """The nodes of `forms`, none in tail position. A literal, or a symbol naming a local, is
+        analysed here as `analyze` would (and counts toward the compile clock alike), without a
+        call per form: most arguments are such leaves."""
+        out = []
+        for f in forms:
+            if self.ticks > 1:   # (the form that brings the count to zero goes through `analyze`)
+                t = type(f)
+                if t is Lit:
+                    self.ticks -= 1
+                    out.append(N.Const(f.value, f.span))
+                    continue
+                if t is Sym and f.ns is None:
+                    local = scope.vars.get(f.name)
+                    if local is not None:
+                        self.ticks -= 1
+                        out.append(N.LocalRef(local, f.span))
+                        continue
+            out.append(self.analyze(f, scope, NOT_TAIL))
+        return out
 
     def call(self, form: List, scope: Scope) -> N.Node:
         head, rest = form.items[0], form.items[1:]
@@ -255,7 +273,7 @@ class Analyzer:
             if type(v) is Keyword:
                 if len(rest) not in (1, 2):
                     raise err("arity_error", f"keyword :{v.name} called with {len(rest)} arguments (expects 1 or 2)", form)
-                return N.RtCall("kw_get", [N.Const(v, span=head.span)] + self.args(rest, scope), span=form.span)
+                return N.RtCall("kw_get", [N.Const(v, head.span)] + self.args(rest, scope), form.span)
             raise err("not_callable", f"{type_name(v)} {head!r} is not a function", form)
         fn = self.analyze(head, scope, NOT_TAIL)
-        return N.Call(fn, self.args(rest, scope), span=form.span)
+        return N.Call(fn, self.args(rest, scope), form.span)

@@ -42,7 +42,7 @@ def _clauses(az, form, scope, head):
         else:
             if type(v) is Lit and v.value is not None and type(v.value) is not str:
                 raise err("invalid_form", f"{head} binding of {k!r} needs a collection, got {v!r}", v)
-            coll = N.RtCall("iter_items", [az.analyze(v, scope, NOT_TAIL), N.Const(head)], span=v.span)
+            coll = N.RtCall("iter_items", [az.analyze(v, scope, NOT_TAIL), N.Const(head)], v.span)
             item = N.Local("__item")
             out = []
             scope = destructure(az, k, N.LocalRef(item), scope, out)
@@ -57,7 +57,7 @@ def analyze_for(az, form, scope, tail):
     if len(form.items) < 3:
         raise err("invalid_arity", "for needs a body: (for [x coll] body)", form)
     body = az.body(form.items[2:], inner, NOT_TAIL, form.span)
-    return N.For(clauses, body, True, span=form.span)
+    return N.For(clauses, body, True, form.span)
 
 
 @special("doseq")
@@ -66,4 +66,4 @@ def analyze_doseq(az, form, scope, tail):
     if len(form.items) < 3:
         raise err("invalid_arity", "doseq needs a body: (doseq [x coll] body...)", form)
     body = az.body(form.items[2:], inner, NOT_TAIL, form.span)
-    return N.For(clauses, body, False, span=form.span)
+    return N.For(clauses, body, False, form.span)

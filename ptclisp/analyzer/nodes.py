@@ -12,6 +12,7 @@ import itertools
 from ..errors import Span
 
 _ids = itertools.count()
+_PY_SAFE: dict = {}   # a PTC name -> the Python-safe part of its locals' `py` (names repeat across programs)
 
 
 class Local:
@@ -21,9 +22,13 @@ class Local:
 
     def __init__(self, name: str):
         self.name = name
-        n = next(_ids)
-        self.py = f"l{n}_{name}" if name.isidentifier() and name.isascii() and len(name) < 24 else \
-            f"l{n}_" + "".join(c if c.isalnum() else "_" for c in name)[:24]
+        safe = _PY_SAFE.get(name)
+        if safe is None:
+            safe = name if name.isidentifier() and name.isascii() and len(name) < 24 else \
+                "".join(c if c.isalnum() else "_" for c in name)[:24]
+            if len(_PY_SAFE) < 4096:
+                _PY_SAFE[name] = safe
+        self.py = f"l{next(_ids)}_{safe}"
 
     def __repr__(self):
         return f"Local({self.name})"
@@ -201,7 +206,9 @@ class Prim(Node):
 __all__ = [n for n in list(globals()) if not n.startswith("_")] + ["Span"]
 
 
-_LEAVES = frozenset((Const, LocalRef, GlobalRef, MaybeGlobal, BuiltinRef, DataRef, ToolRef, HistoryRef, HostRef))
+#: the node kinds without sub-nodes (`children` gives them none)
+LEAVES = frozenset((Const, LocalRef, GlobalRef, MaybeGlobal, BuiltinRef, DataRef, ToolRef, HistoryRef, HostRef))
+_LEAVES = LEAVES
 
 
 def children(n: Node):

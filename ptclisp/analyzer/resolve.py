@@ -33,14 +33,14 @@ def builtin_call(az, head: Sym, rest: list, scope, form: List):
     spec = R.BUILTINS.get(name)
     if spec is not None and name not in _CHECKED_CALLS and name[0] != "." and name[-1] != ".":
         # the common case, as `builtin_call_node` does it for a name none of its special cases names
-        args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
+        args = az.args(rest, scope)
         n = len(args)
         if n < spec.min_arity or (spec.max_arity is not None and n > spec.max_arity):
             _arity_check(spec, n, form)
         prim = spec.prim
         if prim is not None and n == R.PRIMITIVES[prim].arity:
             return N.Prim(prim, args, form.span)
-        return N.BuiltinCall(spec.call_name, args, form.span)
+        return N.BuiltinCall(name if spec.plain else spec.call_name, args, form.span)
     if name.startswith(".") and len(name) > 1:
         return java_method_node(az, head, [az.analyze(f, scope, NOT_TAIL) for f in rest], form)
     if name.endswith(".") and len(name) > 1:
@@ -59,16 +59,16 @@ def builtin_call_node(az, spec: R.Builtin, rest: list, scope, form: List):
     if name == "pmap" and n < 2:
         raise err("invalid_arity", "pmap needs a function and at least one collection", form)
     if name in AUTO_QUOTE and n == 1 and type(rest[0]) is Sym:
-        args = [N.Const(SymbolRef(rest[0].ns, rest[0].name), span=rest[0].span)]
+        args = [N.Const(SymbolRef(rest[0].ns, rest[0].name), rest[0].span)]
     else:
         args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
     _arity_check(spec, n, form)
     if name == "take" and n == 2 and _is_builtin_range(az, rest[1], scope):
         # (take n (range a b step)): a zero step is allowed only under take (functions.md §1.16)
-        return N.RtCall("take_range", [args[0]] + args[1].args, span=form.span)
+        return N.RtCall("take_range", [args[0]] + args[1].args, form.span)
     if spec.prim is not None and n == R.PRIMITIVES[spec.prim].arity:   # an operation the back ends inline
-        return N.Prim(spec.prim, args, span=form.span)
-    return N.BuiltinCall(global_name(spec), args, span=form.span)
+        return N.Prim(spec.prim, args, form.span)
+    return N.BuiltinCall(global_name(spec), args, form.span)
 
 
 def global_name(spec: R.Builtin) -> str:
@@ -100,7 +100,7 @@ def qualified_call(az, head: Sym, rest: list, scope, form: List):
                       form)
         _java_arity(member, len(args), f"{ns}/{name}", form)
         key = f"java:{J.JAVA_CLASS_ALIASES.get(ns, ns)}/{name}"
-        return N.Call(az.host_ref(key, member.fn, head.span), args, span=form.span)
+        return N.Call(az.host_ref(key, member.fn, head.span), args, form.span)
     export = _prelude_export(az, ns, name, head)
     if export is not None:
         return export.call_node(az, [az.analyze(f, scope, NOT_TAIL) for f in rest], form)
@@ -114,16 +114,16 @@ def resolve_qualified(az, sym: Sym) -> N.Node:
     ns, name = sym.ns, sym.name
     if ns == "tool":
         _check_tool(az, name, sym)
-        return N.ToolRef(name, span=sym.span)
+        return N.ToolRef(name, sym.span)
     if ns == "data":
         az.data_used.add(name)
-        return N.DataRef(name, span=sym.span)
+        return N.DataRef(name, sym.span)
     if ns == "java.util" and name == "Date.":
         return java_ctor_node(az, Sym(None, "java.util.Date.", sym.span), None)
     if J.is_java_class_spelling(ns):
         member = _java_lookup(J.java_static, sym, ns, name)
         if member.fn is None:
-            return N.Const(member.value, span=sym.span)
+            return N.Const(member.value, sym.span)
         key = f"java:{J.JAVA_CLASS_ALIASES.get(ns, ns)}/{name}"
         return az.host_ref(key, member.fn, sym.span)
     export = _prelude_export(az, ns, name, sym)
@@ -131,7 +131,7 @@ def resolve_qualified(az, sym: Sym) -> N.Node:
         return export.ref_node(az, sym)
     spec = R.lookup_qualified(ns, name)
     if spec is not None:
-        return N.BuiltinRef(global_name(spec), span=sym.span)
+        return N.BuiltinRef(global_name(spec), sym.span)
     raise _unknown_member(az, ns, name, sym)
 
 
@@ -180,7 +180,7 @@ def java_method_node(az, sym: Sym, args, form=None):
     if args is None:
         return az.host_ref(f"jm:{mname}", member.fn, sym.span)
     _java_arity(member, len(args), sym.name, form)
-    return N.Call(az.host_ref(f"jm:{mname}", member.fn, sym.span), args, span=form.span)
+    return N.Call(az.host_ref(f"jm:{mname}", member.fn, sym.span), args, form.span)
 
 
 def java_ctor_node(az, sym: Sym, args, form=None):
@@ -188,7 +188,7 @@ def java_ctor_node(az, sym: Sym, args, form=None):
     if args is None:
         return az.host_ref(f"jc:{sym.name}", member.fn, sym.span)
     _java_arity(member, len(args), sym.name, form)
-    return N.Call(az.host_ref(f"jc:{sym.name}", member.fn, sym.span), args, span=form.span)
+    return N.Call(az.host_ref(f"jc:{sym.name}", member.fn, sym.span), args, form.span)
 
 
 # ------------------------------------------------------------------ tools
@@ -225,4 +225,4 @@ def tool_call(az, head: Sym, rest: list, scope, form: List):
             raise err("invalid_tool_args", f"Tool calls require named arguments: (tool/{head.name} :key value ...) "
                                            f"needs an even number of forms, got {n}", form)
         args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
-    return N.ToolCall(head.name, args, span=form.span)
+    return N.ToolCall(head.name, args, form.span)

@@ -27,71 +27,82 @@ def inlinable_hof(node) -> bool:
     if type(fn) is not N.Fn or fn.name is not None or fn.self_local is not None or fn.rest is not None \
             or fn.has_recur or len(fn.params) != 1:
         return False
-    return not _contains_closure(fn.body) and not any(_contains_closure(v) for _loc, v in fn.prologue)
+    if _contains_closure(fn.body):
+        return False
+    for _loc, v in fn.prologue:
+        if _contains_closure(v):
+            return False
+    return True
 
 
 def _contains_closure(n) -> bool:
-    t = type(n)
-    if t is N.Fn or t is N.For:
-        return True
-    return any(_contains_closure(c) for c in N.children(n))
+    """Is there a `fn` or `for` anywhere in the subtree `n` (itself included)?"""
+    stack = [n]
+    pop, extend, children, leaves = stack.pop, stack.extend, N.children, N.LEAVES
+    while stack:
+        n = pop()
+        t = type(n)
+        if t is N.Fn or t is N.For:
+            return True
+        if t not in leaves:
+            extend(children(n))
+    return False
 
 
 def free_locals(fn: N.Fn) -> set:
-    """Python names of locals a closure reads from enclosing scopes."""
+    """Python names of locals a closure reads from enclosing scopes (every local the subtree
+    reads, less every local it binds anywhere: Python names are unique, so the order of the walk
+    does not matter)."""
     bound: set = set()
     used: set = set()
-
-    def walk(n):
+    stack = [fn]
+    pop, push, extend, bind, use = stack.pop, stack.append, stack.extend, bound.add, used.add
+    children, leaves = N.children, N.LEAVES
+    while stack:
+        n = pop()
         t = type(n)
         if t is N.LocalRef:
-            used.add(n.local.py)
-            return
-        if t is N.Fn:
+            use(n.local.py)
+        elif t in leaves:
+            pass
+        elif t is N.Fn:
             if n.self_local is not None:
-                bound.add(n.self_local.py)
+                bind(n.self_local.py)
             for p in n.params:
-                bound.add(p.py)
+                bind(p.py)
             if n.rest:
-                bound.add(n.rest.py)
+                bind(n.rest.py)
             for loc, v in n.prologue:
-                bound.add(loc.py)
-                walk(v)
-            walk(n.body)
-            return
-        if t is N.Let:
+                bind(loc.py)
+                push(v)
+            push(n.body)
+        elif t is N.Let:
             for loc, v in n.bindings:
-                bound.add(loc.py)
-                walk(v)
-            walk(n.body)
-            return
-        if t is N.Loop:
+                bind(loc.py)
+                push(v)
+            push(n.body)
+        elif t is N.Loop:
             for loc in n.locals:
-                bound.add(loc.py)
-            for v in n.inits:
-                walk(v)
-            walk(n.body)
-            return
-        if t is N.For:
+                bind(loc.py)
+            extend(n.inits)
+            push(n.body)
+        elif t is N.For:
             for c in n.clauses:
                 if c[0] == "bind":
-                    bound.add(c[1].py)
-                    walk(c[2])
+                    bind(c[1].py)
+                    push(c[2])
                     for loc, v in c[3]:
-                        bound.add(loc.py)
-                        walk(v)
+                        bind(loc.py)
+                        push(v)
                 elif c[0] == "let":
                     for loc, v in c[1]:
-                        bound.add(loc.py)
-                        walk(v)
+                        bind(loc.py)
+                        push(v)
                 else:
-                    walk(c[1])
-            walk(n.body)
-            return
-        for child in N.children(n):
-            walk(child)
-
-    walk(fn)
+                    push(c[1])
+            push(n.body)
+        else:
+            extend(children(n))
     return used - bound
 
 
