@@ -538,9 +538,10 @@ class Builder:
 
     def _tiered_fn(self, node: N.Fn, layout):
         free = sorted(free_locals(node))
-        outer = [layout.slot_of(py) for py in free]
+        outer = []
         inner = Layout()
         for py in free:
+            outer.append(layout.slot_of(py))
             inner.slots[py] = len(inner.slots)
         params = []
         for p in node.params:
@@ -555,7 +556,7 @@ class Builder:
         label = node.name or "fn"
         param_names = list(node.param_names)
         # the frame: captured values, the fixed arguments, then the other slots (all built by now)
-        pad = (None,) * (len(inner) - len(free) - nparams)
+        pad = (None,) * (len(inner.slots) - len(free) - nparams)
 
         def make_closure(f):
             captured = [f[s] for s in outer]
