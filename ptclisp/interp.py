@@ -260,7 +260,7 @@ class Builder:
 
     def b_builtin_call(self, node, layout):
         argb = self._build_all(node.args, layout)
-        if node.name in self.hofs and inlinable_hof(node):
+        if node.name in self.hofs and len(argb) == 2 and type(node.args[0]) is N.Fn:
             return self._hof_island(node, layout, argb)
         return self._call(self.builtin(node.name), argb, node.span)
 
@@ -269,7 +269,8 @@ class Builder:
         one included) hold ISLAND_ITEMS items, run over each vector the loop the compiler inlines
         (`compiler.inline.Inliner._inline_hof`), compiled once; until then, and for other
         collections, call the builtin with the fn (which it compiles when it will call it
-        HOT_CALLS times, `registry.hot`)."""
+        HOT_CALLS times, `registry.hot`). Whether the fn can be a loop body (`inlinable_hof`) is
+        asked only then: most call sites never see that many items."""
         fnb, collb = argb
         fn_value = self.builtin(node.name)
         codes, span = self.codes, node.span
@@ -283,7 +284,7 @@ class Builder:
                 seen[0] += len(coll)
                 if seen[0] >= ISLAND_ITEMS:
                     self._island_loop(node, layout, made)
-            if not made or type(coll) is not Vector:
+            if not made or made[0] is None or type(coll) is not Vector:
                 try:
                     return fn_value(fn, coll)
                 except Exception as e:  # noqa: BLE001
@@ -296,7 +297,11 @@ class Builder:
 
     def _island_loop(self, node, layout, made):
         """Compile the loop of `_hof_island`'s call `node` into `made` (once): the loop's factory, the
-        slots of the fn's own free locals in `layout`, and where the vector goes among them."""
+        slots of the fn's own free locals in `layout`, and where the vector goes among them; None
+        when its fn cannot become a loop body (`inlinable_hof`: the builtin is called as before)."""
+        if not inlinable_hof(node):
+            made.append(None)
+            return
         span = node.span
         coll_local = N.Local("coll")
         looped = N.BuiltinCall(node.name, [node.args[0], N.LocalRef(coll_local, span=node.args[1].span)],
@@ -582,9 +587,10 @@ class Builder:
 
     def _tiered_fn(self, node: N.Fn, layout):
         free = sorted(free_locals(node))
-        outer = [layout.slot_of(py) for py in free]
+        outer = []
         inner = Layout()
         for py in free:
+            outer.append(layout.slot_of(py))
             inner.slots[py] = len(inner.slots)
         params = []
         for p in node.params:
@@ -599,7 +605,7 @@ class Builder:
         label = node.name or "fn"
         param_names = list(node.param_names)
         # the frame: captured values, the fixed arguments, then the other slots (all built by now)
-        pad = (None,) * (len(inner) - len(free) - nparams)
+        pad = (None,) * (len(inner.slots) - len(free) - nparams)
 
         def make_closure(f):
             captured = [f[s] for s in outer]

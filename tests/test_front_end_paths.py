@@ -184,3 +184,27 @@ def test_a_local_python_name_is_unique_and_safe():
     assert a.py != b.py
     assert a.py.startswith("l") and a.py.endswith("_a_b_") and a.py.isidentifier()
     assert c.py.endswith("_plain") and c.py.isidentifier()
+
+
+@pytest.mark.parametrize("src,expected", [
+    ("(count (map (fn [x] (fn [] x)) [1 2 3]))", 3),                 # a closure inside: no loop body
+    ("(filter (fn [x & more] x) [1 nil 2])", [1, 2]),              # a rest parameter: no loop body
+    ("(map (fn [x] (* x x)) [1 2 3])", [1, 4, 9]),                  # a loop body
+    ("(let [k 2] (mapv (fn [x] (+ x k)) [1 2]))", [3, 4]),
+])
+def test_map_over_a_fn_literal_once_the_call_site_is_hot(src, expected, monkeypatch):
+    # ISLAND_ITEMS 0: the first vector makes the site ask whether its fn can be a loop body; a fn
+    # that cannot keeps calling the builtin, with the same values
+    monkeypatch.setattr(interp, "ISLAND_ITEMS", 0)
+    r = run(src, "tiered")
+    assert r.status == "ok", r.error
+    assert ptclisp.to_python(r.value) == expected
+
+
+def test_a_failing_fn_that_cannot_be_a_loop_body_is_located_alike(monkeypatch):
+    src = '(map (fn [x]\n  (let [g (fn [] (inc x))] (g))) ["a"])'
+    want = run(src, "tiered").error
+    monkeypatch.setattr(interp, "ISLAND_ITEMS", 0)
+    got = run(src, "tiered").error
+    assert (got.kind, got.span) == (want.kind, want.span)
+    assert got.kind == "type_error" and (got.span.line, got.span.col) == (2, 18)
