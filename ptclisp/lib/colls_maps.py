@@ -15,7 +15,7 @@ from __future__ import annotations
 
 
 from ..errors import PtcError, brief_int
-from ..meter import SLOT, current, map_cost, seq_cost
+from ..meter import SLOT, _local as _meter_slot, current, map_cost, seq_cost
 from sys import getrefcount as _getrefcount
 
 from ..values import LIST_REFS, OWNED_REFS, Keyword, Map, Set, Vector, hk, sorted_items, type_name
@@ -240,8 +240,13 @@ def dissoc(m, *ks):
 @in_place("assoc_owned")
 def assoc_owned(m, k, v):
     if type(m) is Map and _getrefcount(m) == OWNED_REFS:
-        charge(ENTRY)
-        m[hk(k)] = v
+        meter = _meter_slot.meter   # charge(ENTRY), its usual case written out: this runs per iteration
+        if meter is None or (a := meter.allocated + ENTRY) > meter.budget or meter.expired:
+            charge(ENTRY)
+        else:
+            meter.allocated = a
+        t = type(k)
+        m[k if t is not float and t is not bool else hk(k)] = v
         return m
     return assoc(m, k, v)
 
@@ -262,7 +267,11 @@ def conj_owned(m, x):
     other vector goes to `Vector.conj`, as conj sends it."""
     t = type(m)
     if t is Vector:
-        charge(SLOT)
+        meter = _meter_slot.meter   # charge(SLOT), as in assoc_owned
+        if meter is None or (a := meter.allocated + SLOT) > meter.budget or meter.expired:
+            charge(SLOT)
+        else:
+            meter.allocated = a
         if _getrefcount(m) == OWNED_REFS:
             it = m._items
             if it is not None and _getrefcount(it) == LIST_REFS:
