@@ -391,3 +391,13 @@ def test_a_held_vector_or_a_list_being_walked_is_not_extended_itself():
     walking = iter(walked._items)
     out = conj_owned(walked, 3)
     assert list(walking) == [1, 2] and out.lst() == [1, 2, 3]
+
+
+@pytest.mark.parametrize("step", ["(assoc m i i)", "(conj m i)"])
+def test_growth_in_place_is_charged_to_the_memory_budget(step, backend):
+    start = "{}" if step.startswith("(assoc") else "[]"
+    src = f"(loop [i 0 m {start}] (if (< i 100000) (recur (inc i) {step}) (count m)))"
+    s = ptclisp.Session(limits=ptclisp.Limits(memory_bytes=200_000, loop_limit=10**6))
+    r = evaluate(s.env, src, s.limits, backend=backend)
+    assert r.error is not None and r.error.kind == "memory_exceeded", r
+    assert r.error.details["limit_bytes"] == 200_000
