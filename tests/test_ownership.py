@@ -334,3 +334,70 @@ def test_growing_a_vector_in_a_loop_still_takes_over_its_list(monkeypatch):
     r = ptclisp.run("(loop [i 0 v []] (if (< i 500) (recur (inc i) (conj v i)) (count v)))")
     assert r.value == 500
     assert reads == [0]
+
+
+# ------------------------------------------------------------------ vectors held by nothing else grow in place
+
+VECTORS_KEEP_OLD_VERSIONS = [
+    ("(let [a [1] b (conj a 2)] [a b])", "[[1] [1 2]]"),
+    ("(loop [i 0 v [] seen []] (if (< i 30) (recur (inc i) (conj v i) (conj seen v)) (mapv count seen)))",
+     "[" + " ".join(str(i) for i in range(30)) + "]"),
+    ("(loop [i 0 v [] f nil] (if (< i 30) (recur (inc i) (conj v i) (if (= i 10) (fn [] (count v)) f)) (f)))",
+     "10"),
+    ("(def base [1]) (loop [i 0 v base] (if (< i 30) (recur (inc i) (conj v i)) [(count base) (count v)]))",
+     "[1 31]"),
+    ("(defn grow [n] (loop [i 0 v []] (if (< i n) (recur (inc i) (conj v i)) v)))"
+     " [(count (grow 30)) (count (grow 5)) (count (grow 0))]", "[30 5 0]"),
+    ("(let [init [0] a (reduce (fn [v i] (conj v i)) init (range 30))"
+     " b (reduce (fn [v i] (conj v (- i))) init (range 30))] [init (nth a 5) (nth b 5)])", "[[0] 4 -4]"),
+    ("(let [k [1] idx {k :found} k2 (conj k 2)] [(keys idx) (= (first (keys idx)) [1]) k2])", "[[[1]] true [1 2]]"),
+    ("(let [k [1] s #{k} k2 (conj k 2)] [(contains? s [1]) k2])", "[true [1 2]]"),
+    ("(let [base [0] rs (pmap (fn [i] (loop [v base j 0] (if (< j 30) (recur (conj v i) (inc j)) v))) (range 4))]"
+     " [base (mapv count rs) (mapv last rs)])", "[[0] [31 31 31 31] [0 1 2 3]]"),
+    ("(loop [i 0 v [] sizes []] (if (< i 30) (recur (inc i) (conj v i) (conj sizes (count v))) (last sizes)))",
+     "29"),
+    ("(let [v (conj [] 1 2)] (reduce (fn [a x] (conj a x)) v v))", "[1 2 1 2]"),
+]
+
+
+@pytest.mark.parametrize("src,expected", VECTORS_KEEP_OLD_VERSIONS)
+def test_earlier_vector_versions_never_change(src, expected, backend):
+    value = run(src, backend, ptclisp.Session(limits=ptclisp.Limits(timeout_ms=2000)))
+    assert same(value, expected), ptclisp.pr_str(value)
+
+
+def test_a_vector_held_by_nothing_else_is_extended_itself():
+    from ptclisp.lib.colls_maps import conj_owned
+
+    def grow(n):
+        v = Vector([])
+        v = conj_owned(v, 0)
+        ids = {id(v)}
+        for i in range(1, n):
+            v = conj_owned(v, i)
+            ids.add(id(v))
+        return ids, v
+    ids, last = grow(100)
+    assert len(ids) == 1 and last.lst() == list(range(100))
+
+
+def test_a_held_vector_or_a_list_being_walked_is_not_extended_itself():
+    from ptclisp.lib.colls_maps import conj_owned
+    keep = Vector([1])
+    holders = [keep]
+    out = conj_owned(keep, 2)
+    assert out is not keep and keep.lst() == [1] and holders[0] is keep and out.lst() == [1, 2]
+    walked = Vector([1, 2])
+    walking = iter(walked._items)
+    out = conj_owned(walked, 3)
+    assert list(walking) == [1, 2] and out.lst() == [1, 2, 3]
+
+
+@pytest.mark.parametrize("step", ["(assoc m i i)", "(conj m i)"])
+def test_growth_in_place_is_charged_to_the_memory_budget(step, backend):
+    start = "{}" if step.startswith("(assoc") else "[]"
+    src = f"(loop [i 0 m {start}] (if (< i 100000) (recur (inc i) {step}) (count m)))"
+    s = ptclisp.Session(limits=ptclisp.Limits(memory_bytes=200_000, loop_limit=10**6))
+    r = evaluate(s.env, src, s.limits, backend=backend)
+    assert r.error is not None and r.error.kind == "memory_exceeded", r
+    assert r.error.details["limit_bytes"] == 200_000

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 
 from ..errors import PtcError, brief_int
-from ..meter import current, map_cost, seq_cost
+from ..meter import SLOT, _local as _meter_slot, current, map_cost, seq_cost
 from sys import getrefcount as _getrefcount
 
-from ..values import OWNED_REFS, Keyword, Map, Set, Vector, hk, sorted_items, type_name
+from ..values import LIST_REFS, OWNED_REFS, Keyword, Map, Set, Vector, hk, sorted_items, type_name
 from ..registry import builtin, in_place, provides
 from .common import charge, entries, graphemes, need_fn, need_map, out_vec, seq_items
 from .seqs_build import conj as _conj
@@ -240,8 +240,13 @@ def dissoc(m, *ks):
 @in_place("assoc_owned")
 def assoc_owned(m, k, v):
     if type(m) is Map and _getrefcount(m) == OWNED_REFS:
-        current().alloc(ENTRY)
-        m[hk(k)] = v
+        meter = _meter_slot.meter   # charge(ENTRY), its usual case written out: this runs per iteration
+        if meter is None or (a := meter.allocated + ENTRY) > meter.budget or meter.expired:
+            charge(ENTRY)
+        else:
+            meter.allocated = a
+        t = type(k)
+        m[k if t is not float and t is not bool else hk(k)] = v
         return m
     return assoc(m, k, v)
 
@@ -256,8 +261,25 @@ def dissoc_owned(m, k):
 
 @in_place("conj_owned")
 def conj_owned(m, x):
-    if type(m) is Map and type(x) is Vector and len(x) == 2 and _getrefcount(m) == OWNED_REFS:
-        current().alloc(ENTRY)
+    """(conj m x) at the last read of a local. A vector that nothing else holds (no other reference,
+    no stale version reading through it) and whose item list nothing else holds (no loop walking
+    it) gets x appended to that list and is returned itself, as a map is extended in place; any
+    other vector goes to `Vector.conj`, as conj sends it."""
+    t = type(m)
+    if t is Vector:
+        meter = _meter_slot.meter   # charge(SLOT), as in assoc_owned
+        if meter is None or (a := meter.allocated + SLOT) > meter.budget or meter.expired:
+            charge(SLOT)
+        else:
+            meter.allocated = a
+        if _getrefcount(m) == OWNED_REFS:
+            it = m._items
+            if it is not None and _getrefcount(it) == LIST_REFS:
+                it.append(x)
+                return m
+        return m.conj(x)
+    if t is Map and type(x) is Vector and len(x) == 2 and _getrefcount(m) == OWNED_REFS:
+        charge(ENTRY)
         k, v = x.lst()
         m[hk(k)] = v
         return m

@@ -46,7 +46,7 @@ from .preview import PreviewCaps, preview
 from .sets import Set
 from .text import FN_META, float_display, float_readable, fn_label, pr_str, sorted_items, sorted_members, \
     str_of, total_order_key
-from .vectors import Vector
+from .vectors import LIST_REFS, Vector
 
 # The switch for every in-place growth scheme above, for differential tests
 # (tests/test_differential.py): with False, evaluations run without an owner token (no
@@ -92,7 +92,7 @@ Vector._call_hint = _call_hint
 del _cls
 
 __all__ = [
-    "FN_META", "IN_PLACE_GROWTH", "JavaObject", "Keyword", "MISSING", "Map", "OWNED_GROWTH", "OWNED_REFS",
+    "FN_META", "IN_PLACE_GROWTH", "JavaObject", "Keyword", "LIST_REFS", "MISSING", "Map", "OWNED_GROWTH", "OWNED_REFS",
     "OwnerToken", "PreviewCaps", "Regex", "Set", "SortKey", "SymbolRef", "VarRef", "Vector", "compare",
     "detach", "detach_all", "equal", "float_display", "float_readable", "fn_label", "hk", "is_fn", "is_number",
     "owner_token", "pr_str", "preview", "set_owner_token", "sorted_items", "sorted_members", "str_of",

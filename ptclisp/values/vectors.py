@@ -144,3 +144,4 @@ def _refs_of_an_unshared_list() -> int:
 
 
 _LIST_REFS = _refs_of_an_unshared_list()
+LIST_REFS = _LIST_REFS   # for lib.colls_maps.conj_owned, which probes a list the same way
