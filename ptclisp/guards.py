@@ -32,6 +32,7 @@ import os
 import sys
 import threading
 import time
+from threading import get_ident as _get_ident
 
 from . import values as _values_module
 from .errors import PTC_FILENAME, PtcError
@@ -404,6 +405,28 @@ class recursion_budget:
         return False
 
 
+def enter_guard(meter, depth: bool = True) -> int:
+    """What entering `guard(meter, depth)` does, as a function (`session.transact` calls it with
+    `exit_guard` in try/finally, sparing an object and two method calls per evaluation); returns
+    this thread's id, for `exit_guard`."""
+    tid = _get_ident()
+    if depth:
+        DEPTH.enter(tid, meter.limits.recursion_limit)
+    ENFORCER.arm(tid, meter)
+    return tid
+
+
+def exit_guard(tid: int, depth: bool = True):
+    """What leaving `guard` does: disarm the hard stop (consuming one delivered just as the code
+    finished), then give back the recursion budget."""
+    try:
+        ENFORCER.disarm(tid)
+    except HardStop:  # delivered just as the code finished: it is consumed now
+        ENFORCER.disarm(tid)
+    if depth:
+        DEPTH.exit(tid)
+
+
 class guard:
     """Context manager around an evaluation on this thread: its recursion budget (unless `depth=False`,
     as in parallel workers) and the hard stop, which acts only once the meter's clock has run out."""
@@ -412,23 +435,14 @@ class guard:
 
     def __init__(self, meter, depth: bool = True):
         self.meter = meter
-        self.tid = threading.get_ident()
         self.depth = depth
 
     def __enter__(self):
-        tid, meter = self.tid, self.meter
-        if self.depth:
-            DEPTH.enter(tid, meter.limits.recursion_limit)
-        ENFORCER.arm(tid, meter)
+        self.tid = enter_guard(self.meter, self.depth)
         return self
 
     def __exit__(self, *exc):
-        try:
-            ENFORCER.disarm(self.tid)
-        except HardStop:  # delivered just as the code finished: it is consumed now
-            ENFORCER.disarm(self.tid)
-        if self.depth:
-            DEPTH.exit(self.tid)
+        exit_guard(self.tid, self.depth)
         return False
 
 

@@ -30,7 +30,7 @@ from .compiler import compile_node, register_fn_meta, runtime_table
 from .convert import detach, detach_all, from_python
 from .error_translation import ErrorInfo, to_error_info
 from .errors import FailSignal, PtcError, ReturnSignal
-from .guards import check_result_size, guard
+from .guards import check_result_size, enter_guard, exit_guard
 from .inputs import as_limits, check_inputs
 from .interp import Builder
 from .meter import Limits, Meter, default_limits
@@ -249,6 +249,24 @@ def evaluate(envr: Environment, source: str, limits: Limits | None = None, *, co
         envr.busy.release()
 
 
+def _program(envr: Environment, source: str, limits: Limits, meter: Meter, backend: str):
+    """The built program of `source` in `envr`: from the environment's program cache, or read,
+    analysed and built under the compile budget (`meter.compiling` until it is built)."""
+    programs = envr.programs
+    key = programs.key(envr, source, limits, backend) if programs.enabled else None
+    main = programs.get(key) if key is not None else None
+    if main is None:
+        ms = limits.compile_timeout_ms
+        if ms is not None:
+            meter.compiling = (time.monotonic() + ms / 1000.0, ms)
+        node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
+        main = build_main(node, host_refs, envr.globals, backend)
+        meter.compiling = None
+        if key is not None:
+            programs.put(key, main)
+    return main
+
+
 def transact(envr: Environment, source: str, limits: Limits, commit_history: bool = True,
              backend: str | None = None, admit=None) -> Result:
     """One evaluation of `source` in `envr` as a transaction; the caller holds `envr.busy`.
@@ -273,26 +291,17 @@ def transact(envr: Environment, source: str, limits: Limits, commit_history: boo
     status, value, error = "ok", None, None
     try:
         # the recursion budget (reading and analysis recurse too), and the hard stop once the clock runs
-        with guard(meter):
+        tid = enter_guard(meter)
+        try:
             try:
-                backend = backend or envr.backend
-                programs = envr.programs
-                key = programs.key(envr, source, limits, backend) if programs.enabled else None
-                main = programs.get(key) if key is not None else None
-                if main is None:
-                    ms = limits.compile_timeout_ms
-                    if ms is not None:  # the compile budget (compile_tick), until the program is built
-                        meter.compiling = (time.monotonic() + ms / 1000.0, ms)
-                    node, host_refs = analyze_source(source, envr.analyzer_env(), limits)
-                    main = build_main(node, host_refs, envr.globals, backend)
-                    meter.compiling = None
-                    if key is not None:
-                        programs.put(key, main)
+                main = _program(envr, source, limits, meter, backend or envr.backend)
                 meter.start()
                 value = main()
                 meter.check()
             finally:
                 meter.stop()
+        finally:
+            exit_guard(tid)
     except ReturnSignal as sig:
         status, value = "returned", sig.value
     except FailSignal as sig:

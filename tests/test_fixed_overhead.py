@@ -107,9 +107,9 @@ def test_finished_runs_leave_nothing_registered_with_the_watchdog():
 
 def test_a_forgotten_meter_is_not_expired():
     m = _Flag()
-    wid = M._WATCHDOG.watch(m, time.monotonic() + 0.02)
+    wid = M._WATCHDOG.watch(m, time.monotonic() + 0.2)
     M._WATCHDOG.forget(wid)
-    time.sleep(0.1)
+    time.sleep(0.3)
     assert not m.expired
 
 
