@@ -117,7 +117,7 @@ def test_inline_loops_are_declared_by_the_builtins():
 
 
 def test_specializers_are_for_registered_builtins():
-    assert set(R.SPECIALIZERS) == {"split"}
+    assert set(R.SPECIALIZERS) == {"split", "join"}
     for name in R.SPECIALIZERS:
         assert R.called(name) is not None
 
