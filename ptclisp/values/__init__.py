@@ -13,8 +13,9 @@ in place in its own way, only when no one else can see the change:
 vectors steal the backing list of the version they extend (values/vectors.py),
 sets steal the backing dict and leave an undo step (values/sets.py), maps are
 extended when their last holder hands them over (values/maps.py; the
-reference count in values/ownership.py). `IN_PLACE_GROWTH` below turns all
-three off.
+reference count in values/ownership.py), and so are vectors nobody else holds
+(lib/colls_maps.conj_owned, before trying a steal). `IN_PLACE_GROWTH` below
+turns them all off.
 
 The modules, bottom up (each imports only those before it):
     ownership  owner tokens, the lock, the reference-count probes
