@@ -23,6 +23,7 @@ from .common import charge, out_vec
 from .strings import _UNCUT, join, split
 
 _new_vector = Vector.__new__
+_STR_COST_0 = str_cost(0)   # str_cost(n) is this plus n
 
 
 @specializer("split")
@@ -47,13 +48,14 @@ def split_on_char(s, sep):
     """`(split s sep)` for a one-character string sep: split's first case, without its tests of sep."""
     if type(s) is str and len(s) <= 4096:
         parts = s.split(sep)
-        cost = (98 + SLOT) * len(parts) + OBJ + len(s)
+        n = len(parts)
+        cost = (98 + SLOT) * n + OBJ + len(s)
         m = _meter_slot.meter
         if m is None or (a := m.allocated + cost) > m.budget or m.expired:
             charge(cost)
         else:
             m.allocated = a
-        if not parts[-1] and len(parts) > 1:  # Java's split drops trailing empty pieces
+        if not parts[-1] and n > 1:  # Java's split drops trailing empty pieces
             while parts and parts[-1] == "":
                 parts.pop()
         v = _new_vector(Vector)
@@ -107,7 +109,7 @@ def join_on(sep, coll):
                 n = sum(map(len, items)) + len(sep) * (len(items) - 1)
                 if n <= 65536:
                     out = sep.join(items)
-                    cost = str_cost(len(out))
+                    cost = _STR_COST_0 + n   # str_cost(len(out)): n is that length
                     m = _meter_slot.meter
                     if m is None or (a := m.allocated + cost) > m.budget or m.expired:
                         charge(cost)
