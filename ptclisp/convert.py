@@ -69,10 +69,21 @@ def from_python(x, *, strict: bool = False, max_depth: int = MAX_DEPTH, meter=No
         return x
     if type(x) is dict and not x:  # the usual context of a run: nothing to walk
         return Map()
+    alone = _alone()
+    if type(x) in _FAST_ROOTS:
+        try:
+            return _fast(x, _HostData(strict, max_depth, meter), _FAST_ALONE if alone > 0 else -1)
+        except (_Unusual, RecursionError):
+            pass   # the general walk below starts over and gives what it always gave
+    return _general(x, strict, max_depth, meter, alone)
+
+
+def _general(x, strict: bool, max_depth: int | None, meter, alone: int):
+    """`from_python` by the one walk (values/walk.py): any host data, any depth."""
     h = _HostData(strict, max_depth, meter)
     try:
         return walk(x, vector=h.vector, map=h.map, set=h.set, other=h.other, leaf=h.leaf, leave=h.build,
-                    again=_again, once=True, remember=_reachable_elsewhere if _alone() > 0 else None,
+                    again=_again, once=True, remember=_reachable_elsewhere if alone > 0 else None,
                     build=True, skip=_ATOMS)
     except RecursionError:  # hashing a deeply nested set member or map key
         raise HostDataError("memory_exceeded", "host data nested too deeply to convert",
@@ -171,6 +182,89 @@ def _again(x, done):
 
 
 _STR = frozenset((str,))
+_NO = object()
+
+
+# ------------------------------------------------------------------ the fast path: JSON-shaped data
+
+_FAST_DEPTH = 200   # containers the fast path nests (Python frames): deeper data takes the general walk
+_FAST_ROOTS = frozenset({dict, list, tuple})
+_UNUSUAL = (dict, list, tuple, set, frozenset, Vector, Set)   # containers only the general walk opens
+
+
+class _Unusual(Exception):
+    """The fast path met what only the general walk converts; `from_python` starts over with it."""
+
+
+def _fast(root, h: _HostData, alone):
+    """`from_python` of exact dicts, lists, tuples, sets and frozensets of atoms (JSON-shaped data),
+    by recursion over at most `_FAST_DEPTH` levels. It meets values in the general walk's order and
+    gives the same values, sharing, errors and deadline checks; on anything else (other types, PTC
+    values, subclasses, deeper data) it raises `_Unusual` and the general walk converts the whole.
+
+    `alone` is `_FAST_ALONE`, the reference count `conv` sees for an exact list or dict that one part
+    of its parent alone holds (-1: every container is remembered). Any other container is remembered
+    by id, as in the general walk: converted once, and met again while it is converted, a cycle."""
+    memo: dict = {}
+    atoms, getrc, meter, leaf = _ATOMS, _getrefcount, h.meter, h.leaf
+    limit = _FAST_DEPTH if h.max_depth is None else min(_FAST_DEPTH, h.max_depth)
+    opened = 0
+
+    def conv(x, depth):
+        nonlocal opened
+        t = type(x)
+        if t is dict or t is list:
+            kept = getrc(x) > alone or not depth
+        elif t is tuple or t is set or t is frozenset:
+            kept = True
+        elif isinstance(x, _UNUSUAL):
+            raise _Unusual
+        else:
+            return leaf(x, t)
+        if kept:
+            done = memo.get(id(x), _NO)
+            if done is not _NO:
+                return _again(x, done)
+        if depth >= limit:
+            raise _Unusual
+        opened += 1
+        if meter is not None and not opened % _TICK:
+            meter.check()
+        if kept:
+            memo[id(x)] = IN_PROGRESS
+        d = depth + 1
+        # the types of the parts are looked at by plain loops (faster than a pass of `map` for small
+        # containers); a loop variable still holding a container is cleared before that is converted:
+        # its reference count would be one too high (`alone`)
+        if t is dict:
+            for k in x:
+                if type(k) is not str:   # keys converted too, each before its value
+                    k = None
+                    parts = [p if type(p) in atoms else conv(p, d) for p in chain.from_iterable(x.items())]
+                    out = Map(zip(map(hk, parts[0::2]), parts[1::2]))
+                    break
+            else:
+                for v in x.values():
+                    if type(v) not in atoms:
+                        v = None
+                        out = Map(zip(x, [v if type(v) in atoms else conv(v, d) for v in x.values()]))
+                        break
+                else:
+                    out = Map(x)
+        else:
+            for v in x:
+                if type(v) not in atoms:
+                    v = None
+                    parts = [v if type(v) in atoms else conv(v, d) for v in x]
+                    out = Vector(parts) if t is list or t is tuple else Set({hk(v): v for v in parts})
+                    break
+            else:
+                out = Vector(list(x)) if t is list or t is tuple else Set({hk(v): v for v in x})
+        if kept:
+            memo[id(x)] = out
+        return out
+
+    return conv(root, 0)
 
 
 def _reachable_elsewhere(x) -> bool:
@@ -220,19 +314,50 @@ def _measure_alone() -> int:
     return alone
 
 
+class _Counts:
+    """Stands for `alone` while `_fast` is measured: `getrc(x) > alone` asks `alone < n` (n is not
+    comparable to it), which records n and answers True (remember x)."""
+
+    def __init__(self):
+        self.seen: list = []
+
+    def __lt__(self, n):
+        self.seen.append(n)
+        return True
+
+
+def _measure_fast_alone() -> int:
+    """`_measure_alone` for the fast path: the count `_fast` sees for a list or dict held by one part
+    (an item of a list, a value of a string-keyed dict), or -1 unless the same self-test holds. `_fast`
+    counts every exact list or dict it meets, a part met again too: the dag gives the root, s, s, the
+    dict, d, d."""
+    counts = _Counts()
+    _fast(_tree(), _HostData(False, MAX_DEPTH, None), counts)
+    tree, counts.seen = counts.seen, []
+    _fast(_dag(), _HostData(False, MAX_DEPTH, None), counts)
+    dag = counts.seen
+    if len(tree) != 6 or len(dag) != 6:
+        return -1
+    alone = tree[1]
+    if any(n != alone for n in tree[1:]) or dag[3] != alone or min(dag[1], dag[2], dag[4], dag[5]) <= alone:
+        return -1
+    return alone
+
+
 _ALONE = None
+_FAST_ALONE = -1
 
 
 def _alone() -> int:
-    """`_ALONE`, measured on first use. Never while this thread runs a trace or profile function:
-    one that reads a frame's locals holds extra references, and a count measured that high would
-    later take a part held twice for one held once. Until then (-1) every container is remembered;
-    a tracer active later only raises the counts seen, which remembers more."""
-    global _ALONE
+    """`_ALONE`, measured on first use, and `_FAST_ALONE` with it. Never while this thread runs a
+    trace or profile function: one that reads a frame's locals holds extra references, and a count
+    measured that high would later take a part held twice for one held once. Until then (-1) every
+    container is remembered; a tracer active later only raises the counts seen, which remembers more."""
+    global _ALONE, _FAST_ALONE
     if _ALONE is None:
         if sys.gettrace() is not None or sys.getprofile() is not None:
             return -1
-        _ALONE = _measure_alone()
+        _ALONE, _FAST_ALONE = _measure_alone(), _measure_fast_alone()
     return _ALONE
 
 
