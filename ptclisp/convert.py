@@ -264,7 +264,10 @@ def _fast(root, h: _HostData, alone):
             memo[id(x)] = out
         return out
 
-    return conv(root, 0)
+    try:
+        return conv(root, 0)
+    finally:
+        conv = None   # the closure holds itself: leave no reference cycle for the collector
 
 
 def _reachable_elsewhere(x) -> bool:

@@ -250,3 +250,21 @@ def test_the_deadline_is_checked_as_often_as_by_the_walk():
     with pytest.raises(ptclisp.PtcError) as e:
         from_python(data, strict=True, meter=_Meter(fail_at=2))
     assert e.value.kind == "timeout"
+
+
+def test_converting_leaves_no_reference_cycle_behind():
+    import gc
+    deep_data = {"x": [1]}
+    for _ in range(convert._FAST_DEPTH + 5):
+        deep_data = [deep_data]
+    cases = [{"a": [{"b": 1}]}, [1, (2, 3), {4.5: {5}}], [Map({"a": 1})], deep_data]
+    for data in cases:
+        from_python(data)   # first uses fill the caches
+    gc.disable()
+    try:
+        for data in cases:
+            gc.collect()
+            from_python(data)
+            assert gc.collect() == 0, data
+    finally:
+        gc.enable()
