@@ -72,7 +72,7 @@ def from_python(x, *, strict: bool = False, max_depth: int = MAX_DEPTH, meter=No
     alone = _alone()
     if type(x) in _FAST_ROOTS:
         try:
-            return _fast(x, _HostData(strict, max_depth, meter), _FAST_ALONE if alone > 0 else -1)
+            return _fast(x, _HostData(strict, max_depth, meter), *(_FAST_ALONE if alone > 0 else _UNMEASURED))
         except (_Unusual, RecursionError):
             pass   # the general walk below starts over and gives what it always gave
     return _general(x, strict, max_depth, meter, alone)
@@ -192,19 +192,33 @@ _FAST_ROOTS = frozenset({dict, list, tuple})
 _UNUSUAL = (dict, list, tuple, set, frozenset, Vector, Set)   # containers only the general walk opens
 
 
+_DICT = frozenset((dict,))
+_UNMEASURED = (-1, -1)
+_RECORDS = 8   # items from which a list of records is looked at in one pass (shorter: each record alone)
+
+
+def _records(x: list) -> bool:
+    """Whether x holds dicts alone, with string keys and atoms for values (one pass per question)."""
+    return (_DICT.issuperset(map(type, x)) and _ATOMS.issuperset(map(type, chain.from_iterable(map(dict.values, x))))
+            and _STR.issuperset(map(type, chain.from_iterable(x))))
+
+
 class _Unusual(Exception):
     """The fast path met what only the general walk converts; `from_python` starts over with it."""
 
 
-def _fast(root, h: _HostData, alone):
+def _fast(root, h: _HostData, alone, record_alone):
     """`from_python` of exact dicts, lists, tuples, sets and frozensets of atoms (JSON-shaped data),
     by recursion over at most `_FAST_DEPTH` levels. It meets values in the general walk's order and
     gives the same values, sharing, errors and deadline checks; on anything else (other types, PTC
     values, subclasses, deeper data) it raises `_Unusual` and the general walk converts the whole.
 
-    `alone` is `_FAST_ALONE`, the reference count `conv` sees for an exact list or dict that one part
-    of its parent alone holds (-1: every container is remembered). Any other container is remembered
-    by id, as in the general walk: converted once, and met again while it is converted, a cycle."""
+    `alone` is `_FAST_ALONE[0]`, the reference count `conv` sees for an exact list or dict that one
+    part of its parent alone holds (-1: every container is remembered). Any other container is
+    remembered by id, as in the general walk: converted once, and met again while it is converted, a
+    cycle. `record_alone` is the same count for an item of a list of records (dicts of atoms with
+    string keys, whose types are looked at in one pass over the list): such an item held by the list
+    alone is copied where it stands, without a call of `conv`."""
     memo: dict = {}
     atoms, getrc, meter, leaf = _ATOMS, _getrefcount, h.meter, h.leaf
     limit = _FAST_DEPTH if h.max_depth is None else min(_FAST_DEPTH, h.max_depth)
@@ -255,6 +269,15 @@ def _fast(root, h: _HostData, alone):
             for v in x:
                 if type(v) not in atoms:
                     v = None
+                    if t is list and len(x) >= _RECORDS and _records(x):
+                        if d >= limit:
+                            raise _Unusual
+                        if meter is not None:   # the records count here (one held twice also in conv)
+                            for _ in range((opened + len(x)) // _TICK - opened // _TICK):
+                                meter.check()
+                        opened += len(x)
+                        out = Vector([conv(v, d) if getrc(v) > record_alone else Map(v) for v in x])
+                        break
                     parts = [v if type(v) in atoms else conv(v, d) for v in x]
                     out = Vector(parts) if t is list or t is tuple else Set({hk(v): v for v in parts})
                     break
@@ -329,26 +352,36 @@ class _Counts:
         return True
 
 
-def _measure_fast_alone() -> int:
-    """`_measure_alone` for the fast path: the count `_fast` sees for a list or dict held by one part
-    (an item of a list, a value of a string-keyed dict), or -1 unless the same self-test holds. `_fast`
-    counts every exact list or dict it meets, a part met again too: the dag gives the root, s, s, the
-    dict, d, d."""
-    counts = _Counts()
-    _fast(_tree(), _HostData(False, MAX_DEPTH, None), counts)
-    tree, counts.seen = counts.seen, []
-    _fast(_dag(), _HostData(False, MAX_DEPTH, None), counts)
-    dag = counts.seen
-    if len(tree) != 6 or len(dag) != 6:
-        return -1
-    alone = tree[1]
+def _measure_fast_alone() -> tuple:
+    """`_measure_alone` for the fast path: (the count `_fast` sees for a list or dict held by one part
+    (an item of a list, a value of a string-keyed dict), the same for a record held by its list), or
+    `_UNMEASURED` unless the same self-test holds. `_fast` counts every exact list or dict it meets,
+    a part met again too: the dag gives the root, s, s, the dict, d, d; records are counted apart."""
+    counts, records = _Counts(), _Counts()
+    seen = []
+    for data in (_tree(), _dag(), [[{"r": i} for i in range(_RECORDS)]], _records_dag()):
+        counts.seen, records.seen = [], []
+        _fast(data, _HostData(False, MAX_DEPTH, None), counts, records)
+        seen += [counts.seen, records.seen]
+    tree, no_records, dag, none_either, rtree, rtree_records, rdag, rdag_records = seen
+    if len(tree) != 6 or len(dag) != 6 or no_records or none_either or len(rtree_records) != _RECORDS:
+        return _UNMEASURED
+    alone, record_alone = tree[1], rtree_records[0]
     if any(n != alone for n in tree[1:]) or dag[3] != alone or min(dag[1], dag[2], dag[4], dag[5]) <= alone:
-        return -1
-    return alone
+        return _UNMEASURED
+    if any(n != record_alone for n in rtree_records) or len(rdag_records) != _RECORDS \
+            or any(n != record_alone for n in rdag_records[2:]) or min(rdag_records[:2]) <= record_alone:
+        return _UNMEASURED
+    return alone, record_alone
+
+
+def _records_dag():   # the root, a list of records: r (held twice), r, then records held once
+    r = {"r": 1}
+    return [[r, r] + [{"s": i} for i in range(_RECORDS - 2)]]
 
 
 _ALONE = None
-_FAST_ALONE = -1
+_FAST_ALONE = _UNMEASURED
 
 
 def _alone() -> int:

@@ -77,7 +77,7 @@ def _fast(data, strict=False, max_depth=MAX_DEPTH, meter=None):
         raise convert._Unusual
     alone = convert._alone()
     return convert._fast(data, convert._HostData(strict, max_depth, meter),
-                         convert._FAST_ALONE if alone > 0 else -1)
+                         *(convert._FAST_ALONE if alone > 0 else convert._UNMEASURED))
 
 
 # ------------------------------------------------------------------ random host data
@@ -87,6 +87,8 @@ _atom = (st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=Tr
 _json_atom = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4)
 _json = st.recursive(_json_atom, lambda ch: st.lists(ch, max_size=5) | st.dictionaries(st.text(max_size=3), ch,
                                                                                       max_size=5), max_leaves=40)
+_record = st.dictionaries(st.text(max_size=3), _json_atom, max_size=4)
+_json = _json | st.lists(_record, min_size=convert._RECORDS - 1, max_size=convert._RECORDS + 3)
 _LAMBDA = lambda: 1  # noqa: E731 - a host function: kept, or refused in strict mode
 _odd = st.sampled_from([
     Color.RED, Name("n"), _LAMBDA, len, object(), OrderedDict(a=[1]), ptclisp.read_string("{:a [1 #{2}] 1.5 true}"),
@@ -115,9 +117,14 @@ def _host(draw, odd: bool):
             if pool and draw(st.booleans()):
                 return draw(st.sampled_from(pool))
             return draw(leaves.filter(_hashable) if hashable else leaves)
-        kind = draw(st.sampled_from(["list", "tuple", "dict", "anykeys", "set", "frozenset"]))
+        kind = draw(st.sampled_from(["list", "tuple", "dict", "anykeys", "set", "frozenset", "records"]))
         n = draw(st.integers(0, 4))
-        if kind == "list":
+        if kind == "records":   # a list of dicts of atoms, some made before (shared), or not quite records
+            dicts = [m for m in made if type(m) is dict]
+            made.append([draw(st.sampled_from(dicts)) if dicts and draw(st.booleans())
+                         else {draw(st.text(max_size=2)): draw(_atom) for _ in range(n)}
+                         for _ in range(convert._RECORDS + draw(st.integers(-1, 2)))])
+        elif kind == "list":
             made.append([part() for _ in range(n)])
         elif kind == "tuple":
             made.append(tuple(part() for _ in range(n)))
@@ -174,7 +181,7 @@ def test_the_count_of_a_part_held_once_was_measured_for_the_fast_path_too():
     if sys.gettrace() is not None:
         pytest.skip("measured only without a tracer (coverage, a debugger)")
     convert._alone()
-    assert convert._FAST_ALONE > 0
+    assert min(convert._FAST_ALONE) > 0
 
 
 def test_shared_parts_stay_shared_on_the_fast_path():
@@ -186,6 +193,11 @@ def test_shared_parts_stay_shared_on_the_fast_path():
     row = {"id": 1}
     out = _fast([row, row, {"r": row}])
     assert out.lst()[0] is out.lst()[1] is out.lst()[2].lookup("r")
+    rows = [row] + [{"id": i} for i in range(convert._RECORDS)] + [row]   # a list of records
+    out = _fast({"a": rows, "b": [row, rows]})
+    a = out.lookup("a").lst()
+    assert a[0] is a[-1] is out.lookup("b").lst()[0] and out.lookup("b").lst()[1] is out.lookup("a")
+    assert len({id(m) for m in a}) == len(a) - 1
 
 
 def test_a_cycle_on_the_fast_path_is_the_walks_error():
@@ -247,6 +259,11 @@ def test_the_deadline_is_checked_as_often_as_by_the_walk():
     _fast(data, meter=fast)
     _general(data, meter=walk)
     assert fast.checks == walk.checks == 9001 // convert._TICK
+    records = [{"i": i} for i in range(3000)]   # one list of records: counted together, as many checks
+    fast, walk = _Meter(), _Meter()
+    _fast(records, meter=fast)
+    _general(records, meter=walk)
+    assert fast.checks == walk.checks == 3001 // convert._TICK
     with pytest.raises(ptclisp.PtcError) as e:
         from_python(data, strict=True, meter=_Meter(fail_at=2))
     assert e.value.kind == "timeout"
