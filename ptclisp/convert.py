@@ -15,7 +15,10 @@ Owns the walks host data takes into the language and values take out of it:
   (docs/json.md).
 
 Both run on the one walk over values (values/walk.py): iterative, so deep data
-cannot exhaust the Python stack. `from_python` remembers every container it
+cannot exhaust the Python stack. JSON-shaped host data (exact dicts, lists,
+tuples and sets of atoms, at most 200 levels deep) first takes a recursion of
+its own (`_fast`, about twice as fast) that gives the walk's values, sharing
+and errors; anything else starts over with the walk. `from_python` remembers every container it
 has converted that anything else may hold (shared parts are converted once and
 stay shared, so the work is linear in the distinct objects; an exact list or
 dict that only its parent holds, by its reference count, cannot be met twice
@@ -208,17 +211,13 @@ class _Unusual(Exception):
 
 
 def _fast(root, h: _HostData, alone, record_alone):
-    """`from_python` of exact dicts, lists, tuples, sets and frozensets of atoms (JSON-shaped data),
-    by recursion over at most `_FAST_DEPTH` levels. It meets values in the general walk's order and
-    gives the same values, sharing, errors and deadline checks; on anything else (other types, PTC
-    values, subclasses, deeper data) it raises `_Unusual` and the general walk converts the whole.
-
-    `alone` is `_FAST_ALONE[0]`, the reference count `conv` sees for an exact list or dict that one
-    part of its parent alone holds (-1: every container is remembered). Any other container is
-    remembered by id, as in the general walk: converted once, and met again while it is converted, a
-    cycle. `record_alone` is the same count for an item of a list of records (dicts of atoms with
-    string keys, whose types are looked at in one pass over the list): such an item held by the list
-    alone is copied where it stands, without a call of `conv`."""
+    """`from_python` of exact dicts, lists, tuples, sets and frozensets of atoms (JSON-shaped data) by
+    a recursion at most `_FAST_DEPTH` deep that meets values in the walk's order: the same values,
+    sharing, errors and deadline checks. On anything else (other types, PTC values, subclasses, deeper
+    data) it raises `_Unusual` and the general walk converts the whole. `alone`, `record_alone`:
+    `_FAST_ALONE`, the reference counts of an exact list or dict that one part of its parent alone
+    holds, as `conv` sees it and as a list of records (`_records`) sees an item (-1: remember every
+    container). Other containers are remembered by id: converted once, a cycle if met while converted."""
     memo: dict = {}
     atoms, getrc, meter, leaf = _ATOMS, _getrefcount, h.meter, h.leaf
     limit = _FAST_DEPTH if h.max_depth is None else min(_FAST_DEPTH, h.max_depth)
@@ -247,9 +246,8 @@ def _fast(root, h: _HostData, alone, record_alone):
         if kept:
             memo[id(x)] = IN_PROGRESS
         d = depth + 1
-        # the types of the parts are looked at by plain loops (faster than a pass of `map` for small
-        # containers); a loop variable still holding a container is cleared before that is converted:
-        # its reference count would be one too high (`alone`)
+        # parts' types are looked at by plain loops (faster than `map` on small containers); a loop
+        # variable holding a container is cleared before it is converted (`alone` counts)
         if t is dict:
             for k in x:
                 if type(k) is not str:   # keys converted too, each before its value
