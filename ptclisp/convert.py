@@ -15,7 +15,10 @@ Owns the walks host data takes into the language and values take out of it:
   (docs/json.md).
 
 Both run on the one walk over values (values/walk.py): iterative, so deep data
-cannot exhaust the Python stack. `from_python` remembers every container it
+cannot exhaust the Python stack. JSON-shaped host data (exact dicts, lists,
+tuples and sets of atoms, at most 200 levels deep) first takes a recursion of
+its own (`_fast`, about twice as fast) that gives the walk's values, sharing
+and errors; anything else starts over with the walk. `from_python` remembers every container it
 has converted that anything else may hold (shared parts are converted once and
 stay shared, so the work is linear in the distinct objects; an exact list or
 dict that only its parent holds, by its reference count, cannot be met twice
@@ -69,10 +72,21 @@ def from_python(x, *, strict: bool = False, max_depth: int = MAX_DEPTH, meter=No
         return x
     if type(x) is dict and not x:  # the usual context of a run: nothing to walk
         return Map()
+    alone = _alone()
+    if type(x) in _FAST_ROOTS:
+        try:
+            return _fast(x, _HostData(strict, max_depth, meter), *(_FAST_ALONE if alone > 0 else _UNMEASURED))
+        except (_Unusual, RecursionError):
+            pass   # the general walk below starts over and gives what it always gave
+    return _general(x, strict, max_depth, meter, alone)
+
+
+def _general(x, strict: bool, max_depth: int | None, meter, alone: int):
+    """`from_python` by the one walk (values/walk.py): any host data, any depth."""
     h = _HostData(strict, max_depth, meter)
     try:
         return walk(x, vector=h.vector, map=h.map, set=h.set, other=h.other, leaf=h.leaf, leave=h.build,
-                    again=_again, once=True, remember=_reachable_elsewhere if _alone() > 0 else None,
+                    again=_again, once=True, remember=_reachable_elsewhere if alone > 0 else None,
                     build=True, skip=_ATOMS)
     except RecursionError:  # hashing a deeply nested set member or map key
         raise HostDataError("memory_exceeded", "host data nested too deeply to convert",
@@ -171,6 +185,110 @@ def _again(x, done):
 
 
 _STR = frozenset((str,))
+_NO = object()
+
+
+# ------------------------------------------------------------------ the fast path: JSON-shaped data
+
+_FAST_DEPTH = 200   # containers the fast path nests (Python frames): deeper data takes the general walk
+_FAST_ROOTS = frozenset({dict, list, tuple})
+_UNUSUAL = (dict, list, tuple, set, frozenset, Vector, Set)   # containers only the general walk opens
+
+
+_DICT = frozenset((dict,))
+_UNMEASURED = (-1, -1)
+_RECORDS = 8   # items from which a list of records is looked at in one pass (shorter: each record alone)
+
+
+def _records(x: list) -> bool:
+    """Whether x holds dicts alone, with string keys and atoms for values (one pass per question)."""
+    return (_DICT.issuperset(map(type, x)) and _ATOMS.issuperset(map(type, chain.from_iterable(map(dict.values, x))))
+            and _STR.issuperset(map(type, chain.from_iterable(x))))
+
+
+class _Unusual(Exception):
+    """The fast path met what only the general walk converts; `from_python` starts over with it."""
+
+
+def _fast(root, h: _HostData, alone, record_alone):
+    """`from_python` of exact dicts, lists, tuples, sets and frozensets of atoms (JSON-shaped data) by
+    a recursion at most `_FAST_DEPTH` deep that meets values in the walk's order: the same values,
+    sharing, errors and deadline checks. On anything else (other types, PTC values, subclasses, deeper
+    data) it raises `_Unusual` and the general walk converts the whole. `alone`, `record_alone`:
+    `_FAST_ALONE`, the reference counts of an exact list or dict that one part of its parent alone
+    holds, as `conv` sees it and as a list of records (`_records`) sees an item (-1: remember every
+    container). Other containers are remembered by id: converted once, a cycle if met while converted."""
+    memo: dict = {}
+    atoms, getrc, meter, leaf = _ATOMS, _getrefcount, h.meter, h.leaf
+    limit = _FAST_DEPTH if h.max_depth is None else min(_FAST_DEPTH, h.max_depth)
+    opened = 0
+
+    def conv(x, depth):
+        nonlocal opened
+        t = type(x)
+        if t is dict or t is list:
+            kept = getrc(x) > alone or not depth
+        elif t is tuple or t is set or t is frozenset:
+            kept = True
+        elif isinstance(x, _UNUSUAL):
+            raise _Unusual
+        else:
+            return leaf(x, t)
+        if kept:
+            done = memo.get(id(x), _NO)
+            if done is not _NO:
+                return _again(x, done)
+        if depth >= limit:
+            raise _Unusual
+        opened += 1
+        if meter is not None and not opened % _TICK:
+            meter.check()
+        if kept:
+            memo[id(x)] = IN_PROGRESS
+        d = depth + 1
+        # parts' types are looked at by plain loops (faster than `map` on small containers); a loop
+        # variable holding a container is cleared before it is converted (`alone` counts)
+        if t is dict:
+            for k in x:
+                if type(k) is not str:   # keys converted too, each before its value
+                    k = None
+                    parts = [p if type(p) in atoms else conv(p, d) for p in chain.from_iterable(x.items())]
+                    out = Map(zip(map(hk, parts[0::2]), parts[1::2]))
+                    break
+            else:
+                for v in x.values():
+                    if type(v) not in atoms:
+                        v = None
+                        out = Map(zip(x, [v if type(v) in atoms else conv(v, d) for v in x.values()]))
+                        break
+                else:
+                    out = Map(x)
+        else:
+            for v in x:
+                if type(v) not in atoms:
+                    v = None
+                    if t is list and len(x) >= _RECORDS and _records(x):
+                        if d >= limit:
+                            raise _Unusual
+                        if meter is not None:   # the records count here (one held twice also in conv)
+                            for _ in range((opened + len(x)) // _TICK - opened // _TICK):
+                                meter.check()
+                        opened += len(x)
+                        out = Vector([conv(v, d) if getrc(v) > record_alone else Map(v) for v in x])
+                        break
+                    parts = [v if type(v) in atoms else conv(v, d) for v in x]
+                    out = Vector(parts) if t is list or t is tuple else Set({hk(v): v for v in parts})
+                    break
+            else:
+                out = Vector(list(x)) if t is list or t is tuple else Set({hk(v): v for v in x})
+        if kept:
+            memo[id(x)] = out
+        return out
+
+    try:
+        return conv(root, 0)
+    finally:
+        conv = None   # the closure holds itself: leave no reference cycle for the collector
 
 
 def _reachable_elsewhere(x) -> bool:
@@ -220,19 +338,60 @@ def _measure_alone() -> int:
     return alone
 
 
+class _Counts:
+    """Stands for `alone` while `_fast` is measured: `getrc(x) > alone` asks `alone < n` (n is not
+    comparable to it), which records n and answers True (remember x)."""
+
+    def __init__(self):
+        self.seen: list = []
+
+    def __lt__(self, n):
+        self.seen.append(n)
+        return True
+
+
+def _measure_fast_alone() -> tuple:
+    """`_measure_alone` for the fast path: (the count `_fast` sees for a list or dict held by one part
+    (an item of a list, a value of a string-keyed dict), the same for a record held by its list), or
+    `_UNMEASURED` unless the same self-test holds. `_fast` counts every exact list or dict it meets,
+    a part met again too: the dag gives the root, s, s, the dict, d, d; records are counted apart."""
+    counts, records = _Counts(), _Counts()
+    seen = []
+    for data in (_tree(), _dag(), [[{"r": i} for i in range(_RECORDS)]], _records_dag()):
+        counts.seen, records.seen = [], []
+        _fast(data, _HostData(False, MAX_DEPTH, None), counts, records)
+        seen += [counts.seen, records.seen]
+    tree, no_records, dag, none_either, rtree, rtree_records, rdag, rdag_records = seen
+    if len(tree) != 6 or len(dag) != 6 or no_records or none_either or len(rtree_records) != _RECORDS:
+        return _UNMEASURED
+    alone, record_alone = tree[1], rtree_records[0]
+    if any(n != alone for n in tree[1:]) or dag[3] != alone or min(dag[1], dag[2], dag[4], dag[5]) <= alone:
+        return _UNMEASURED
+    if any(n != record_alone for n in rtree_records) or len(rdag_records) != _RECORDS \
+            or any(n != record_alone for n in rdag_records[2:]) or min(rdag_records[:2]) <= record_alone:
+        return _UNMEASURED
+    return alone, record_alone
+
+
+def _records_dag():   # the root, a list of records: r (held twice), r, then records held once
+    r = {"r": 1}
+    return [[r, r] + [{"s": i} for i in range(_RECORDS - 2)]]
+
+
 _ALONE = None
+_FAST_ALONE = _UNMEASURED
 
 
 def _alone() -> int:
-    """`_ALONE`, measured on first use. Never while this thread runs a trace or profile function:
-    one that reads a frame's locals holds extra references, and a count measured that high would
-    later take a part held twice for one held once. Until then (-1) every container is remembered;
-    a tracer active later only raises the counts seen, which remembers more."""
-    global _ALONE
+    """`_ALONE`, measured on first use, and `_FAST_ALONE` with it. Never while this thread runs a
+    trace or profile function: one that reads a frame's locals holds extra references, and a count
+    measured that high would later take a part held twice for one held once. Until then (-1) every
+    container is remembered; a tracer active later only raises the counts seen, which remembers more."""
+    global _ALONE, _FAST_ALONE
     if _ALONE is None:
         if sys.gettrace() is not None or sys.getprofile() is not None:
             return -1
-        _ALONE = _measure_alone()
+        _ALONE, _FAST_ALONE = _measure_alone(), _measure_fast_alone()
     return _ALONE
 
 
