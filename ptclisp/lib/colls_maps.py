@@ -119,7 +119,17 @@ def assoc1(coll, k, v, who: str):
          examples=("(get {:a 1} :a) ;=> 1", "(get {:a 1} :b \"default\") ;=> \"default\"",
                    "(get {:a {:b 2}} [:a :b]) ;=> 2"))
 def get_(m, k, default=None):
-    if type(k) is Vector and type(m) in (Map, Vector):
+    tk = type(k)
+    if type(m) is Map and (tk is Keyword or tk is str):   # step_get's first probes, without its call
+        v = m.get(k, _ABSENT)
+        if v is not _ABSENT:
+            return v
+        if tk is Keyword:
+            v = m.get(k.name, _ABSENT)
+            if v is not _ABSENT:
+                return v
+        return m.lookup(k, default)
+    if tk is Vector and type(m) in (Map, Vector):
         return path_get(m, k.lst(), default)
     return step_get(m, k, default)
 
