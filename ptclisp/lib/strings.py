@@ -224,6 +224,8 @@ def join(a, b=_NO):
              "before start gives \"\".",
          examples=('(subs "hello" 1 4) ;=> "ell"', '(subs "abc" 0 100) ;=> "abc"', '(subs "abc" -1) ;=> ""'))
 def subs(s, start, end=_NO):
+    if type(s) is str and type(start) is int and type(end) is int and 0 <= start < end <= 256 and s.isascii():
+        return s[start:end] if start < len(s) else ""   # what the general path gives these arguments
     s = need_str(s, "subs")
     a = need_count(start, "subs", "an integer index")
     b = None if end is _NO else need_count(end, "subs", "an integer index")
@@ -747,6 +749,8 @@ _LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
              "64-bit range; nil for anything else (including non-strings and surrounding spaces).",
          examples=('(parse-long "42") ;=> 42', '(parse-long "42abc") ;=> nil', '(parse-long nil) ;=> nil'))
 def parse_long(s):
+    if type(s) is str and 0 < len(s) < 19 and s.isascii() and s.isdigit():
+        return int(s)   # a few ASCII digits: what the general path gives, without the regex
     if type(s) is not str or len(s) > 21 or not _LONG_RE.fullmatch(s):
         return None
     n = int(s)
