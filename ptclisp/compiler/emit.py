@@ -281,6 +281,10 @@ class Compiler(Inliner):
             return call(owned[0], args, node.span)
         if len(args) == 2 and runtime_table().get(fn) is BUILTINS["nth"].fn:
             return self._inline_nth(fn, args, stmts, node)
+        if 2 <= len(args) <= 3 and type(node.args[1]) is N.Const and type(node.args[1].value) is Keyword \
+                and (len(args) == 2 or isinstance(args[2], (ast.Constant, ast.Name))) \
+                and runtime_table().get(fn) is BUILTINS["get"].fn:
+            return self._inline_kw_get(args, node, node.args[1].value.name, fn)
         chooser = SPECIALIZERS.get(node.name)
         if chooser is not None:
             choice = chooser(*(a.value if type(a) is N.Const else UNKNOWN for a in node.args))

@@ -126,10 +126,18 @@ class Inliner:
         return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=fast, orelse=call(fn, [v, i], node.span)),
                   node.span)
 
-    def _inline_kw_get(self, args, node, name: str):
+    def _inline_kw_get(self, args, node, name: str, slow: str = "_rt_kw_get"):
         """`(:k m)` as dict probes when m is a map that holds :k itself or the string "k" (the first
         two steps of `Map.lookup`, in its order: JSON data has string keys); any other case (no such
-        key, another spelling, not a map) goes to the general helper, m evaluated once."""
+        key, another spelling, not a map) goes to the general helper, m evaluated once.
+
+        `(get m :k)` and `(get m :k d)` (d a constant or a variable: not evaluating it has no
+        effect) the same way, `slow` the builtin: its map case makes these probes first too."""
+        if slow != "_rt_kw_get":
+            m, k, *rest = args
+            args = [k, m]
+        else:
+            rest = []
         k, m = args
         if isinstance(m, ast.Name):
             m_once = m
@@ -146,7 +154,8 @@ class Inliner:
         test = A.BoolOp(op=ast.And(), values=[
             is_(call("type", [m_once]), var("_Map")),
             A.BoolOp(op=ast.Or(), values=[probe(k), probe(A.Constant(name))])])
-        return at(A.IfExp(test=test, body=var(v), orelse=call("_rt_kw_get", [k, m], node.span)), node.span)
+        fallback = call("_rt_kw_get", [k, m], node.span) if slow == "_rt_kw_get" else call(slow, [m, k, *rest], node.span)
+        return at(A.IfExp(test=test, body=var(v), orelse=fallback), node.span)
 
     # ------------------------------------------------------------ primitives
     def e_prim(self, node, stmts):
