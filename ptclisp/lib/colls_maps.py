@@ -299,9 +299,14 @@ def conj_owned(m, x):
 @in_place("update_owned")
 def update_owned(m, k, f, *args):
     if type(m) is Map and _getrefcount(m) == OWNED_REFS:
-        key = hk(k)
+        t = type(k)
+        key = k if t is not float and t is not bool else hk(k)
         new = need_fn(f, "update")(m.get(key), *args)
-        charge(ENTRY)
+        meter = _meter_slot.meter   # charge(ENTRY) written out, as in assoc_owned
+        if meter is None or (a := meter.allocated + ENTRY) > meter.budget or meter.expired:
+            charge(ENTRY)
+        else:
+            meter.allocated = a
         m[key] = new
         return m
     return update(m, k, f, *args)

@@ -609,7 +609,8 @@ def _java_replacement(r: str, rxv: Regex, who: str) -> list:
 def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
     text = rx.bound_input(s)
     if type(repl) is str:
-        parts = _java_replacement(repl, rxv, who)
+        # no `$` and no backslash: the replacement is its own text (what _java_replacement parses it to)
+        parts = _java_replacement(repl, rxv, who) if "$" in repl or "\\" in repl else [repl] if repl else []
         fn = None
         fast = rx.fast_form(rxv, text, nonempty=True)
         if fast is not None:

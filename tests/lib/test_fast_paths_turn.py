@@ -94,3 +94,36 @@ def test_fnil_of_a_value_that_cannot_be_called_fails_when_called(src, message, e
 def test_fnil_is_built_without_calling():
     r = ptclisp.run("(do (fnil nil 0) 1)")   # building it with nil is fine: only a call fails
     assert r.ok and r.value == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab$\\{}1 ", max_size=6))
+def test_a_replacement_without_dollar_or_backslash_is_its_own_text(repl):
+    # `replace` with a regex skips parsing such a replacement: this is what the parser gives it
+    from ptclisp.lib.strings import _java_replacement
+    from ptclisp.regex_engine import compile_regex
+    rxv = compile_regex("(a)b", "runtime_error", "replace")
+    if "$" not in repl and "\\" not in repl:
+        assert _java_replacement(repl, rxv, "replace") == ([repl] if repl else [])
+
+
+@pytest.mark.parametrize("src,expected", [
+    ('(str/replace "a-b c" #"[^a-z]" "")', "abc"), ('(str/replace "a-b" #"-" "x")', "axb"),
+    ('(str/replace "a-b" #"-" "$0$0")', "a--b"), ('(str/replace "a-b" #"-" "\\\\$")', "a$b"),
+])
+def test_regex_replace_values(src, expected):
+    r = ptclisp.run(src)
+    assert r.ok, r.error
+    assert r.value == expected
+
+
+members = st.one_of(st.integers(-3, 3), st.sampled_from(["a", "b"]), st.sampled_from(["a", "b"]).map(Keyword),
+                    st.booleans(), st.sampled_from([1.0, 2.5, -0.0]), st.none())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(members, max_size=6), members)
+def test_contains_of_a_set_is_set_contains(xs, k):
+    from ptclisp.values import Set
+    s = Set.of(xs)
+    assert BUILTINS["contains?"].fn(s, k) is s.contains(k)
