@@ -16,6 +16,7 @@ from ..registry import builtin
 from .common import need_fn, seq_items
 
 _NO = object()
+_FunctionType = type(lambda: None)
 
 
 def _call(f, args):
@@ -157,7 +158,7 @@ def _caller(f):
     """What a combinator calls for `f`, decided once: `f` itself when `_call` would call it, else a
     function failing as `_call` does (whether a value can be called never changes)."""
     t = type(f)
-    if t is Keyword or t is Map or t is Set or t is Vector:
+    if t is _FunctionType or t is Keyword or t is Map or t is Set or t is Vector:
         return f
     if f is None or t in (int, float, str, bool) or not callable(f):
         def refuse(*args):

@@ -461,6 +461,8 @@ def trim_newline(s):
          doc="True for nil, the empty string, or a string of whitespace only.",
          examples=('(blank? "  \\t") ;=> true', '(blank? nil) ;=> true', '(blank? "a") ;=> false'))
 def is_blank(s):
+    if type(s) is str:
+        return s.strip(WHITESPACE) == ""
     if s is None:
         return True
     return need_str(s, "blank?").strip(WHITESPACE) == ""
@@ -495,6 +497,8 @@ def lower_case(s):
          doc="True when s begins with prefix (always true for \"\").",
          examples=('(starts-with? "hello" "he") ;=> true',))
 def starts_with(s, prefix):
+    if type(s) is str and type(prefix) is str:   # what need_text and need_str give these
+        return s.startswith(prefix)
     return need_text(s, "starts-with?").startswith(need_str(prefix, "starts-with?"))
 
 
@@ -502,6 +506,8 @@ def starts_with(s, prefix):
          doc="True when s ends with suffix (always true for \"\").",
          examples=('(ends-with? "hello" "lo") ;=> true',))
 def ends_with(s, suffix):
+    if type(s) is str and type(suffix) is str:   # what need_text and need_str give these
+        return s.endswith(suffix)
     return need_text(s, "ends-with?").endswith(need_str(suffix, "ends-with?"))
 
 
