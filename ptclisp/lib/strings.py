@@ -615,11 +615,18 @@ def _java_replacement(r: str, rxv: Regex, who: str) -> list:
 def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
     text = rx.bound_input(s)
     if type(repl) is str:
-        # no `$` and no backslash: the replacement is its own text (what _java_replacement parses it to)
-        parts = _java_replacement(repl, rxv, who) if "$" in repl or "\\" in repl else [repl] if repl else []
+        literal = "$" not in repl and "\\" not in repl
+        # a literal replacement is its own text (what _java_replacement parses it to)
+        parts = ([repl] if repl else []) if literal else _java_replacement(repl, rxv, who)
         fn = None
         fast = rx.fast_form(rxv, text, nonempty=True)
         if fast is not None:
+            if literal and len(repl) <= 3:   # _replace_simple's short case, its template being repl
+                out, n = fast.subn(repl, text)
+                if n == 0:
+                    return text
+                charge(49 * (n + 1) + len(out))
+                return out
             return _replace_simple(text, fast, parts)
     else:
         fn = need_fn(repl, who)
@@ -703,8 +710,10 @@ def _replace_coll(smap, coll):
 def replace(a, b, c=_NO):
     if c is _NO:
         return _replace_coll(a, b)
-    s = need_text(a, "replace")
     t = type(b)
+    if t is Regex and type(a) is str:
+        return _regex_replace(a, b, c, "replace")
+    s = need_text(a, "replace")
     if t is str:
         if type(c) is not str:
             raise PtcError("type_error", f"replace: with a string match the replacement must be a string, got {type_name(c)}")
