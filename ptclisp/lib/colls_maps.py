@@ -140,7 +140,7 @@ def get_(m, k, default=None):
          examples=("(get-in {:user {:name \"A\"}} [:user :name]) ;=> \"A\"", "(get-in [[1 2] [3 4]] [1 0]) ;=> 3",
                    "(get-in {:a nil} [:a] :missing) ;=> nil"))
 def get_in(m, ks, default=None):
-    return path_get(m, _path_items(ks, "get-in"), default)
+    return path_get(m, ks.lst() if type(ks) is Vector else _path_items(ks, "get-in"), default)
 
 
 @builtin("assoc", "(assoc m k v & kvs)", owned="assoc_owned", owned_arity=(3, 3), groups=("core",), category="maps",
