@@ -281,6 +281,8 @@ class Compiler(Inliner):
             return call(owned[0], args, node.span)
         if len(args) == 2 and runtime_table().get(fn) is BUILTINS["nth"].fn:
             return self._inline_nth(fn, args, stmts, node)
+        if len(args) == 2 and runtime_table().get(fn) is BUILTINS["quot"].fn:
+            return self._inline_quot(args, node, fn)
         if 2 <= len(args) <= 3 and type(node.args[1]) is N.Const and type(node.args[1].value) is Keyword \
                 and (len(args) == 2 or isinstance(args[2], (ast.Constant, ast.Name))) \
                 and runtime_table().get(fn) is BUILTINS["get"].fn:

@@ -260,6 +260,35 @@ class Inliner:
                                                                                     right=ops[1]),
                           orelse=call(slow, ops, node.span)), node.span)
 
+    def _inline_quot(self, args, node, slow):
+        """`(quot a b)` as `a // b` for an int a >= 0 and an int b > 0 (truncation is the floor
+        there); else `slow` (the builtin) of the operands, each evaluated exactly once."""
+        if all(isinstance(e, ast.Constant) for e in args) \
+                or any(isinstance(e, ast.Constant) and type(e.value) is not int for e in args):
+            return call(slow, args, node.span)
+        evaluated, checks, ops = [], [], []
+        for e in args:
+            if isinstance(e, ast.Name):
+                if e.id not in self.int_locals:
+                    checks.append(is_(call("type", [e]), var("int")))
+            elif not isinstance(e, ast.Constant):   # into a temporary, whatever the other tests say
+                t = self.tmp()
+                evaluated.append(is_(call("type", [A.NamedExpr(target=var(t, True), value=e)]), var("int")))
+                e = var(t)
+            ops.append(e)
+        a, b = ops
+        if isinstance(b, ast.Constant) and b.value <= 0:
+            return call(slow, args, node.span)
+        tests = checks + [A.Compare(left=a, ops=[ast.GtE()], comparators=[A.Constant(0)])]
+        if not isinstance(b, ast.Constant):
+            tests.append(A.Compare(left=b, ops=[ast.Gt()], comparators=[A.Constant(0)]))
+        if evaluated:
+            first = evaluated[0] if len(evaluated) == 1 else A.BinOp(left=evaluated[0], op=ast.BitAnd(),
+                                                                     right=evaluated[1])
+            tests.insert(0, first)
+        return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=A.BinOp(left=a, op=ast.FloorDiv(), right=b),
+                          orelse=call(slow, ops, node.span)), node.span)
+
     def _inline_mod(self, args, node, slow):
         """Floored `x mod c` for an int x and a non-zero constant int c (Python's % is floored)."""
         a, b = args
