@@ -88,3 +88,30 @@ def test_get_default_with_an_error_is_still_evaluated_in_compiled_code():
         r = evaluate(s.env, src, s.limits, backend=backend)
         assert r.error is not None and r.error.kind == "arithmetic_error", backend
         assert (r.error.span.line, r.error.span.col) == (1, 27), backend
+
+
+KEYS_AT_RUN_TIME = st.sampled_from([":a", ":a-b", '"a"', '"a_b"', '"ab"', "1", "1.0", "true", "nil", "[1]"])
+ANY_ENTRIES = st.dictionaries(st.sampled_from([":a", ":a-b", ":a_b", '"a"', '"a-b"', '"a_b"', "1", "1.0", "true",
+                                               "nil", "[1]", "[1.0]"]), st.integers(0, 9), max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(entries=ANY_ENTRIES, key=KEYS_AT_RUN_TIME)
+def test_get_of_a_key_known_at_run_time_in_compiled_code_agrees_with_the_builtin(entries, key):
+    # `(get m k)` with k a variable: one probe for a string or keyword key in compiled code, the
+    # builtin for anything else; both back ends must give what the builtin gives run once
+    m = "(into {} [" + " ".join(f"[{k} {v}]" for k, v in entries.items()) + "])"
+    want = outcome(f'[(get {m} {key}) (get {m} {key} "none")]', "tiered")
+    src = (f'(let [f (fn [m k d] [(get m k) (get m k d)])] (last (map (fn [_] (f {m} {key} "none")) (range 30))))')
+    for backend in ("compiled", "tiered"):
+        assert outcome(src, backend) == want, (src, backend)
+
+
+def test_get_of_a_key_known_at_run_time_evaluates_map_then_key_once():
+    src = ('(let [f (fn [x] (get (do (println "m") {"a" x}) (do (println "k") "a") (do 7)))] '
+           '(last (map (fn [i] (f i)) (range 30))))')
+    for backend in ("compiled", "tiered"):
+        s = ptclisp.Session()
+        r = evaluate(s.env, src, s.limits, backend=backend)
+        assert r.error is None and r.value == 29
+        assert r.prints == ["m", "k"] * 30, backend

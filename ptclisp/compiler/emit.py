@@ -283,10 +283,11 @@ class Compiler(Inliner):
             return self._inline_nth(fn, args, stmts, node)
         if len(args) == 2 and runtime_table().get(fn) is BUILTINS["quot"].fn:
             return self._inline_quot(args, node, fn)
-        if 2 <= len(args) <= 3 and type(node.args[1]) is N.Const and type(node.args[1].value) is Keyword \
-                and (len(args) == 2 or isinstance(args[2], (ast.Constant, ast.Name))) \
+        if 2 <= len(args) <= 3 and (len(args) == 2 or isinstance(args[2], (ast.Constant, ast.Name))) \
                 and runtime_table().get(fn) is BUILTINS["get"].fn:
-            return self._inline_kw_get(args, node, node.args[1].value.name, fn)
+            if type(node.args[1]) is N.Const and type(node.args[1].value) is Keyword:
+                return self._inline_kw_get(args, node, node.args[1].value.name, fn)
+            return self._inline_get(args, node, fn, stmts)
         chooser = SPECIALIZERS.get(node.name)
         if chooser is not None:
             choice = chooser(*(a.value if type(a) is N.Const else UNKNOWN for a in node.args))

@@ -157,6 +157,36 @@ class Inliner:
         fallback = call("_rt_kw_get", [k, m], node.span) if slow == "_rt_kw_get" else call(slow, [m, k, *rest], node.span)
         return at(A.IfExp(test=test, body=var(v), orelse=fallback), node.span)
 
+    def _inline_get(self, args, node, slow, stmts):
+        """`(get m k)` / `(get m k d)` with a key known only at run time: when m is a map and k a
+        string or a keyword, the probe `get` makes first (the key as it is); anything else, or no
+        such key, goes to `slow` (the builtin). m and k are evaluated once, in order (into
+        temporaries unless they are variables or constants); d is a constant or a variable, so
+        not evaluating it has no effect."""
+        m, k, *rest = args
+        if isinstance(m, ast.Constant) or (isinstance(k, ast.Constant) and type(k.value) is not str):
+            return call(slow, args, node.span)
+        ops = []
+        for e in (m, k):
+            if not isinstance(e, (ast.Name, ast.Constant)):
+                t = self.tmp()
+                stmts.append(assign(t, e))
+                e = var(t)
+            ops.append(e)
+        m, k = ops
+        v = self.tmp("v")
+        tests = [is_(call("type", [m]), var("_Map"))]
+        if not isinstance(k, ast.Constant):
+            tk = self.tmp()
+            tests.append(A.BoolOp(op=ast.Or(), values=[
+                is_(A.NamedExpr(target=var(tk, True), value=call("type", [k])), var("str")),
+                is_(var(tk), var("_Keyword"))]))
+        tests.append(is_(A.NamedExpr(target=var(v, True), value=call(A.Attribute(value=m, attr="get", ctx=LOAD),
+                                                                        [k, var("_absent")])),
+                         var("_absent"), True))
+        return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=var(v),
+                          orelse=call(slow, [m, k, *rest], node.span)), node.span)
+
     # ------------------------------------------------------------ primitives
     def e_prim(self, node, stmts):
         """A primitive operation (registry.PRIMITIVES): tests of nil and false in place; an int-only
