@@ -115,3 +115,21 @@ def test_get_of_a_key_known_at_run_time_evaluates_map_then_key_once():
         r = evaluate(s.env, src, s.limits, backend=backend)
         assert r.error is None and r.value == 29
         assert r.prints == ["m", "k"] * 30, backend
+
+
+INNER = st.one_of(st.integers(0, 9), st.sampled_from(["nil", "[1 2]", '"s"', "#{:b}"]),
+                  ENTRIES.map(lambda e: "{" + " ".join(f"{k} {v}" for k, v in e.items()) + "}"))
+OUTER = st.dictionaries(SPELLINGS, INNER, max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(entries=OUTER, k1=st.sampled_from([f":{n}" for n in NAMES]), k2=st.sampled_from([f":{n}" for n in NAMES] + [":b"]))
+def test_get_in_of_a_keyword_path_in_compiled_code_agrees_with_the_builtin(entries, k1, k2):
+    # `(get-in m [:k1 :k2])` with a literal keyword path: the probes of (:k m) step by step in
+    # compiled code, the builtin for anything else
+    m = "{" + " ".join(f"{k} {v}" for k, v in entries.items()) + "}"
+    want = outcome(f'[(get-in {m} [{k1} {k2}]) (get-in {m} [{k1} {k2}] "none") (get-in {m} [{k1}])]', "tiered")
+    src = (f'(let [f (fn [m d] [(get-in m [{k1} {k2}]) (get-in m [{k1} {k2}] d) (get-in m [{k1}])])] '
+           f'(last (map (fn [_] (f {m} "none")) (range 30))))')
+    for backend in ("compiled", "tiered"):
+        assert outcome(src, backend) == want, (src, backend)

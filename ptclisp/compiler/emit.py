@@ -284,6 +284,12 @@ class Compiler(Inliner):
         if len(args) == 2 and runtime_table().get(fn) is BUILTINS["quot"].fn:
             return self._inline_quot(args, node, fn)
         if 2 <= len(args) <= 3 and (len(args) == 2 or isinstance(args[2], (ast.Constant, ast.Name))) \
+                and type(node.args[1]) is N.VectorLit and 1 <= len(node.args[1].items) <= 4 \
+                and all(type(i) is N.Const and type(i.value) is Keyword for i in node.args[1].items) \
+                and runtime_table().get(fn) is BUILTINS["get-in"].fn:
+            path = [(self.const(i.value), i.value.name) for i in node.args[1].items]
+            return self._inline_get_in(args, node, fn, path)
+        if 2 <= len(args) <= 3 and (len(args) == 2 or isinstance(args[2], (ast.Constant, ast.Name))) \
                 and runtime_table().get(fn) is BUILTINS["get"].fn:
             if type(node.args[1]) is N.Const and type(node.args[1].value) is Keyword:
                 return self._inline_kw_get(args, node, node.args[1].value.name, fn)

@@ -157,6 +157,33 @@ class Inliner:
         fallback = call("_rt_kw_get", [k, m], node.span) if slow == "_rt_kw_get" else call(slow, [m, k, *rest], node.span)
         return at(A.IfExp(test=test, body=var(v), orelse=fallback), node.span)
 
+    def _inline_get_in(self, args, node, slow, names):
+        """`(get-in m [:k1 :k2 ...])` (a literal path of keywords; a default that is a constant or a
+        variable) as the probes of `(:k m)` step by step while each step finds a map holding the key
+        or its name (the first probes of every step of `get-in`); any other case goes to `slow` (the
+        builtin) with the same operands, m evaluated once."""
+        m, path, *rest = args
+        if isinstance(m, ast.Name):
+            m_once = m
+        else:
+            t = self.tmp()
+            m_once = A.NamedExpr(target=var(t, True), value=m)
+            m = var(t)
+        tests = []
+        cur, cur_once = m, m_once
+        for kw, name in names:
+            v = self.tmp("v")
+
+            def probe(key, at_=cur, v=v):
+                return is_(A.NamedExpr(target=var(v, True), value=call(A.Attribute(value=at_, attr="get", ctx=LOAD),
+                                                                        [key, var("_absent")])),
+                           var("_absent"), True)
+            tests.append(is_(call("type", [cur_once]), var("_Map")))
+            tests.append(A.BoolOp(op=ast.Or(), values=[probe(kw), probe(A.Constant(name))]))
+            cur = cur_once = var(v)
+        return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=cur,
+                          orelse=call(slow, [m, path, *rest], node.span)), node.span)
+
     def _inline_get(self, args, node, slow, stmts):
         """`(get m k)` / `(get m k d)` with a key known only at run time: when m is a map and k a
         string or a keyword, the probe `get` makes first (the key as it is); anything else, or no
