@@ -11,7 +11,7 @@ Every builder charges the meter before it builds text whose size depends on
 its input; rendering a collection first walks it to estimate the text size
 (`charge_render`) so a value with heavy structural sharing cannot expand
 into gigabytes of text.
-Imports values, errors, meter, printer, the regex engine, lib.common, registry.
+Imports values, errors, meter, printer, the regex engine, lib.common, lib.regex_replace, registry.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from ..values.walk import Stop, walk
 from .common import charge, count_str, graphemes, need_count, need_fn, need_str, need_text, out_vec, seq_items
 from ..registry import builtin
 from .. import regex_engine as rx
+from .regex_replace import java_replacement, replace_simple
 
 _NO = object()
 _MISSING = object()
@@ -559,75 +560,22 @@ def last_index_of(s, value, frm=_NO):
 # ---------------------------------------------------------------- replacing
 
 
-def _java_replacement(r: str, rxv: Regex, who: str) -> list:
-    """Parse a regex replacement string: `$n`, `${name}`, `\\x` escapes (Java rules)."""
-    comp = rxv.compiled
-    ngroups = comp.groups
-    parts: list = []
-    lit: list[str] = []
-    i, n = 0, len(r)
-    while i < n:
-        c = r[i]
-        if c == "\\":
-            i += 1
-            if i >= n:
-                raise PtcError("runtime_error", f"{who}: replacement ends with a lone backslash")
-            lit.append(r[i])
-            i += 1
-        elif c == "$":
-            i += 1
-            if i >= n:
-                raise PtcError("runtime_error", f"{who}: replacement has '$' without a group number")
-            if r[i] == "{":
-                j = r.find("}", i + 1)
-                name = r[i + 1:j] if j > 0 else ""
-                if j < 0 or not name or not name.isascii() or not name.isalnum():
-                    raise PtcError("runtime_error", f"{who}: malformed ${{name}} group reference in replacement")
-                g = comp.groupindex.get(name)
-                if g is None:
-                    raise PtcError("runtime_error", f"{who}: no group named {name!r} in the pattern")
-                i = j + 1
-            else:
-                if not ("0" <= r[i] <= "9"):
-                    raise PtcError("runtime_error", f"{who}: illegal group reference in replacement (use \\$ for a literal $)")
-                g = ord(r[i]) - 48
-                i += 1
-                while i < n and "0" <= r[i] <= "9":
-                    g2 = g * 10 + ord(r[i]) - 48
-                    if g2 > ngroups:
-                        break
-                    g = g2
-                    i += 1
-                if g > ngroups:
-                    raise PtcError("runtime_error", f"{who}: replacement refers to group {g}, the pattern has {ngroups}")
-            if lit:
-                parts.append("".join(lit))
-                lit = []
-            parts.append(g)
-        else:
-            lit.append(c)
-            i += 1
-    if lit:
-        parts.append("".join(lit))
-    return parts
-
-
 def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
     text = rx.bound_input(s)
     if type(repl) is str:
         literal = "$" not in repl and "\\" not in repl
-        # a literal replacement is its own text (what _java_replacement parses it to)
-        parts = ([repl] if repl else []) if literal else _java_replacement(repl, rxv, who)
+        # a literal replacement is its own text (what java_replacement parses it to)
+        parts = ([repl] if repl else []) if literal else java_replacement(repl, rxv, who)
         fn = None
         fast = rx.fast_form(rxv, text, nonempty=True)
         if fast is not None:
-            if literal and len(repl) <= 3:   # _replace_simple's short case, its template being repl
+            if literal and len(repl) <= 3:   # replace_simple's short case, its template being repl
                 out, n = fast.subn(repl, text)
                 if n == 0:
                     return text
                 charge(49 * (n + 1) + len(out))
                 return out
-            return _replace_simple(text, fast, parts)
+            return replace_simple(text, fast, parts)
     else:
         fn = need_fn(repl, who)
         parts = None
@@ -651,35 +599,6 @@ def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
     charge(str_cost(len(text) - pos))
     out.append(text[pos:])
     return "".join(out)
-
-
-def _replace_simple(text: str, fast, parts: list) -> str:
-    """`_regex_replace` with a replacement string and a simple pattern (no groups, no empty match)
-    by `re.subn` at C speed. The general path charges each gap and replacement,
-    then the tail: 49 per piece plus the result's length. With a short replacement the result is
-    at most 4x the (bounded) text, built and then charged; longer ones count the matches first
-    and charge before building."""
-    lit = k = 0
-    template = []
-    for p in parts:
-        if type(p) is str:
-            lit += len(p)
-            template.append(p.replace("\\", "\\\\"))
-        else:  # $0, the only group a simple pattern has
-            k += 1
-            template.append("\\g<0>")
-    template = "".join(template)
-    if lit + k > 3:
-        rest, n = fast.subn("", text)
-        if n == 0:
-            return text
-        charge(49 * (n + 1) + len(rest) + n * lit + k * (len(text) - len(rest)))
-        return fast.sub(template, text)
-    out, n = fast.subn(template, text)
-    if n == 0:
-        return text
-    charge(49 * (n + 1) + len(out))
-    return out
 
 
 def _replace_coll(smap, coll):

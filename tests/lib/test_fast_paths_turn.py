@@ -100,11 +100,11 @@ def test_fnil_is_built_without_calling():
 @given(st.text(alphabet="ab$\\{}1 ", max_size=6))
 def test_a_replacement_without_dollar_or_backslash_is_its_own_text(repl):
     # `replace` with a regex skips parsing such a replacement: this is what the parser gives it
-    from ptclisp.lib.strings import _java_replacement
+    from ptclisp.lib.regex_replace import java_replacement
     from ptclisp.regex_engine import compile_regex
     rxv = compile_regex("(a)b", "runtime_error", "replace")
     if "$" not in repl and "\\" not in repl:
-        assert _java_replacement(repl, rxv, "replace") == ([repl] if repl else [])
+        assert java_replacement(repl, rxv, "replace") == ([repl] if repl else [])
 
 
 @pytest.mark.parametrize("src,expected", [
