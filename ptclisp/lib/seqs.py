@@ -255,13 +255,14 @@ def _mapper(who: str):
         if c2 is NO:
             if type(f) is Keyword:
                 return out_vec(kw_values(f, seq_items(c1, who)))
-            items = seq_items(c1, who)
+            items = c1.lst() if type(c1) is Vector else seq_items(c1, who)
             each = getattr(f, "ptc_each", None)  # a builtin with an all-at-once form
             if each is not None:
                 out = each(items)
                 if out is not None:
                     return out_vec(out)
-            f = hot(f, len(items))
+            if getattr(f, "ptc_promote", None) is not None:   # a closure of the tree back end: see `hot`
+                f = hot(f, len(items))
             return out_vec(list(map(f, items)))   # f on each item in order, the loop at C speed
         a = seq_items(c1, who)
         b = seq_items(c2, who)
