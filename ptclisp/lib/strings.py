@@ -561,7 +561,7 @@ def last_index_of(s, value, frm=_NO):
 
 
 def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
-    text = rx.bound_input(s)
+    text = s if len(s) <= rx.MAX_INPUT_BYTES // 4 else rx.bound_input(s)   # (bound_input's own first test)
     if type(repl) is str:
         literal = "$" not in repl and "\\" not in repl
         # a literal replacement is its own text (what java_replacement parses it to)
