@@ -27,6 +27,7 @@ def exprs(depth):
         st.tuples(st.sampled_from(["+", "-", "*", "mod", "quot", "<", ">", "="]), sub, sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
         st.tuples(st.sampled_from(["*", "mod", "quot"]), sub, CONSTS).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
         st.tuples(st.sampled_from(["inc", "dec"]), sub).map(lambda t: f"({t[0]} {t[1]})"),
+        st.tuples(sub, sub, leaf, st.one_of(st.just(""), leaf)).map(lambda t: f"(+ {t[0]} {t[1]} {t[2]} {t[3]})"),
         sub.map(lambda e: f"(nth [10 20 30 40 50] {e})"),
         sub.map(lambda e: f"(nth [10 20 30 40 50] {e} :none)"),
     )
@@ -98,3 +99,20 @@ def test_quot_inlined_values():
     src = "(mapv (fn [[a b]] (quot a b)) [[7 2] [-7 2] [7 -2] [-7 -2] [0 5] [7.5 2] [10 3] [2147483647 7] [1 2.0]])"
     for backend in ("compiled", "tiered"):
         assert outcome(src, backend) == ("ok", "[3 -3 -3 3 0 3 3 306783378 0]"), backend
+
+
+def test_sums_of_more_operands_inlined_keep_errors_and_positions():
+    for src, msg in [("(+ a b nil)", "+: expected a number, got nil"), ('(+ a "s" b)', "+: expected a number, got string"),
+                     ("(+ (* a b) 1 c)", "+: expected a number, got string"), ("(+ a b 1 2.5)", None)]:
+        prog = f'(let [f (fn [a b c] (do\n  {src}))] (f 7 0 "x"))'
+        got = []
+        for backend in ("compiled", "tiered"):
+            s = ptclisp.Session()
+            r = evaluate(s.env, f"(loop [i 0] (if (< i 30) (recur (inc i)) {prog}))", s.limits, backend=backend)
+            got.append(("ok", ptclisp.pr_str(r.value)) if r.error is None
+                       else (r.error.kind, r.error.message, r.error.span.line, r.error.span.col))
+        assert got[0] == got[1], (src, got)
+        if msg:
+            assert got[0] == ("type_error", msg, 2, 3), (src, got)
+        else:
+            assert got[0] == ("ok", "10.5")

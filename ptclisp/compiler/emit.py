@@ -64,6 +64,9 @@ class LoopExit:
         stmts.append(A.Break())
 
 
+_NO_EFFECT = (N.Const, N.LocalRef)   # operands whose evaluation can neither fail nor be observed
+
+
 class Compiler(Inliner):
     """Compiles one analyzed program."""
 
@@ -272,6 +275,15 @@ class Compiler(Inliner):
     def e_builtin_call(self, node, stmts):
         if inlinable_hof(node):
             return self._inline_hof(node, self.emit_expr(node.args[1], stmts), stmts)
+        if node.name == "+" and len(node.args) > 2 and all(type(a) in _NO_EFFECT for a in node.args[2:]) \
+                and runtime_table().get(mangle("+")) is BUILTINS["+"].fn:
+            # (+ a b c): the builtin folds left with the two-argument primitive, so the nested
+            # primitives (inlined for ints) give the same value and error; evaluating the later
+            # operands (constants, locals) after the first sums is unobservable
+            folded = N.Prim("add", node.args[:2], node.span)
+            for a in node.args[2:]:
+                folded = N.Prim("add", [folded, a], node.span)
+            return self.emit_expr(folded, stmts)
         args = self.emit_args(node.args, stmts)
         fn = mangle(node.name)
         owned = self.facts.owned.get(node.name)
