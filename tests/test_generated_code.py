@@ -78,7 +78,7 @@ def constant_exprs():
 UNARY = ["nil?", "some?", "not", "true?", "false?", "zero?", "pos?", "neg?", "even?", "odd?", "empty?",
          "string?", "number?", "keyword?", "map?", "vector?", "set?", "coll?", "int?", "float?", "boolean?",
          "fn?", "inc", "dec", "first", "count", "str", "identity", "-", ":a"]
-BINARY = ["=", "not=", "<", ">", "<=", ">=", "+", "-", "*", "mod", "nth", "get", "contains?", "conj",
+BINARY = ["=", "not=", "<", ">", "<=", ">=", "+", "-", "*", "mod", "quot", "nth", "get", "contains?", "conj",
           "and", "or", "if", "when", "str"]
 
 

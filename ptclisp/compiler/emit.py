@@ -64,6 +64,9 @@ class LoopExit:
         stmts.append(A.Break())
 
 
+_NO_EFFECT = (N.Const, N.LocalRef)   # operands whose evaluation can neither fail nor be observed
+
+
 class Compiler(Inliner):
     """Compiles one analyzed program."""
 
@@ -272,6 +275,15 @@ class Compiler(Inliner):
     def e_builtin_call(self, node, stmts):
         if inlinable_hof(node):
             return self._inline_hof(node, self.emit_expr(node.args[1], stmts), stmts)
+        if node.name == "+" and len(node.args) > 2 and all(type(a) in _NO_EFFECT for a in node.args[2:]) \
+                and runtime_table().get(mangle("+")) is BUILTINS["+"].fn:
+            # (+ a b c): the builtin folds left with the two-argument primitive, so the nested
+            # primitives (inlined for ints) give the same value and error; evaluating the later
+            # operands (constants, locals) after the first sums is unobservable
+            folded = N.Prim("add", node.args[:2], node.span)
+            for a in node.args[2:]:
+                folded = N.Prim("add", [folded, a], node.span)
+            return self.emit_expr(folded, stmts)
         args = self.emit_args(node.args, stmts)
         fn = mangle(node.name)
         owned = self.facts.owned.get(node.name)
@@ -281,6 +293,19 @@ class Compiler(Inliner):
             return call(owned[0], args, node.span)
         if len(args) == 2 and runtime_table().get(fn) is BUILTINS["nth"].fn:
             return self._inline_nth(fn, args, stmts, node)
+        if len(args) == 2 and runtime_table().get(fn) is BUILTINS["quot"].fn:
+            return self._inline_quot(args, node, fn)
+        if 2 <= len(args) <= 3 and (len(args) == 2 or isinstance(args[2], (ast.Constant, ast.Name))) \
+                and type(node.args[1]) is N.VectorLit and 1 <= len(node.args[1].items) <= 4 \
+                and all(type(i) is N.Const and type(i.value) is Keyword for i in node.args[1].items) \
+                and runtime_table().get(fn) is BUILTINS["get-in"].fn:
+            path = [(self.const(i.value), i.value.name) for i in node.args[1].items]
+            return self._inline_get_in(args, node, fn, path)
+        if 2 <= len(args) <= 3 and (len(args) == 2 or isinstance(args[2], (ast.Constant, ast.Name))) \
+                and runtime_table().get(fn) is BUILTINS["get"].fn:
+            if type(node.args[1]) is N.Const and type(node.args[1].value) is Keyword:
+                return self._inline_kw_get(args, node, node.args[1].value.name, fn)
+            return self._inline_get(args, node, fn, stmts)
         chooser = SPECIALIZERS.get(node.name)
         if chooser is not None:
             choice = chooser(*(a.value if type(a) is N.Const else UNKNOWN for a in node.args))

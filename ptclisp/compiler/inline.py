@@ -126,10 +126,18 @@ class Inliner:
         return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=fast, orelse=call(fn, [v, i], node.span)),
                   node.span)
 
-    def _inline_kw_get(self, args, node, name: str):
+    def _inline_kw_get(self, args, node, name: str, slow: str = "_rt_kw_get"):
         """`(:k m)` as dict probes when m is a map that holds :k itself or the string "k" (the first
         two steps of `Map.lookup`, in its order: JSON data has string keys); any other case (no such
-        key, another spelling, not a map) goes to the general helper, m evaluated once."""
+        key, another spelling, not a map) goes to the general helper, m evaluated once.
+
+        `(get m :k)` and `(get m :k d)` (d a constant or a variable: not evaluating it has no
+        effect) the same way, `slow` the builtin: its map case makes these probes first too."""
+        if slow != "_rt_kw_get":
+            m, k, *rest = args
+            args = [k, m]
+        else:
+            rest = []
         k, m = args
         if isinstance(m, ast.Name):
             m_once = m
@@ -146,7 +154,65 @@ class Inliner:
         test = A.BoolOp(op=ast.And(), values=[
             is_(call("type", [m_once]), var("_Map")),
             A.BoolOp(op=ast.Or(), values=[probe(k), probe(A.Constant(name))])])
-        return at(A.IfExp(test=test, body=var(v), orelse=call("_rt_kw_get", [k, m], node.span)), node.span)
+        fallback = call("_rt_kw_get", [k, m], node.span) if slow == "_rt_kw_get" else call(slow, [m, k, *rest], node.span)
+        return at(A.IfExp(test=test, body=var(v), orelse=fallback), node.span)
+
+    def _inline_get_in(self, args, node, slow, names):
+        """`(get-in m [:k1 :k2 ...])` (a literal path of keywords; a default that is a constant or a
+        variable) as the probes of `(:k m)` step by step while each step finds a map holding the key
+        or its name (the first probes of every step of `get-in`); any other case goes to `slow` (the
+        builtin) with the same operands, m evaluated once."""
+        m, path, *rest = args
+        if isinstance(m, ast.Name):
+            m_once = m
+        else:
+            t = self.tmp()
+            m_once = A.NamedExpr(target=var(t, True), value=m)
+            m = var(t)
+        tests = []
+        cur, cur_once = m, m_once
+        for kw, name in names:
+            v = self.tmp("v")
+
+            def probe(key, at_=cur, v=v):
+                return is_(A.NamedExpr(target=var(v, True), value=call(A.Attribute(value=at_, attr="get", ctx=LOAD),
+                                                                        [key, var("_absent")])),
+                           var("_absent"), True)
+            tests.append(is_(call("type", [cur_once]), var("_Map")))
+            tests.append(A.BoolOp(op=ast.Or(), values=[probe(kw), probe(A.Constant(name))]))
+            cur = cur_once = var(v)
+        return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=cur,
+                          orelse=call(slow, [m, path, *rest], node.span)), node.span)
+
+    def _inline_get(self, args, node, slow, stmts):
+        """`(get m k)` / `(get m k d)` with a key known only at run time: when m is a map and k a
+        string or a keyword, the probe `get` makes first (the key as it is); anything else, or no
+        such key, goes to `slow` (the builtin). m and k are evaluated once, in order (into
+        temporaries unless they are variables or constants); d is a constant or a variable, so
+        not evaluating it has no effect."""
+        m, k, *rest = args
+        if isinstance(m, ast.Constant) or (isinstance(k, ast.Constant) and type(k.value) is not str):
+            return call(slow, args, node.span)
+        ops = []
+        for e in (m, k):
+            if not isinstance(e, (ast.Name, ast.Constant)):
+                t = self.tmp()
+                stmts.append(assign(t, e))
+                e = var(t)
+            ops.append(e)
+        m, k = ops
+        v = self.tmp("v")
+        tests = [is_(call("type", [m]), var("_Map"))]
+        if not isinstance(k, ast.Constant):
+            tk = self.tmp()
+            tests.append(A.BoolOp(op=ast.Or(), values=[
+                is_(A.NamedExpr(target=var(tk, True), value=call("type", [k])), var("str")),
+                is_(var(tk), var("_Keyword"))]))
+        tests.append(is_(A.NamedExpr(target=var(v, True), value=call(A.Attribute(value=m, attr="get", ctx=LOAD),
+                                                                        [k, var("_absent")])),
+                         var("_absent"), True))
+        return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=var(v),
+                          orelse=call(slow, [m, k, *rest], node.span)), node.span)
 
     # ------------------------------------------------------------ primitives
     def e_prim(self, node, stmts):
@@ -249,6 +315,35 @@ class Inliner:
             tests.insert(0, first)
         return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=A.BinOp(left=ops[0], op=ast.Mult(),
                                                                                     right=ops[1]),
+                          orelse=call(slow, ops, node.span)), node.span)
+
+    def _inline_quot(self, args, node, slow):
+        """`(quot a b)` as `a // b` for an int a >= 0 and an int b > 0 (truncation is the floor
+        there); else `slow` (the builtin) of the operands, each evaluated exactly once."""
+        if all(isinstance(e, ast.Constant) for e in args) \
+                or any(isinstance(e, ast.Constant) and type(e.value) is not int for e in args):
+            return call(slow, args, node.span)
+        evaluated, checks, ops = [], [], []
+        for e in args:
+            if isinstance(e, ast.Name):
+                if e.id not in self.int_locals:
+                    checks.append(is_(call("type", [e]), var("int")))
+            elif not isinstance(e, ast.Constant):   # into a temporary, whatever the other tests say
+                t = self.tmp()
+                evaluated.append(is_(call("type", [A.NamedExpr(target=var(t, True), value=e)]), var("int")))
+                e = var(t)
+            ops.append(e)
+        a, b = ops
+        if isinstance(b, ast.Constant) and b.value <= 0:
+            return call(slow, args, node.span)
+        tests = checks + [A.Compare(left=a, ops=[ast.GtE()], comparators=[A.Constant(0)])]
+        if not isinstance(b, ast.Constant):
+            tests.append(A.Compare(left=b, ops=[ast.Gt()], comparators=[A.Constant(0)]))
+        if evaluated:
+            first = evaluated[0] if len(evaluated) == 1 else A.BinOp(left=evaluated[0], op=ast.BitAnd(),
+                                                                     right=evaluated[1])
+            tests.insert(0, first)
+        return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=A.BinOp(left=a, op=ast.FloorDiv(), right=b),
                           orelse=call(slow, ops, node.span)), node.span)
 
     def _inline_mod(self, args, node, slow):

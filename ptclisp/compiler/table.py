@@ -14,7 +14,7 @@ import attrs
 from .. import registry as R
 from .. import compiled_runtime as rt
 from ..errors import FailSignal, PtcError, ReturnSignal
-from ..values import Map, Vector, hk
+from ..values import Keyword, Map, Vector, hk
 
 ABSENT = object()   # `_absent`: the default of a dict probe that must tell a missing key from nil
 
@@ -47,7 +47,7 @@ def _build_rt() -> dict:
         "_truthy": rt.truthy, "_kw_get": rt.kw_get, "_loop_limit": rt.loop_limit_exceeded,
         "_rest": rt.rest_args, "_juxt": rt.juxt, "_def": rt.rt_def,
         "_mkvec": rt.mkvec, "_mkmap": rt.mkmap, "_mkset": rt.mkset, "_hk": hk, "_Map": Map, "_Vector": Vector,
-        "_absent": ABSENT,
+        "_Keyword": Keyword, "_absent": ABSENT,
         "_out_for": rt.out_for, "_for_too_big": rt.for_too_big,
         "_seq_items": R.provided("seq_items"), "_out_vec": R.provided("out_vec"),
         "_splice_into": R.provided("splice_into"),

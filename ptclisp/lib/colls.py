@@ -144,7 +144,7 @@ def reduce_(f, a, b=_NO):
         rest = items[1:] if len(items) > 1 else ()
     else:
         acc = a
-        rest = seq_items(b, "reduce")
+        rest = b.lst() if type(b) is Vector else seq_items(b, "reduce")
     if f is _num_add and type(acc) is int and _INT_ONLY.issuperset(map(type, rest)):
         return sum(rest, acc)  # the same left fold over exact integers, without a call per item
     f = hot(f, len(rest), 2)

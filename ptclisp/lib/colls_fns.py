@@ -16,6 +16,7 @@ from ..registry import builtin
 from .common import need_fn, seq_items
 
 _NO = object()
+_FunctionType = type(lambda: None)
 
 
 def _call(f, args):
@@ -133,17 +134,37 @@ def some_fn(f, *fs):
              "default x (y, z).",
          examples=("((fnil + 0) nil 5) ;=> 5", "(update {:n nil} :n (fnil inc 0)) ;=> {:n 1}"))
 def fnil(f, x, y=_NO, z=_NO):
-    defaults = tuple(d for d in (x, y, z) if d is not _NO)
+    call = _caller(f)
+    if y is _NO:   # one default, the common case: no list made per call
+        def patched(*args):
+            if args and args[0] is None:
+                args = (x, *args[1:])
+            return call(*args)
+        return _fn(patched, "fnil")
+    defaults = (x, y) if z is _NO else (x, y, z)
 
-    def patched(*args):
+    def patched(*args):  # noqa: F811 - the general form
         if args:
             args = list(args)
             for i, d in enumerate(defaults):
                 if i < len(args) and args[i] is None:
                     args[i] = d
-        return _call(f, tuple(args))
+        return call(*args)
 
     return _fn(patched, "fnil")
+
+
+def _caller(f):
+    """What a combinator calls for `f`, decided once: `f` itself when `_call` would call it, else a
+    function failing as `_call` does (whether a value can be called never changes)."""
+    t = type(f)
+    if t is _FunctionType or t is Keyword or t is Map or t is Set or t is Vector:
+        return f
+    if f is None or t in (int, float, str, bool) or not callable(f):
+        def refuse(*args):
+            return _call(f, args)
+        return refuse
+    return f
 
 
 @builtin("apply", "(apply f args)", "(apply f x ... args)", groups=("core",), category="functions",

@@ -119,7 +119,17 @@ def assoc1(coll, k, v, who: str):
          examples=("(get {:a 1} :a) ;=> 1", "(get {:a 1} :b \"default\") ;=> \"default\"",
                    "(get {:a {:b 2}} [:a :b]) ;=> 2"))
 def get_(m, k, default=None):
-    if type(k) is Vector and type(m) in (Map, Vector):
+    tk = type(k)
+    if type(m) is Map and (tk is Keyword or tk is str):   # step_get's first probes, without its call
+        v = m.get(k, _ABSENT)
+        if v is not _ABSENT:
+            return v
+        if tk is Keyword:
+            v = m.get(k.name, _ABSENT)
+            if v is not _ABSENT:
+                return v
+        return m.lookup(k, default)
+    if tk is Vector and type(m) in (Map, Vector):
         return path_get(m, k.lst(), default)
     return step_get(m, k, default)
 
@@ -130,7 +140,7 @@ def get_(m, k, default=None):
          examples=("(get-in {:user {:name \"A\"}} [:user :name]) ;=> \"A\"", "(get-in [[1 2] [3 4]] [1 0]) ;=> 3",
                    "(get-in {:a nil} [:a] :missing) ;=> nil"))
 def get_in(m, ks, default=None):
-    return path_get(m, _path_items(ks, "get-in"), default)
+    return path_get(m, ks.lst() if type(ks) is Vector else _path_items(ks, "get-in"), default)
 
 
 @builtin("assoc", "(assoc m k v & kvs)", owned="assoc_owned", owned_arity=(3, 3), groups=("core",), category="maps",
@@ -289,9 +299,14 @@ def conj_owned(m, x):
 @in_place("update_owned")
 def update_owned(m, k, f, *args):
     if type(m) is Map and _getrefcount(m) == OWNED_REFS:
-        key = hk(k)
+        t = type(k)
+        key = k if t is not float and t is not bool else hk(k)
         new = need_fn(f, "update")(m.get(key), *args)
-        charge(ENTRY)
+        meter = _meter_slot.meter   # charge(ENTRY) written out, as in assoc_owned
+        if meter is None or (a := meter.allocated + ENTRY) > meter.budget or meter.expired:
+            charge(ENTRY)
+        else:
+            meter.allocated = a
         m[key] = new
         return m
     return update(m, k, f, *args)

@@ -108,7 +108,15 @@ def out_vec(items: list) -> Vector:
 # uses it, or raises `type_error` "who: expected <what>, got <type>". (The Java members' parameter
 # checks, in java_text, follow it too: `need_java_<what>`.)
 
-need_fn = as_fn  # a callable argument of a higher-order builtin: see `registry.as_fn`
+def need_fn(f, who: str):
+    """A callable argument of a higher-order builtin: `registry.as_fn`, whose answer for a Python
+    function (every builtin and PTC closure) is its compiled twin, or itself, given here at once."""
+    if type(f) is _FunctionType:
+        return getattr(f, "ptc_compiled", f)
+    return as_fn(f, who)
+
+
+_FunctionType = type(need_fn)
 
 
 def need_str(x, who: str) -> str:
@@ -276,7 +284,7 @@ def key_values(kf, items) -> list:
     if field is not None and int not in set(map(type, items)):
         return kw_values(field, items)
     kf = hot(kf, len(items))
-    return [kf(x) for x in items]
+    return list(map(kf, items))   # kf on each item in order, the loop at C speed
 
 
 def keyfn(k, who: str):

@@ -255,20 +255,21 @@ def _mapper(who: str):
         if c2 is NO:
             if type(f) is Keyword:
                 return out_vec(kw_values(f, seq_items(c1, who)))
-            items = seq_items(c1, who)
+            items = c1.lst() if type(c1) is Vector else seq_items(c1, who)
             each = getattr(f, "ptc_each", None)  # a builtin with an all-at-once form
             if each is not None:
                 out = each(items)
                 if out is not None:
                     return out_vec(out)
-            f = hot(f, len(items))
-            return out_vec([f(x) for x in items])
+            if getattr(f, "ptc_promote", None) is not None:   # a closure of the tree back end: see `hot`
+                f = hot(f, len(items))
+            return out_vec(list(map(f, items)))   # f on each item in order, the loop at C speed
         a = seq_items(c1, who)
         b = seq_items(c2, who)
         if c3 is NO:
-            return out_vec([f(x, y) for x, y in zip(a, b)])
+            return out_vec(list(map(f, a, b)))   # map stops at the shortest, as zip does
         c = seq_items(c3, who)
-        return out_vec([f(x, y, z) for x, y, z in zip(a, b, c)])
+        return out_vec(list(map(f, a, b, c)))
     mapping.__name__ = who
     return mapping
 

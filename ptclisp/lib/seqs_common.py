@@ -24,6 +24,7 @@ ASC = Keyword("asc")
 DESC = Keyword("desc")
 _NUMBER_TYPES = frozenset((int, float))
 _STR_TYPE = {str}
+_VECTOR_TYPE = {Vector}
 
 
 def charge_slots(n: int):
@@ -64,6 +65,8 @@ def natural_keys(keys: list) -> tuple[list, bool]:
         return keys, True
     if kinds == _STR_TYPE and all(map(str.isascii, keys)):
         return keys, True
+    if kinds == _VECTOR_TYPE:
+        return _vector_keys(keys)
     kind = 0
     has_nil = False
     for k in keys:
@@ -103,6 +106,23 @@ def natural_keys(keys: list) -> tuple[list, bool]:
     if has_nil:
         return [(0, 0) if k is None else (1, k) for k in keys], True
     return keys, True
+
+
+def _vector_keys(keys: list) -> tuple[list, bool]:
+    """`natural_keys` of vectors. Vectors of one length compare item by item, so when each
+    position holds plain keys (`natural_keys` of that column) the tuples of those keys order the
+    vectors as natural order does, at C speed; otherwise each vector is wrapped in `SortKey`."""
+    rows = [k.lst() for k in keys]
+    if len(set(map(len, rows))) == 1:
+        columns = []
+        for column in zip(*rows):
+            ck, plain = natural_keys(column)
+            if not plain:
+                break
+            columns.append(ck)
+        else:
+            return list(zip(*columns)) if columns else [()] * len(keys), True
+    return [SortKey(k) for k in keys], False
 
 
 def comparator(cmp, who: str):

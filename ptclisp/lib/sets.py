@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..meter import map_cost
-from ..values import Map, Set, Vector, hk, type_name
+from ..values import Keyword, Map, Set, Vector, hk, type_name
 from .colls_maps import contains_key
 from .common import charge, count_str, out_vec, seq_items
 from ..registry import builtin
@@ -82,6 +82,9 @@ def contains_p(coll, k):
     if t is Map:
         return contains_key(coll, k)
     if t is Set:
+        tk = type(k)
+        if tk is str or tk is int or tk is Keyword:   # `Set.contains`: hk(k) is k itself for these
+            return k in coll.d()
         return coll.contains(k)
     if t is Vector:
         hkk = hk(k)

@@ -11,7 +11,7 @@ Every builder charges the meter before it builds text whose size depends on
 its input; rendering a collection first walks it to estimate the text size
 (`charge_render`) so a value with heavy structural sharing cannot expand
 into gigabytes of text.
-Imports values, errors, meter, printer, the regex engine, lib.common, registry.
+Imports values, errors, meter, printer, the regex engine, lib.common, lib.regex_replace, registry.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from ..values.walk import Stop, walk
 from .common import charge, count_str, graphemes, need_count, need_fn, need_str, need_text, out_vec, seq_items
 from ..registry import builtin
 from .. import regex_engine as rx
+from .regex_replace import java_replacement, replace_simple
 
 _NO = object()
 _MISSING = object()
@@ -224,6 +225,8 @@ def join(a, b=_NO):
              "before start gives \"\".",
          examples=('(subs "hello" 1 4) ;=> "ell"', '(subs "abc" 0 100) ;=> "abc"', '(subs "abc" -1) ;=> ""'))
 def subs(s, start, end=_NO):
+    if type(s) is str and type(start) is int and type(end) is int and 0 <= start < end <= 256 and s.isascii():
+        return s[start:end] if start < len(s) else ""   # what the general path gives these arguments
     s = need_str(s, "subs")
     a = need_count(start, "subs", "an integer index")
     b = None if end is _NO else need_count(end, "subs", "an integer index")
@@ -459,6 +462,8 @@ def trim_newline(s):
          doc="True for nil, the empty string, or a string of whitespace only.",
          examples=('(blank? "  \\t") ;=> true', '(blank? nil) ;=> true', '(blank? "a") ;=> false'))
 def is_blank(s):
+    if type(s) is str:
+        return s.strip(WHITESPACE) == ""
     if s is None:
         return True
     return need_str(s, "blank?").strip(WHITESPACE) == ""
@@ -493,6 +498,8 @@ def lower_case(s):
          doc="True when s begins with prefix (always true for \"\").",
          examples=('(starts-with? "hello" "he") ;=> true',))
 def starts_with(s, prefix):
+    if type(s) is str and type(prefix) is str:   # what need_text and need_str give these
+        return s.startswith(prefix)
     return need_text(s, "starts-with?").startswith(need_str(prefix, "starts-with?"))
 
 
@@ -500,6 +507,8 @@ def starts_with(s, prefix):
          doc="True when s ends with suffix (always true for \"\").",
          examples=('(ends-with? "hello" "lo") ;=> true',))
 def ends_with(s, suffix):
+    if type(s) is str and type(suffix) is str:   # what need_text and need_str give these
+        return s.endswith(suffix)
     return need_text(s, "ends-with?").endswith(need_str(suffix, "ends-with?"))
 
 
@@ -551,67 +560,22 @@ def last_index_of(s, value, frm=_NO):
 # ---------------------------------------------------------------- replacing
 
 
-def _java_replacement(r: str, rxv: Regex, who: str) -> list:
-    """Parse a regex replacement string: `$n`, `${name}`, `\\x` escapes (Java rules)."""
-    comp = rxv.compiled
-    ngroups = comp.groups
-    parts: list = []
-    lit: list[str] = []
-    i, n = 0, len(r)
-    while i < n:
-        c = r[i]
-        if c == "\\":
-            i += 1
-            if i >= n:
-                raise PtcError("runtime_error", f"{who}: replacement ends with a lone backslash")
-            lit.append(r[i])
-            i += 1
-        elif c == "$":
-            i += 1
-            if i >= n:
-                raise PtcError("runtime_error", f"{who}: replacement has '$' without a group number")
-            if r[i] == "{":
-                j = r.find("}", i + 1)
-                name = r[i + 1:j] if j > 0 else ""
-                if j < 0 or not name or not name.isascii() or not name.isalnum():
-                    raise PtcError("runtime_error", f"{who}: malformed ${{name}} group reference in replacement")
-                g = comp.groupindex.get(name)
-                if g is None:
-                    raise PtcError("runtime_error", f"{who}: no group named {name!r} in the pattern")
-                i = j + 1
-            else:
-                if not ("0" <= r[i] <= "9"):
-                    raise PtcError("runtime_error", f"{who}: illegal group reference in replacement (use \\$ for a literal $)")
-                g = ord(r[i]) - 48
-                i += 1
-                while i < n and "0" <= r[i] <= "9":
-                    g2 = g * 10 + ord(r[i]) - 48
-                    if g2 > ngroups:
-                        break
-                    g = g2
-                    i += 1
-                if g > ngroups:
-                    raise PtcError("runtime_error", f"{who}: replacement refers to group {g}, the pattern has {ngroups}")
-            if lit:
-                parts.append("".join(lit))
-                lit = []
-            parts.append(g)
-        else:
-            lit.append(c)
-            i += 1
-    if lit:
-        parts.append("".join(lit))
-    return parts
-
-
 def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
-    text = rx.bound_input(s)
+    text = s if len(s) <= rx.MAX_INPUT_BYTES // 4 else rx.bound_input(s)   # (bound_input's own first test)
     if type(repl) is str:
-        parts = _java_replacement(repl, rxv, who)
+        literal = "$" not in repl and "\\" not in repl
+        # a literal replacement is its own text (what java_replacement parses it to)
+        parts = ([repl] if repl else []) if literal else java_replacement(repl, rxv, who)
         fn = None
         fast = rx.fast_form(rxv, text, nonempty=True)
         if fast is not None:
-            return _replace_simple(text, fast, parts)
+            if literal and len(repl) <= 3:   # replace_simple's short case, its template being repl
+                out, n = fast.subn(repl, text)
+                if n == 0:
+                    return text
+                charge(49 * (n + 1) + len(out))
+                return out
+            return replace_simple(text, fast, parts)
     else:
         fn = need_fn(repl, who)
         parts = None
@@ -635,35 +599,6 @@ def _regex_replace(s: str, rxv: Regex, repl, who: str) -> str:
     charge(str_cost(len(text) - pos))
     out.append(text[pos:])
     return "".join(out)
-
-
-def _replace_simple(text: str, fast, parts: list) -> str:
-    """`_regex_replace` with a replacement string and a simple pattern (no groups, no empty match)
-    by `re.subn` at C speed. The general path charges each gap and replacement,
-    then the tail: 49 per piece plus the result's length. With a short replacement the result is
-    at most 4x the (bounded) text, built and then charged; longer ones count the matches first
-    and charge before building."""
-    lit = k = 0
-    template = []
-    for p in parts:
-        if type(p) is str:
-            lit += len(p)
-            template.append(p.replace("\\", "\\\\"))
-        else:  # $0, the only group a simple pattern has
-            k += 1
-            template.append("\\g<0>")
-    template = "".join(template)
-    if lit + k > 3:
-        rest, n = fast.subn("", text)
-        if n == 0:
-            return text
-        charge(49 * (n + 1) + len(rest) + n * lit + k * (len(text) - len(rest)))
-        return fast.sub(template, text)
-    out, n = fast.subn(template, text)
-    if n == 0:
-        return text
-    charge(49 * (n + 1) + len(out))
-    return out
 
 
 def _replace_coll(smap, coll):
@@ -694,8 +629,10 @@ def _replace_coll(smap, coll):
 def replace(a, b, c=_NO):
     if c is _NO:
         return _replace_coll(a, b)
-    s = need_text(a, "replace")
     t = type(b)
+    if t is Regex and type(a) is str:
+        return _regex_replace(a, b, c, "replace")
+    s = need_text(a, "replace")
     if t is str:
         if type(c) is not str:
             raise PtcError("type_error", f"replace: with a string match the replacement must be a string, got {type_name(c)}")
@@ -747,6 +684,8 @@ _LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
              "64-bit range; nil for anything else (including non-strings and surrounding spaces).",
          examples=('(parse-long "42") ;=> 42', '(parse-long "42abc") ;=> nil', '(parse-long nil) ;=> nil'))
 def parse_long(s):
+    if type(s) is str and 0 < len(s) < 19 and s.isascii() and s.isdigit():
+        return int(s)   # a few ASCII digits: what the general path gives, without the regex
     if type(s) is not str or len(s) > 21 or not _LONG_RE.fullmatch(s):
         return None
     n = int(s)

@@ -59,3 +59,58 @@ def test_sort_by_desc_is_stable(pairs):
 def test_sort_agrees_with_the_language(xs):
     src = "(sort [" + " ".join(map(str, xs)) + "])"
     assert ptclisp.to_python(ptclisp.run(src).value) == sorted(xs)
+
+
+# ---------------------------------------------------------------- vector keys as tuples
+
+def _general_order(keys, desc=False):
+    """Natural order the general way (every key wrapped in SortKey): positions, or the error kind."""
+    from ptclisp.errors import PtcError
+    from ptclisp.values import SortKey
+    try:
+        return sorted(range(len(keys)), key=lambda i: SortKey(keys[i]), reverse=desc)
+    except PtcError as e:
+        return e.kind
+
+
+def _fast_order(keys, desc=False):
+    from ptclisp.errors import PtcError
+    from ptclisp.lib.seqs_common import natural_order
+    try:
+        return natural_order(keys, desc)
+    except PtcError as e:
+        return e.kind
+
+
+atoms = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, min_value=-3, max_value=3),
+                  st.sampled_from(["", "a", "b", "ab", "é", "\U0001F600", "\uFFFD"]),
+                  st.sampled_from(["a", "b", "x-y"]).map(Keyword))
+vector_keys = st.recursive(atoms, lambda inner: st.lists(inner, max_size=3).map(Vector), max_leaves=6)
+# columns of one kind (the fast path's domain) and anything at all (its fallback)
+one_kind_rows = st.integers(0, 3).flatmap(lambda n: st.lists(
+    st.tuples(*[st.one_of(st.none(), st.integers(-3, 3)), st.one_of(st.none(), st.sampled_from(["a", "b", "c"])),
+                st.booleans(), st.sampled_from(["a", "b"]).map(Keyword)][:n]).map(lambda t: Vector(list(t))),
+    max_size=25))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(one_kind_rows, st.lists(vector_keys.filter(lambda v: type(v) is Vector), max_size=12)),
+       st.booleans())
+def test_vector_keys_order_as_compare_does(keys, desc):
+    assert _fast_order(keys, desc) == _general_order(keys, desc)
+
+
+def test_vector_keys_of_mixed_kinds_still_refused():
+    from ptclisp.values import Vector as V
+    keys = [V([1, "a"]), V([1, 2])]   # the second column mixes strings and numbers
+    assert _fast_order(keys) == "type_error" == _general_order(keys)
+    keys = [V([1, "a"]), V([2, 2])]   # decided by the first column: no comparison of the second
+    assert _fast_order(keys) == [0, 1] == _general_order(keys)
+
+
+def test_vector_keys_of_one_kind_per_position_are_plain():
+    from ptclisp.lib.seqs_common import natural_keys
+    keys = [Vector([-5, "b"]), Vector([-7, "a"]), Vector([None, "c"])]
+    sk, plain = natural_keys(keys)
+    assert plain and sk == [((1, -5), "b"), ((1, -7), "a"), ((0, 0), "c")]
+    assert natural_keys([Vector([1]), Vector([1, 2])])[1] is False   # lengths differ: compared by length first
