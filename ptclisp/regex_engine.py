@@ -219,18 +219,23 @@ def _timed_out(who: str):
     raise PtcError("type_error", f"{who}: regex complexity limit exceeded (the match took too long)")
 
 
-def fast_form(rx: Regex, s: str, nonempty: bool = False):
+def fast_form(rx: Regex, s: str, nonempty: bool = False, groups: bool = False):
     """The `re` pattern that runs `rx` over `s` in linear time (see `simple_form`), or None; with
     `nonempty`, None also when the pattern can match the empty string (successive matches of
-    such a pattern stay on the engine)."""
+    such a pattern stay on the engine). With `groups`, a simple pattern with capture groups
+    (`grouped_form`) is taken too: for callers that read match objects only (search, fullmatch,
+    finditer), never `findall` or `split`, which treat groups differently."""
     form = simple_form(rx)
-    if form is not None and (form.any_text or s.isascii()) and not (nonempty and form.empty):
+    if form is None and groups:
+        form = grouped_form(rx)
+    if form is not None and form.whole is not None and (form.any_text or s.isascii()) \
+            and not (nonempty and form.empty):
         return form.whole
     return None
 
 
 def search(rx: Regex, s: str, pos: int, who: str):
-    fast = fast_form(rx, s)
+    fast = fast_form(rx, s, groups=True)
     if fast is not None:
         return fast.search(s, pos)
     try:
@@ -240,7 +245,7 @@ def search(rx: Regex, s: str, pos: int, who: str):
 
 
 def fullmatch(rx: Regex, s: str, who: str):
-    fast = fast_form(rx, s)
+    fast = fast_form(rx, s, groups=True)
     if fast is not None:
         return fast.fullmatch(s)
     try:
@@ -252,7 +257,7 @@ def fullmatch(rx: Regex, s: str, who: str):
 def iter_matches(rx: Regex, s: str, who: str):
     """Successive matches (Java `find` order, empty matches included)."""
     m = current()
-    fast = fast_form(rx, s, nonempty=True)
+    fast = fast_form(rx, s, nonempty=True, groups=True)
     if fast is not None:
         it = fast.finditer(s)
     else:
@@ -322,6 +327,12 @@ def split_spans(rx: Regex, s: str, who: str):
 # of it is R's match extended backwards over the C characters before it (not past the previous
 # match), so the pieces are those of splitting around R, each but the last with trailing C
 # characters removed (`rstrip`). Running C*R itself on `re` would be quadratic on long runs of C.
+#
+# `re-find`, `re-matches` and the successive matches (`re-seq`, `replace`, `extract`) also take
+# such a pattern with capture groups around runs of its items (`grouped_form`: groups neither
+# empty nor repeated, no `(?`): a group changes neither what matches nor the order in which both
+# engines try it, so every group's span is the engine's too. Splitting and `findall` never see
+# one (Python's `re.split` and `findall` treat groups differently from Java's).
 #
 # On text that is not ASCII the fast form serves only patterns whose every atom has a known full
 # set: literals, `\s` / `\S` (the engine's \s is Unicode White_Space, `_SPACE`), `.` (all but
@@ -489,17 +500,31 @@ def _quantifier(src: str, i: int) -> tuple[int, int | None, int] | None:
     return lo, hi, i
 
 
-def _items(src: str) -> list | None:
+def _items(src: str, marks: list | None = None) -> list | None:
     """The pattern as [(ASCII chars, min, max, literal, known set)], or None when it is not made of
     simple items. `literal` is the one character a literal or escaped character matches (None for
-    classes and `.`); `known set` is `_checked_set`."""
+    classes and `.`); `known set` is `_checked_set`. With `marks` (a list), capture groups around
+    runs of items are allowed too (not empty, not quantified, no `(?`): each of their parentheses
+    is appended to `marks` as ("(" or ")", the index of the item it stands before)."""
     if not src.isascii():
         return None
     items = []
+    open_at: list = []   # item index of each group still open
     i = 0
     while i < len(src):
         c = src[i]
         lit = None
+        if marks is not None and c == "(" and not src.startswith("(?", i):
+            open_at.append(len(items))
+            marks.append(("(", len(items)))
+            i += 1
+            continue
+        if marks is not None and c == ")" and open_at:
+            if open_at.pop() == len(items) or src[i + 1:i + 2] in ("*", "+", "?", "{"):
+                return None   # an empty or a repeated group: left to the engine
+            marks.append((")", len(items)))
+            i += 1
+            continue
         if c == "\\":
             if i + 1 >= len(src) or not _simple_escape(src[i + 1]):
                 return None
@@ -525,7 +550,7 @@ def _items(src: str) -> list | None:
             return None
         items.append((chars, q[0], q[1], lit, _checked_set(atom, chars)))
         i = q[2]
-    return items
+    return None if open_at else items
 
 
 def _linear(items: list) -> bool:
@@ -540,10 +565,15 @@ def _linear(items: list) -> bool:
     return combos * width <= _MAX_STEPS
 
 
-def _re_source(items: list, any_text: bool) -> str:
-    """The `re` pattern of `items`: each atom as its ASCII characters, or (any_text) its known set."""
+def _re_source(items: list, any_text: bool, marks: tuple = ()) -> str:
+    """The `re` pattern of `items`: each atom as its ASCII characters, or (any_text) its known set;
+    with the capture groups' parentheses of `marks` (see `_items`) where they stood."""
     out = []
-    for chars, lo, hi, _, known in items:
+    m = 0
+    for k, (chars, lo, hi, _, known) in enumerate(items):
+        while m < len(marks) and marks[m][1] == k:
+            out.append(marks[m][0])
+            m += 1
         if any_text:
             members, negated = known
             atom = ("[^" if negated else "[") + "".join(map(_re_char, sorted(members))) + "]"
@@ -557,6 +587,7 @@ def _re_source(items: list, any_text: bool) -> str:
             out.append(atom + ("*" if lo == 0 else "+"))
         else:
             out.append("%s{%d,%d}" % (atom, lo, hi))
+    out.extend(mark for mark, _ in marks[m:])
     return "".join(out)
 
 
@@ -591,4 +622,31 @@ def simple_form(rx: Regex) -> Simple | None:
     if len(_SIMPLE) >= 512:
         _SIMPLE.clear()
     _SIMPLE[source] = form
+    return form
+
+
+_GROUPED: dict[str, object] = {}     # pattern source -> Simple of a simple pattern with capture groups, or None
+
+
+def grouped_form(rx: Regex) -> Simple | None:
+    """The fast form of `rx` when it is a simple pattern (linear, see above) with capture groups
+    around runs of its items, else None. Groups change neither what matches nor the order in
+    which both engines try it, so the match and every group's span are the engine's. Only
+    `whole` is set (no literal, no split form): see `fast_form`."""
+    source = rx.source
+    try:
+        return _GROUPED[source]
+    except KeyError:
+        pass
+    form = None
+    marks: list = []
+    items = _items(source, marks) if source and "(" in source else None
+    if items and marks and _linear(items):
+        any_text = all(it[4] is not None for it in items)
+        whole = _re.compile(_re_source(items, any_text, tuple(marks)))
+        if whole.groups == rx.compiled.groups:
+            form = Simple(None, whole, None, "", all(it[1] == 0 for it in items), any_text)
+    if len(_GROUPED) >= 512:
+        _GROUPED.clear()
+    _GROUPED[source] = form
     return form

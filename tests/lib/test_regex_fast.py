@@ -177,3 +177,56 @@ def test_the_caches_of_simple_patterns_stay_bounded():
         for b in letters[i + 1:]:
             R.simple_form(R.compile_regex(f"[{a}{b}]+"))
     assert len(R._ATOMS) <= 1024 and len(R._SIMPLE) <= 512
+
+
+# ------------------------------------------------------------------ capture groups around simple items
+
+@st.composite
+def grouped_patterns(draw):
+    """A simple pattern with capture groups (possibly nested) around runs of its items."""
+    items = draw(st.lists(item, min_size=1, max_size=4))
+    marks = []   # (index, "(" or ")")
+    for _ in range(draw(st.integers(1, 2))):
+        a = draw(st.integers(0, len(items) - 1))
+        b = draw(st.integers(a + 1, len(items)))
+        marks += [(a, 0, "("), (b, 1, ")")]
+    out = []
+    for k in range(len(items) + 1):
+        # at one index: closings first, then openings (so groups nest or follow each other)
+        out += [m for i, order, m in sorted(marks, key=lambda t: (t[0], t[1] == 0)) if i == k]
+        if k < len(items):
+            out.append(items[k])
+    return "".join(out)
+
+
+@settings(max_examples=500, deadline=None)
+@given(grouped_patterns(), texts, budgets)
+@example("ref #(\\d+)", "a ref #12 and ref #7", 10**8)
+@example("((a)b)c", "zabc abc", 10**8)
+def test_groups_around_simple_items_agree_with_the_regex_engine(pattern, text, budget):
+    try:
+        fast_rx = R.compile_regex(pattern)
+    except PtcError:   # nested groups out of order: not a pattern
+        return
+    assert R.grouped_form(R.compile_regex("(?:" + pattern + ")")) is None
+    for name in ("re-find", "re-matches", "re-seq"):
+        _same(budget, name, pattern, text)
+    _same(budget, "split", pattern, text, regex_first=False)
+    _same(budget, "re-split", pattern, text)
+    for group in (0, 1):
+        _same(budget, "extract", pattern, text, group, regex_first=True)
+    f = BUILTINS["replace"].fn
+    for replacement in ("<$1>", "$0$1", "-"):
+        assert _outcome(budget, f, text, fast_rx, replacement) == \
+            _outcome(budget, f, text, R.compile_regex("(?:" + pattern + ")"), replacement)
+
+
+def test_which_grouped_patterns_take_the_fast_form():
+    for p in ["ref #(\\d+)", "(a)", "((a)b)c", "(\\w)(\\w)", "id=(\\d{1,3})", "([a-c]+)"]:
+        form = R.grouped_form(R.compile_regex(p))
+        assert form is not None and form.whole.groups == R.compile_regex(p).compiled.groups, p
+    for p in ["(a)+", "(a)?", "(a){2}", "()", "(?i)a", "(?:a)", "a|(b)", "(a|b)", "(\\d+)-(\\d+)", "(a)\\1",
+              "\\d+"]:   # quantified, empty, flagged, non-capturing, alternation, not linear, no group
+        assert R.grouped_form(R.compile_regex(p)) is None, p
+    # a grouped pattern is never a simple one: split, findall and the literal paths never see groups
+    assert R.simple_form(R.compile_regex("(a)")) is None
