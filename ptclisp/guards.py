@@ -335,12 +335,7 @@ class _Depth:
                     self._host = current  # changed by the host meanwhile
                 limit = max(need, max(n for _, n in needs))
             needs.append((tid, need))
-            if limit != current:
-                try:
-                    sys.setrecursionlimit(limit)
-                except RecursionError:  # this thread is already deeper than that: keep the current limit
-                    limit = current
-            self._applied = limit
+            self._apply(limit, current)
         finally:
             lock.release()
         return need

@@ -619,9 +619,15 @@ def simple_form(rx: Regex) -> Simple | None:
             any_text = any_text and not c[1] and not r[1] and not c[0] & r[0]
             strip = "".join(sorted(c[0])) if any_text else items[0][0]
             form = Simple(None, None, _re.compile(_re_source(items[1:], any_text)), strip, False, any_text)
-    if len(_SIMPLE) >= 512:
-        _SIMPLE.clear()
-    _SIMPLE[source] = form
+    return _remember(_SIMPLE, source, form)
+
+
+def _remember(cache: dict, source: str, form):
+    """Store `form` as the form of pattern `source` in `cache` (emptied first when it holds 512) and
+    return it."""
+    if len(cache) >= 512:
+        cache.clear()
+    cache[source] = form
     return form
 
 
@@ -646,7 +652,4 @@ def grouped_form(rx: Regex) -> Simple | None:
         whole = _re.compile(_re_source(items, any_text, tuple(marks)))
         if whole.groups == rx.compiled.groups:
             form = Simple(None, whole, None, "", all(it[1] == 0 for it in items), any_text)
-    if len(_GROUPED) >= 512:
-        _GROUPED.clear()
-    _GROUPED[source] = form
-    return form
+    return _remember(_GROUPED, source, form)

@@ -126,6 +126,26 @@ class Inliner:
         return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=fast, orelse=call(fn, [v, i], node.span)),
                   node.span)
 
+    def _once(self, m):
+        """(the expression that evaluates m, the expression that reads it again): m itself twice when
+        it is a variable, else an assignment to a temporary and that temporary."""
+        if isinstance(m, ast.Name):
+            return m, m
+        t = self.tmp()
+        return A.NamedExpr(target=var(t, True), value=m), var(t)
+
+    def _map_probes(self, m_once, m, kw, name: str):
+        """(the test that m is a map holding kw itself or the string `name`, the temporary the
+        probe that found it leaves the value in): the first two steps of `Map.lookup`, in its order."""
+        v = self.tmp("v")
+
+        def probe(key):
+            return is_(A.NamedExpr(target=var(v, True), value=call(A.Attribute(value=m, attr="get", ctx=LOAD),
+                                                                   [key, var("_absent")])),
+                       var("_absent"), True)
+        return [is_(call("type", [m_once]), var("_Map")),
+                A.BoolOp(op=ast.Or(), values=[probe(kw), probe(A.Constant(name))])], var(v)
+
     def _inline_kw_get(self, args, node, name: str, slow: str = "_rt_kw_get"):
         """`(:k m)` as dict probes when m is a map that holds :k itself or the string "k" (the first
         two steps of `Map.lookup`, in its order: JSON data has string keys); any other case (no such
@@ -135,27 +155,12 @@ class Inliner:
         effect) the same way, `slow` the builtin: its map case makes these probes first too."""
         if slow != "_rt_kw_get":
             m, k, *rest = args
-            args = [k, m]
         else:
-            rest = []
-        k, m = args
-        if isinstance(m, ast.Name):
-            m_once = m
-        else:
-            t = self.tmp()
-            m_once = A.NamedExpr(target=var(t, True), value=m)
-            m = var(t)
-        v = self.tmp("v")
-
-        def probe(key):
-            return is_(A.NamedExpr(target=var(v, True), value=call(A.Attribute(value=m, attr="get", ctx=LOAD),
-                                                                   [key, var("_absent")])),
-                       var("_absent"), True)
-        test = A.BoolOp(op=ast.And(), values=[
-            is_(call("type", [m_once]), var("_Map")),
-            A.BoolOp(op=ast.Or(), values=[probe(k), probe(A.Constant(name))])])
+            (k, m), rest = args, []
+        m_once, m = self._once(m)
+        tests, found = self._map_probes(m_once, m, k, name)
         fallback = call("_rt_kw_get", [k, m], node.span) if slow == "_rt_kw_get" else call(slow, [m, k, *rest], node.span)
-        return at(A.IfExp(test=test, body=var(v), orelse=fallback), node.span)
+        return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=found, orelse=fallback), node.span)
 
     def _inline_get_in(self, args, node, slow, names):
         """`(get-in m [:k1 :k2 ...])` (a literal path of keywords; a default that is a constant or a
@@ -163,24 +168,13 @@ class Inliner:
         or its name (the first probes of every step of `get-in`); any other case goes to `slow` (the
         builtin) with the same operands, m evaluated once."""
         m, path, *rest = args
-        if isinstance(m, ast.Name):
-            m_once = m
-        else:
-            t = self.tmp()
-            m_once = A.NamedExpr(target=var(t, True), value=m)
-            m = var(t)
+        m_once, m = self._once(m)
         tests = []
         cur, cur_once = m, m_once
         for kw, name in names:
-            v = self.tmp("v")
-
-            def probe(key, at_=cur, v=v):
-                return is_(A.NamedExpr(target=var(v, True), value=call(A.Attribute(value=at_, attr="get", ctx=LOAD),
-                                                                        [key, var("_absent")])),
-                           var("_absent"), True)
-            tests.append(is_(call("type", [cur_once]), var("_Map")))
-            tests.append(A.BoolOp(op=ast.Or(), values=[probe(kw), probe(A.Constant(name))]))
-            cur = cur_once = var(v)
+            step, found = self._map_probes(cur_once, cur, kw, name)
+            tests += step
+            cur = cur_once = found
         return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=cur,
                           orelse=call(slow, [m, path, *rest], node.span)), node.span)
 
