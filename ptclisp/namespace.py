@@ -17,7 +17,7 @@ _VERSIONS = itertools.count(1)
 class Namespace(dict):
     """The user namespace: name -> value, with an undo log for transactions."""
 
-    __slots__ = ("log", "docs", "label", "frozen", "version")
+    __slots__ = ("log", "docs", "label", "frozen", "version", "names_version")
 
     def __init__(self, *a, label="user", **k):
         if a or k:
@@ -27,6 +27,9 @@ class Namespace(dict):
         self.label = label
         self.frozen = False      # parallel workers: defs are discarded
         self.version = next(_VERSIONS)  # a new, never reused stamp after every change
+        # a new stamp whenever the set of names changes (a first definition, a rollback that
+        # removes one): what analysis reads of the namespace, and so what programs are cached by
+        self.names_version = self.version
 
     def __missing__(self, name):
         raise PtcError("unbound_var", f"Unable to resolve symbol: {name} in this context", details={"unbound_names": [name]})
@@ -36,7 +39,7 @@ class Namespace(dict):
 
     def touch(self):
         """Record a change made from outside `define`/`rollback` (a wholesale restore)."""
-        self.version = next(_VERSIONS)
+        self.version = self.names_version = next(_VERSIONS)
 
     def commit(self):
         self.log = None
@@ -49,6 +52,7 @@ class Namespace(dict):
             for name, old, olddoc in reversed(log):
                 if old is _ABSENT:
                     self.pop(name, None)
+                    self.names_version = self.version
                 else:
                     dict.__setitem__(self, name, old)
                 if olddoc is _ABSENT:
@@ -60,8 +64,11 @@ class Namespace(dict):
         log = self.log
         if log is not None:
             log.append((name, self.get(name, _ABSENT), self.docs.get(name, _ABSENT)))
+        new_name = name not in self
         dict.__setitem__(self, name, value)
         self.version = next(_VERSIONS)
+        if new_name:
+            self.names_version = self.version
         if doc is not None:
             self.docs[name] = doc
         else:

@@ -148,8 +148,9 @@ _BARE_ENVS = {flag: Env(user_names=(), tools=_NO_TOOL_NAMES, preludes={}, strict
 class ProgramCache:
     """Built programs of one environment, keyed by source text and everything analysis reads.
 
-    Analysis depends on the source, the user names defined (the namespace's version stamp
-    changes on every def and rollback), the tools, the attached preludes (attaching one clears
+    Analysis depends on the source, the set of user names defined (not their values: the
+    namespace's `names_version` changes when a name is first defined or rolled away, not when
+    one is defined again, as a program that defines its helpers does on every run), the tools, the attached preludes (attaching one clears
     the cache), strict data and the reader limits; a program built under the same key is the
     same program. Running it again skips reading, analysis and compilation, the way Python
     reuses a function's code object.
@@ -168,7 +169,7 @@ class ProgramCache:
     def key(self, envr: "Environment", source: str, limits: Limits, backend: str):
         if not self.enabled or len(source) > self.MAX_SOURCE:
             return None
-        return (source, backend, envr.ns.version, tuple(envr.tools.tools), tuple(envr.preludes), envr.strict_data,
+        return (source, backend, envr.ns.names_version, tuple(envr.tools.tools), tuple(envr.preludes), envr.strict_data,
                 limits.max_program_bytes, limits.max_depth, limits.max_symbols)
 
     def get(self, key):
