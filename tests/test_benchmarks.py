@@ -180,3 +180,40 @@ def test_monty_columns_agree_with_plain_python_when_installed(capsys):
     benchmarks = _benchmarks_package()
     assert benchmarks.main(["--quick", "--only", "a,c,d2,k,t", "--columns", "monty,monty-fresh"]) == 0, \
         capsys.readouterr().out
+
+
+def test_gc_reports_the_collector_time_of_each_column(tmp_path, capsys):
+    import gc as _gc
+
+    from ptclisp.bench import runner
+    out = tmp_path / "gc.json"
+    callbacks = list(_gc.callbacks)
+    assert bench.main(["--quick", "--only", "c,b", "--columns", "ptclisp", "--gc", "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "Time in the cyclic garbage collector" in table
+    rows = {w["key"]: w for w in json.loads(out.read_text())["workloads"]}
+    for key in ("b", "c"):
+        for name in ("python", "ptclisp"):
+            col = rows[key]["columns"][name]
+            assert col["gc_median"] >= 0 and 0 <= col["gc_share"] <= 1
+            assert col["gc_median"] <= col["median"]
+    assert _gc.callbacks == callbacks and runner.COLLECTOR == [None]   # the clock is removed after the run
+    bench.main(["--quick", "--only", "b", "--columns", "ptclisp"])
+    assert "cyclic garbage collector" not in capsys.readouterr().out
+
+
+def test_the_collector_clock_adds_up_collections():
+    import gc as _gc
+
+    from ptclisp.bench.runner import CollectorClock
+    clock = CollectorClock()
+    clock.install()
+    try:
+        _gc.collect()
+        _gc.collect()
+    finally:
+        clock.remove()
+    first = clock.seconds
+    assert first > 0
+    _gc.collect()   # not installed any more: not counted
+    assert clock.seconds == first

@@ -68,6 +68,8 @@ def _measure_one(w: Workload, impls: dict, reps: int, max_seconds: float, per: i
                 cols[name]["samples"].append(val)
             elif secs > max_seconds or reps == 1:
                 cols[name]["samples"].append(secs)
+                if COLLECTOR[0] is not None:
+                    cols[name]["gc_samples"] = [LAST_GC[0]]
         except Exception as exc:  # noqa: BLE001
             cols[name]["error"] = f"{type(exc).__name__}: {exc}"
     order = [n for n in impls if cols[n]["error"] is None]
@@ -85,12 +87,18 @@ def _measure_one(w: Workload, impls: dict, reps: int, max_seconds: float, per: i
                 order = [n for n in order if n != name]
                 continue
             c["samples"].append(val if impls[name].measures else secs)
+            if COLLECTOR[0] is not None and not impls[name].measures:
+                c.setdefault("gc_samples", []).append(LAST_GC[0])
     ref = answers.get("python")
     for name, c in cols.items():
         s = c["samples"]
         if s:
             scale = 1e3 / per if w.unit == "ms" else 1e-6
             c["min"], c["median"] = min(s) * scale, statistics.median(s) * scale
+        gcs = c.pop("gc_samples", None)
+        if gcs and w.unit == "ms":
+            c["gc_median"] = statistics.median(gcs) * 1e3 / per
+            c["gc_share"] = statistics.median(g / t for g, t in zip(gcs, s) if t > 0) if any(s) else 0.0
         if c["error"] is None and name != "python" and name in answers and ref is not None \
                 and answers[name] != ref:
             c["error"] = "answer differs from plain Python"
@@ -101,11 +109,48 @@ def _measure_one(w: Workload, impls: dict, reps: int, max_seconds: float, per: i
             "about_ms": w.about_ms, "per_sample": per, "columns": cols, "ratios": _ratios(cols)}
 
 
+class CollectorClock:
+    """Time this process spends in the cyclic garbage collector (`--gc`), through `gc.callbacks`.
+
+    `seconds` grows by the length of every collection while the clock is installed; `_sample`
+    reads it around each sample. (The benchmark's own process: no embedding host is touched.)"""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self._started = None
+
+    def __call__(self, phase, info):
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif self._started is not None:
+            self.seconds += time.perf_counter() - self._started
+            self._started = None
+
+    def install(self):
+        gc.callbacks.append(self)
+
+    def remove(self):
+        if self in gc.callbacks:
+            gc.callbacks.remove(self)
+
+
+COLLECTOR = [None]   # the CollectorClock of a --gc run, else None
+LAST_GC = [0.0]      # under --gc: the collector's seconds in the latest sample
+
+
 def _sample(impl: Impl):
+    """(value, seconds) of one run of `impl`, after a full collection (so no column inherits
+    another's garbage). Under --gc, the time the run spent in the collector is kept in
+    `LAST_GC[0]` (the run's own collections only; the full collection before it is not counted)."""
     gc.collect()
+    clock = COLLECTOR[0]
+    before = clock.seconds if clock is not None else 0.0
     t0 = time.perf_counter()
     val = impl.run()
-    return val, time.perf_counter() - t0
+    secs = time.perf_counter() - t0
+    if clock is not None:
+        LAST_GC[0] = clock.seconds - before
+    return val, secs
 
 
 def _ratios(cols: dict) -> dict:
@@ -198,6 +243,17 @@ def table(rows: list, columns: list, judge: bool = True) -> str:
     if apart:
         lines += ["", f"{', '.join(apart)}: measured in a process of its own; the ratio is to the plain Python "
                       f"measured beside it there."]
+    collector = [r for r in rows if any("gc_median" in col for col in r["columns"].values())]
+    if collector:
+        lines += ["", "Time in the cyclic garbage collector per run (median over the samples, and its share of "
+                      "the sample):", "", "| | " + " | ".join(c for c in columns) + " |",
+                  "|---|" + "---|" * len(columns)]
+        for r in collector:
+            cells = []
+            for c in columns:
+                col = r["columns"].get(c, {})
+                cells.append(f"{col['gc_median']:.2f} ms ({col['gc_share']:.0%})" if "gc_median" in col else "")
+            lines.append(f"| {r['key']} | " + " | ".join(cells) + " |")
     errors = [f"- {r['key']} {c}: {col['error']}" for r in rows for c, col in r["columns"].items() if col["error"]]
     if errors:
         lines += ["", "Errors:"] + errors
@@ -295,6 +351,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="independent runs: every sample of a ptclisp program is one ptclisp.run(text, "
                         "context=...) (fresh namespace; reading, analysis, compilation and converting the "
                         "context all count), as a host running one model-written program does")
+    p.add_argument("--gc", action="store_true",
+                   help="also report the time each column spends in Python's cyclic garbage collector "
+                        "(a table after the main one, and gc_median/gc_share in --json)")
     p.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
 
 
@@ -308,6 +367,7 @@ def run_isolated(name: str, cmd: list, args) -> dict:
     argv += ["--quick"] if args.quick else []
     argv += ["--fresh"] if getattr(args, "fresh", False) else []
     argv += ["--no-program-cache"] if getattr(args, "no_program_cache", False) else []
+    argv += ["--gc"] if getattr(args, "gc", False) else []
     try:
         subprocess.run(argv, stdout=subprocess.DEVNULL, timeout=3600)
         with open(path, encoding="utf-8") as fh:
@@ -360,8 +420,16 @@ def run_cli(args, extra_columns: dict | None = None, isolated: dict | None = Non
         if args.columns:
             columns = ["python"] + [c for c in args.columns.split(",") if c and c != "python"]
         local = [c for c in columns if c not in isolated]
-        rows = measure(wl, local, args.reps, args.quick, extra_columns, args.max_seconds,
-                       log=lambda m: print(m, file=sys.stderr, flush=True))
+        if getattr(args, "gc", False):
+            COLLECTOR[0] = CollectorClock()
+            COLLECTOR[0].install()
+        try:
+            rows = measure(wl, local, args.reps, args.quick, extra_columns, args.max_seconds,
+                           log=lambda m: print(m, file=sys.stderr, flush=True))
+        finally:
+            if COLLECTOR[0] is not None:
+                COLLECTOR[0].remove()
+                COLLECTOR[0] = None
         for name in columns:
             if name in isolated:
                 print(f"[{name}] in its own process", file=sys.stderr, flush=True)
