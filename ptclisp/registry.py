@@ -205,15 +205,27 @@ def every_builtin() -> list[Builtin]:
 # variant name -> function: what the compiler calls instead of an `owned` builtin when the map
 # argument is the last read of a local (analyzer/lastuse.py)
 IN_PLACE: dict[str, Callable] = {}
+# variant name -> (what it grows, bytes it charges): the variants whose commonest case the compiler
+# writes out in place ("map": `(assoc m k v)` stores one entry; "vector": `(conj v x)` appends one
+# item), calling the variant itself for every other case (compiler/inline.py, `_inline_owned`)
+IN_PLACE_INLINE: dict[str, tuple] = {}
 
 
-def in_place(name: str):
-    """Register the decorated function as the in-place variant `name` (a builtin's `owned`)."""
+def in_place(name: str, grows: str | None = None, charge: int | None = None):
+    """Register the decorated function as the in-place variant `name` (a builtin's `owned`).
+
+    `grows` ("map" or "vector") and `charge` say that its common case is one store into the map,
+    or one append to the vector's item list, charging `charge` bytes: the compiler may then
+    write that case out in generated code (see IN_PLACE_INLINE)."""
+    if grows not in (None, "map", "vector") or (grows is None) != (charge is None):
+        raise RuntimeError(f"in-place variant {name}: grows must be 'map' or 'vector', with a charge")
 
     def deco(fn):
         if name in IN_PLACE:
             raise RuntimeError(f"in-place variant {name} registered twice")
         IN_PLACE[name] = fn
+        if grows is not None:
+            IN_PLACE_INLINE[name] = (grows, charge)
         return fn
 
     return deco

@@ -401,3 +401,80 @@ def test_growth_in_place_is_charged_to_the_memory_budget(step, backend):
     r = evaluate(s.env, src, s.limits, backend=backend)
     assert r.error is not None and r.error.kind == "memory_exceeded", r
     assert r.error.details["limit_bytes"] == 200_000
+
+
+# ------------------------------------------------------------------ growth written out in generated code
+
+def test_the_interpreter_supports_growth_written_out():
+    # the own-frame probes passed: generated code compares with counts measured here
+    from ptclisp.values import INLINE_GROWTH, LOCAL_REFS, SLOT_LIST_REFS
+    assert INLINE_GROWTH and LOCAL_REFS > 0 and SLOT_LIST_REFS > 0
+
+
+def _count_variant_calls(monkeypatch):
+    """Calls of the in-place variants that generated code makes (it resolves them in the runtime table)."""
+    from ptclisp.compiler.table import runtime_table
+    table = runtime_table()
+    calls = []
+    for name in ("_assoc_owned", "_conj_owned"):
+        real = table[name]
+
+        def counted(*args, _real=real, _name=name):
+            calls.append(_name)
+            return _real(*args)
+        monkeypatch.setitem(table, name, counted)
+    return calls
+
+
+def test_a_loop_growing_a_map_and_a_vector_stores_in_place_without_calls(monkeypatch):
+    calls = _count_variant_calls(monkeypatch)
+    src = ("(loop [i 0 m {} v []] (if (< i 500) (recur (inc i) (assoc m i (* 2 i)) (conj v i))"
+           " [(count m) (get m 499) (count v) (nth v 499)]))")
+    assert same(run(src, "compiled"), "[500 998 500 499]")
+    # the literal {} and [] are shared constants: only their first extensions go to the variants
+    assert sorted(calls) == ["_assoc_owned", "_conj_owned"]
+
+
+@pytest.mark.parametrize("src,expected", [
+    # float and boolean keys take the variant (their stored form is not the key itself)
+    ("(loop [i 0 m {}] (if (< i 30) (recur (inc i) (assoc m (if (even? i) (* 1.0 i) i) i)) "
+     "[(count m) (get m 2.0) (get m 2) (get m 3)]))", "[30 2 nil 3]"),
+    ("(loop [i 0 m {1 :one}] (if (< i 30) (recur (inc i) (assoc m (even? i) i)) [(get m true) (get m 1)]))",
+     "[28 :one]"),
+    # a key computed by a call, evaluated once and before the value
+    ("(loop [i 0 m {}] (if (< i 30) (recur (inc i) (assoc m (str \"k\" i) (count m))) [(count m) (get m \"k29\")]))",
+     "[30 29]"),
+    # the grown vector is read by the same iteration's test
+    ("(loop [v []] (if (< (count v) 40) (recur (conj v (count v))) (reduce + v)))", str(sum(range(40)))),
+    # a function growing its parameter, called by reduce (which holds the value too: copies, same values)
+    ("(reduce (fn [acc x] (conj acc (* x x))) [] (range 40))", "[" + " ".join(str(i * i) for i in range(40)) + "]"),
+])
+def test_growth_written_out_gives_the_builtins_values(src, expected, backend):
+    assert same(run(src, backend), expected)
+
+
+def test_a_version_held_elsewhere_is_never_grown_by_written_out_code():
+    # kept in a vector, on the evaluation stack as an earlier argument, and in a second local
+    src = ("(loop [i 0 m {} v [] seen [] vs []] (if (< i 40) (let [keep v] (recur (inc i) (assoc m i i) (conj v i)"
+           " (conj seen m) (conj vs keep))) [(mapv count seen) (mapv count vs)]))")
+    value = run(src, "compiled")
+    want = "[" + " ".join(str(i) for i in range(40)) + "]"
+    assert same(value, f"[{want} {want}]")
+
+
+def test_growth_written_out_in_a_parallel_worker_charges_that_worker():
+    src = "(pmap (fn [n] (loop [i 0 v []] (if (< i n) (recur (inc i) (conj v i)) (count v)))) [30 40 200000])"
+    s = ptclisp.Session(limits=ptclisp.Limits(memory_bytes=400_000, loop_limit=10**6, timeout_ms=20_000))
+    r = evaluate(s.env, src, s.limits, backend="compiled")
+    assert r.error is not None and r.error.kind == "memory_exceeded", r
+    r = evaluate(s.env, src.replace("200000", "50"), s.limits, backend="compiled")
+    assert r.ok and same(r.value, "[30 40 50]")
+
+
+def test_without_the_own_frame_probe_the_variants_are_called(monkeypatch):
+    from ptclisp import values
+    monkeypatch.setattr(values, "INLINE_GROWTH", False)
+    calls = _count_variant_calls(monkeypatch)
+    src = "(loop [i 0 m {}] (if (< i 50) (recur (inc i) (assoc m i i)) (count m)))"
+    assert same(run(src, "compiled"), "50")
+    assert len(calls) == 50

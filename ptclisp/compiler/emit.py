@@ -82,8 +82,22 @@ class Compiler(Inliner):
         self.n = 0
         self.loop_depth = 0       # > 0 while emitting code that re-runs within one activation
         self.ticks = 1024         # nodes until the next look at the compile clock (or the deadline)
+        self.fn_meter = None      # the variable holding this thread's meter in the function emitted now
 
     # ------------------------------------------------------------ helpers
+    def meter_var(self) -> str:
+        """The local the function being emitted reads this thread's meter from (assigned once, at
+        the top of that function: `with_meter`); a function runs on one thread from call to return."""
+        if self.fn_meter is None:
+            self.fn_meter = self.tmp("mt")
+        return self.fn_meter
+
+    def with_meter(self, body: list, at_index: int = 0) -> list:
+        """`body` with the meter local assigned at `at_index`, if code in it reads the local."""
+        if self.fn_meter is not None:
+            body.insert(at_index, assign(self.fn_meter, attr("_mloc", "meter")))
+        return body
+
     def tmp(self, hint="t") -> str:
         self.n += 1
         return f"_{hint}{self.n}"
@@ -122,7 +136,10 @@ class Compiler(Inliner):
         # map reads that may be handed over for in-place growth (none with the switch off)
         self.last_reads = last_reads(node, self.facts.owned) if V.IN_PLACE_GROWTH else frozenset()
         body: list = []
+        self.fn_meter = None
         self.emit_tail(node, body, Ret())
+        self.with_meter(body)
+        self.fn_meter = None
         main = A.FunctionDef(name="__ptc_main__", args=no_args(), body=body or [A.Return(NONE)],
                              decorator_list=[], returns=None, type_comment=None)
         factory = A.FunctionDef(
@@ -290,6 +307,9 @@ class Compiler(Inliner):
         if owned is not None and owned[1] <= len(args) <= owned[2] and type(node.args[0]) is N.LocalRef \
                 and id(node.args[0]) in self.last_reads and isinstance(args[0], ast.Name):
             # the last read of a local: the map may be extended in place (analyzer/lastuse.py)
+            grown = self._inline_owned(node, args, stmts)
+            if grown is not None:
+                return grown
             return call(owned[0], args, node.span)
         if len(args) == 2 and runtime_table().get(fn) is BUILTINS["nth"].fn:
             return self._inline_nth(fn, args, stmts, node)
@@ -494,12 +514,13 @@ class Compiler(Inliner):
 
     # ------------------------------------------------------------ fn
     def e_fn(self, node: N.Fn, stmts):
-        outer_depth = self.loop_depth
+        outer_depth, outer_meter = self.loop_depth, self.fn_meter
         self.loop_depth = 1 if node.has_recur else 0
+        self.fn_meter = None   # a function of its own: it may run on another thread (pmap)
         try:
             return self._emit_fn(node, stmts, outer_depth)
         finally:
-            self.loop_depth = outer_depth
+            self.loop_depth, self.fn_meter = outer_depth, outer_meter
 
     def _emit_fn(self, node: N.Fn, stmts, outer_depth):
         label = "".join(ch if ch.isalnum() else "_" for ch in (node.name or "anon"))[:32]
@@ -535,6 +556,7 @@ class Compiler(Inliner):
             self.emit_bindings(node.prologue, inner)
             self.emit_tail(node.body, inner, Ret())
             body.extend(inner)
+        self.with_meter(body, 1)   # (after the deadline check)
         fdef = at(A.FunctionDef(
             name=name,
             args=ast.arguments(posonlyargs=[], args=params, vararg=vararg, kwonlyargs=[], kw_defaults=[],

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 
 from .. import registry as R
-from .pyast import A, LOAD, NONE, assign, at, attr, call, check_expired, is_, var
+from .. import values as V
+from .pyast import A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, is_, trivial, var
 from .scan import int_params
 
 
@@ -30,6 +31,59 @@ class IntForm:
 
 class Inliner:
     """Fast-path emitters of `emit.Compiler` (they use its tmp, emit_* and loop_depth)."""
+
+    def _inline_owned(self, node, args, stmts):
+        """`(assoc m k v)` / `(conj v x)` at the last read of the local m (or v), written out: the store
+        into the map, or the append to the vector's item list, done here when the reference counts
+        show that local as the only holder (of the map; of the vector and of its list) and the
+        charge fits the budget; else the in-place variant called as before, its result bound to
+        the (dead) local. The value is that local. None: not written out (the caller calls the
+        variant). The counts are measured on the running interpreter (values/ownership.py: with a
+        failed self-test they are -1 and the variant is always called)."""
+        fact = self.facts.owned_inline.get(node.name)
+        if fact is None or not V.INLINE_GROWTH:
+            return None
+        grows, cost = fact
+        if (grows == "map") != (len(args) == 3) or (grows == "vector") != (len(args) == 2):
+            return None
+        local = args[0]
+        rest = []
+        for e in args[1:]:   # the other operands once each, in order (the local has no effect to keep)
+            if not trivial(e):
+                t = self.tmp()
+                stmts.append(assign(t, e))
+                e = var(t)
+            rest.append(e)
+        meter, room = self.meter_var(), self.tmp("al")
+        charge = [is_(var(meter), NONE, True),
+                  A.Compare(left=A.NamedExpr(target=var(room, True),
+                                             value=A.BinOp(left=attr(meter, "allocated"), op=ast.Add(),
+                                                           right=A.Constant(cost))),
+                            ops=[ast.LtE()], comparators=[attr(meter, "budget")])]
+        holds = A.Compare(left=call("_getrc", [local]), ops=[ast.Eq()], comparators=[A.Constant(V.LOCAL_REFS)])
+        if grows == "map":
+            key, value = rest
+            tests = [is_(call("type", [local]), var("_Map")), holds]
+            if not (isinstance(key, ast.Constant) and type(key.value) in (str, int)):
+                # floats and booleans are stored under their hk form: the variant's case
+                kt = self.tmp("kt")
+                tests += [is_(A.NamedExpr(target=var(kt, True), value=call("type", [key])), var("_float"), True),
+                          is_(var(kt), var("_bool"), True)]
+            grow = A.Assign(targets=[A.Subscript(value=local, slice=key, ctx=STORE)], value=value)
+        else:
+            item, = rest
+            items = self.tmp("it")
+            tests = [is_(call("type", [local]), var("_Vector")), holds,
+                     is_(A.NamedExpr(target=var(items, True), value=A.Attribute(value=local, attr="_items", ctx=LOAD)),
+                         NONE, True),
+                     A.Compare(left=call("_getrc", [var(items)]), ops=[ast.Eq()],
+                               comparators=[A.Constant(V.SLOT_LIST_REFS)])]
+            grow = A.Expr(call(attr(items, "append"), [item]))
+        fast = [A.Assign(targets=[A.Attribute(value=var(meter), attr="allocated", ctx=STORE)], value=var(room)), grow]
+        slow = [at(A.Assign(targets=[var(local.id, True)],
+                            value=call(self.facts.owned[node.name][0], [local] + rest, node.span)), node.span)]
+        stmts.append(at(A.If(test=A.BoolOp(op=ast.And(), values=tests + charge), body=fast, orelse=slow), node.span))
+        return var(local.id)
 
     def _inline_hof(self, node, coll, stmts):
         """`(map (fn [x] body) coll)` and kin (mapcat too) as a Python loop over coll's items: no call per item.

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import attrs
 
+import sys
+
 from .. import registry as R
 from .. import compiled_runtime as rt
 from ..errors import FailSignal, PtcError, ReturnSignal
+from ..meter import _local as _meter_slot
 from ..values import Keyword, Map, Vector, hk
 
 ABSENT = object()   # `_absent`: the default of a dict probe that must tell a missing key from nil
@@ -51,6 +54,8 @@ def _build_rt() -> dict:
         "_out_for": rt.out_for, "_for_too_big": rt.for_too_big,
         "_seq_items": R.provided("seq_items"), "_out_vec": R.provided("out_vec"),
         "_splice_into": R.provided("splice_into"),
+        # what in-place growth written out in generated code reads (inline.Inliner._inline_owned)
+        "_getrc": sys.getrefcount, "_mloc": _meter_slot, "_float": float, "_bool": bool,
     }
     for name in _RT_HELPERS:
         table["_rt_" + name] = getattr(rt, name)
@@ -74,6 +79,7 @@ class Facts:
     bool_prims: frozenset        # primitive ops whose value is always a Python bool
     bool_calls: frozenset        # builtins that always return a Python bool
     owned: dict                  # builtin -> (runtime name of its in-place variant, fewest, most arguments)
+    owned_inline: dict           # builtin -> (what its in-place variant grows, bytes charged): written out
     inline_hofs: frozenset       # builtins whose call with a literal fn may become a loop
 
 
@@ -86,6 +92,7 @@ def _derive_facts() -> Facts:
         bool_prims=frozenset(s.prim for s in specs if s.prim is not None and s.returns_bool),
         bool_calls=frozenset(s.call_name for s in specs if s.returns_bool),
         owned={s.call_name: (in_place_name(s.owned), *s.owned_arity) for s in specs if s.owned is not None},
+        owned_inline={s.call_name: R.IN_PLACE_INLINE[s.owned] for s in specs if s.owned in R.IN_PLACE_INLINE},
         inline_hofs=frozenset(s.call_name for s in specs if s.inline_hof),
     )
 

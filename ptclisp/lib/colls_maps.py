@@ -245,9 +245,11 @@ def dissoc(m, *ks):
 # then shows no other holder, the map is extended in place: nobody can observe
 # the change, and growing a map one entry at a time in a loop stays linear.
 # Each must be called directly from compiled code: the count assumes exactly the
-# caller's dead local besides this frame's own reference.
+# caller's dead local besides this frame's own reference. For assoc and conj the compiler
+# writes the common case (one store, one append) out in the generated code itself, under the
+# same tests and charge (compiler/inline.py, `_inline_owned`), and calls these for the rest.
 
-@in_place("assoc_owned")
+@in_place("assoc_owned", grows="map", charge=ENTRY)
 def assoc_owned(m, k, v):
     if type(m) is Map and _getrefcount(m) == OWNED_REFS:
         meter = _meter_slot.meter   # charge(ENTRY), its usual case written out: this runs per iteration
@@ -269,7 +271,7 @@ def dissoc_owned(m, k):
     return dissoc(m, k)
 
 
-@in_place("conj_owned")
+@in_place("conj_owned", grows="vector", charge=SLOT)
 def conj_owned(m, x):
     """(conj m x) at the last read of a local. A vector that nothing else holds (no other reference,
     no stale version reading through it) and whose item list nothing else holds (no loop walking

@@ -41,7 +41,7 @@ from .copies import detach, detach_all
 from .keys import MISSING, hk, unhk
 from .kinds import is_fn, is_number, truthy, type_name, value_kind
 from .maps import Keyword, Map
-from .ownership import OWNED_GROWTH, OWNED_REFS, OwnerToken, owner_token
+from .ownership import INLINE_GROWTH, LOCAL_REFS, OWNED_GROWTH, OWNED_REFS, SLOT_LIST_REFS, OwnerToken, owner_token
 from .ownership import OWNER as _OWNER
 from .preview import PreviewCaps, preview
 from .sets import Set
@@ -93,8 +93,8 @@ Vector._call_hint = _call_hint
 del _cls
 
 __all__ = [
-    "FN_META", "IN_PLACE_GROWTH", "JavaObject", "Keyword", "LIST_REFS", "MISSING", "Map", "OWNED_GROWTH", "OWNED_REFS",
-    "OwnerToken", "PreviewCaps", "Regex", "Set", "SortKey", "SymbolRef", "VarRef", "Vector", "compare",
+    "FN_META", "INLINE_GROWTH", "IN_PLACE_GROWTH", "JavaObject", "Keyword", "LIST_REFS", "LOCAL_REFS", "MISSING", "Map",
+    "OWNED_GROWTH", "OWNED_REFS", "OwnerToken", "SLOT_LIST_REFS", "PreviewCaps", "Regex", "Set", "SortKey", "SymbolRef", "VarRef", "Vector", "compare",
     "detach", "detach_all", "equal", "float_display", "float_readable", "fn_label", "hk", "is_fn", "is_number",
     "owner_token", "pr_str", "preview", "set_owner_token", "sorted_items", "sorted_members", "str_of",
     "total_order_key", "truthy", "type_name", "unhk", "utf16_key", "value_kind",

@@ -108,3 +108,73 @@ OWNED_GROWTH = _untraced(_check_probe)
 # The count `assoc_owned` and kin compare with; a count no object can have when the self-test
 # failed, so that every map is then copied (one comparison on the hot path either way).
 OWNED_REFS = _MEASURED_REFS if OWNED_GROWTH else -1
+
+
+# --------------------------------------------------------------- growth written out in generated code
+
+class _Holder:
+    __slots__ = ("items",)
+
+
+def _refs_in_own_frame() -> tuple:
+    """(the count for an object held only by a local of the frame asking, the count for a list held
+    by an object's slot and by a local the frame bound it to): what code the compiler generates
+    compares with when it extends a map or a vector's item list itself (compiler/inline.py)."""
+    def local():
+        m = {}
+        return _getrefcount(m)
+
+    def slot_list():
+        h = _Holder()
+        h.items = []
+        if (it := h.items) is not None:
+            return _getrefcount(it)
+        return -1
+    return local(), slot_list()
+
+
+_MEASURED_LOCAL_REFS, _MEASURED_SLOT_LIST_REFS = _untraced(_refs_in_own_frame)
+
+
+def _check_own_frame_probe() -> bool:
+    """Self-test: an object also held by another local, by the evaluation stack or by a list, and
+    a list also held by another local, must not look held by the asking frame alone."""
+    k, kl = _MEASURED_LOCAL_REFS, _MEASURED_SLOT_LIST_REFS
+
+    def unique():
+        m = {}
+        return _getrefcount(m) == k
+
+    def another_local():
+        m = {}
+        other = m
+        return _getrefcount(m) == k and other is not None
+
+    def on_the_stack():
+        m = {}
+        return (m, _getrefcount(m) == k)[1]
+
+    def in_a_list():
+        m = {}
+        keep = [m]
+        return _getrefcount(m) == k and bool(keep)
+
+    def list_unique():
+        h = _Holder()
+        h.items = []
+        return (it := h.items) is not None and _getrefcount(it) == kl
+
+    def list_shared():
+        h = _Holder()
+        h.items = []
+        walker = h.items
+        return (it := h.items) is not None and _getrefcount(it) == kl and walker is not None
+
+    return unique() and list_unique() and not (another_local() or on_the_stack() or in_a_list() or list_shared())
+
+
+INLINE_GROWTH = _untraced(_check_own_frame_probe)
+# The counts generated code compares with (-1, which no object has, when the self-test failed:
+# the generated test then always fails and the in-place variant is called, as before)
+LOCAL_REFS = _MEASURED_LOCAL_REFS if INLINE_GROWTH else -1
+SLOT_LIST_REFS = _MEASURED_SLOT_LIST_REFS if INLINE_GROWTH else -1
