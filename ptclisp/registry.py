@@ -169,9 +169,12 @@ def builtin(name: str, *signatures: str, doc: str, groups: tuple[str, ...] = (),
 # argument values that are literals in the program and UNKNOWN for the others, gives (function,
 # extra constant arguments) when that function, called with the call's arguments and the extras,
 # does exactly what the builtin does for every value of the unknown arguments (result, errors,
-# charges); or None. The compiler then calls it instead of the builtin.
+# charges); or None. The compiler then calls it instead of the builtin. An extra argument that is
+# THREAD_METER stands for the meter of the thread making the call (or None outside an evaluation):
+# the generated function reads it once and passes it, so the function charges without looking it up.
 SPECIALIZERS: dict[str, Callable] = {}
 UNKNOWN = object()
+THREAD_METER = object()
 
 
 def specializer(call_name: str):

@@ -36,7 +36,7 @@ def _special(sep):
     choice = R.SPECIALIZERS["split"]("x", sep)
     assert choice is not None
     fn, extra = choice
-    return lambda s, sep: fn(s, sep, *extra)
+    return lambda s, sep: fn(s, sep, *_with_meter(extra))
 
 
 TEXT = st.text(alphabet=st.sampled_from(list(" ,a|bé-\t")), max_size=40)
@@ -144,7 +144,13 @@ def test_join_of_long_text_is_what_it_was(n, size):
 
 def _join_special():
     fn, extra = R.SPECIALIZERS["join"]("-", R.UNKNOWN)
-    return lambda sep, coll: fn(sep, coll, *extra)
+    return lambda sep, coll: fn(sep, coll, *_with_meter(extra))
+
+
+def _with_meter(extra):
+    """The extra arguments as generated code passes them: THREAD_METER is this thread's meter."""
+    from ptclisp.meter import _local
+    return [_local.meter if x is R.THREAD_METER else x for x in extra]
 
 
 @settings(max_examples=400, deadline=None)
@@ -200,3 +206,16 @@ def test_the_inline_charge_stops_an_evaluation_whose_clock_ran_out(special, args
 ])
 def test_join_programs_agree_on_both_back_ends(src):
     assert run(src, "compiled") == run(src, "tiered")
+
+
+def test_a_specialized_call_in_a_parallel_worker_charges_that_workers_budget():
+    # the generated function passes its thread's meter: a worker splitting too much text fails
+    # with memory_exceeded, and the same program within budget gives split's values
+    from ptclisp.session import evaluate
+    lines = " ".join(["a b c d e f g h"] * 40)
+    src = '(pmap (fn [n] (count (mapcat (fn [i] (split data/line " ")) (range n)))) [2 3 SIZE])'
+    s = ptclisp.Session(context={"line": lines}, limits=ptclisp.Limits(memory_bytes=300_000, timeout_ms=20_000))
+    r = evaluate(s.env, src.replace("SIZE", "400"), s.limits, backend="compiled")
+    assert r.error is not None and r.error.kind == "memory_exceeded", r
+    r = evaluate(s.env, src.replace("SIZE", "4"), s.limits, backend="compiled")
+    assert r.ok and r.value.lst() == [640, 960, 1280]

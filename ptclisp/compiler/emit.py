@@ -25,7 +25,7 @@ from ..analyzer import nodes as N
 from ..analyzer.lastuse import last_reads
 from ..errors import PTC_FILENAME, PtcError
 from ..meter import compile_tick
-from ..registry import BUILTINS, SPECIALIZERS, UNKNOWN
+from ..registry import BUILTINS, SPECIALIZERS, THREAD_METER, UNKNOWN
 from ..values import Keyword, Map, Set, VarRef, Vector, hk
 from .inline import Inliner
 from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, host_name, is_, no_args,
@@ -331,7 +331,8 @@ class Compiler(Inliner):
             choice = chooser(*(a.value if type(a) is N.Const else UNKNOWN for a in node.args))
             if choice is not None:   # a function equal to the builtin on these literal arguments
                 special, extra = choice
-                return call(self.const(special), args + [self.const(x) for x in extra], node.span)
+                return call(self.const(special), args + [var(self.meter_var()) if x is THREAD_METER else self.const(x)
+                                                         for x in extra], node.span)
         return call(fn, args, node.span)
 
     def e_data(self, node, stmts):

@@ -10,14 +10,16 @@ builtin itself.
 These run once per element in the loops models write, so each charges the meter inline (`_charge`'s
 test, written out: the allocation fits and the clock has not run out) and makes its vector without
 a call of `Vector.__init__`; anything else goes through `charge`, which raises as it always does.
+The meter is the caller's: generated code passes the one of its thread (`registry.THREAD_METER`),
+read once per generated function rather than once per call.
 
 Imports registry, regex_engine, values, meter and the strings family.
 """
 from __future__ import annotations
 
 from .. import regex_engine as rx
-from ..meter import OBJ, SLOT, _local as _meter_slot, str_cost
-from ..registry import UNKNOWN, specializer
+from ..meter import OBJ, SLOT, str_cost
+from ..registry import THREAD_METER, UNKNOWN, specializer
 from ..values import Regex, Vector
 from .common import charge, out_vec
 from .strings import _UNCUT, join, split
@@ -32,7 +34,7 @@ def _split_special(s, sep=UNKNOWN, *more):
     if more:
         return None
     if type(sep) is str and len(sep) == 1:
-        return split_on_char, ()
+        return split_on_char, (THREAD_METER,)
     if type(sep) is Regex and sep.source:
         try:
             form = rx.simple_form(sep)
@@ -40,17 +42,17 @@ def _split_special(s, sep=UNKNOWN, *more):
             return None
         if form is not None and form.literal is not None:
             lit = form.literal
-            return split_on_literal, (lit, 49 - len(lit), len(lit) + OBJ)
+            return split_on_literal, (THREAD_METER, lit, 49 - len(lit), len(lit) + OBJ)
     return None
 
 
-def split_on_char(s, sep):
-    """`(split s sep)` for a one-character string sep: split's first case, without its tests of sep."""
+def split_on_char(s, sep, m):
+    """`(split s sep)` for a one-character string sep: split's first case, without its tests of sep
+    (`m`: the meter of the calling thread, or None)."""
     if type(s) is str and len(s) <= 4096:
         parts = s.split(sep)
         n = len(parts)
         cost = (98 + SLOT) * n + OBJ + len(s)
-        m = _meter_slot.meter
         if m is None or (a := m.allocated + cost) > m.budget or m.expired:
             charge(cost)
         else:
@@ -65,11 +67,12 @@ def split_on_char(s, sep):
     return split(s, sep)
 
 
-def split_on_literal(s, sep, literal, per_piece, fixed):
+def split_on_literal(s, sep, m, literal, per_piece, fixed):
     """`(split s sep)` for a regex sep matching exactly the text `literal`: split's case of a known
     literal pattern (strings._split_plain_regex with no limit), in one call. Its charge, each
     piece as a string and then the vector, is `per_piece` (49 - len(literal)) for every piece
-    found plus `fixed` (len(literal) + OBJ), the text's length and a slot per piece kept."""
+    found plus `fixed` (len(literal) + OBJ), the text's length and a slot per piece kept (`m`: the
+    meter of the calling thread, or None)."""
     if type(s) is str and len(s) <= _UNCUT:
         parts = s.split(literal)
         n = len(parts)
@@ -79,7 +82,6 @@ def split_on_literal(s, sep, literal, per_piece, fixed):
             while parts and parts[-1] == "":
                 parts.pop()
         cost = per_piece * n + len(s) + fixed + SLOT * len(parts)
-        m = _meter_slot.meter
         if m is None or (a := m.allocated + cost) > m.budget or m.expired:
             charge(cost)
         else:
@@ -95,13 +97,13 @@ def split_on_literal(s, sep, literal, per_piece, fixed):
 def _join_special(*args):
     """`(join sep coll)` with sep a literal string (not `(join coll)`)."""
     if len(args) == 2 and type(args[0]) is str:
-        return join_on, ()
+        return join_on, (THREAD_METER,)
     return None
 
 
-def join_on(sep, coll):
+def join_on(sep, coll, m):
     """`(join sep coll)` for a string sep: join's case of a vector of strings whose text is short,
-    without its tests of sep; every other case is join's."""
+    without its tests of sep; every other case is join's (`m`: the meter of the calling thread, or None)."""
     if type(coll) is Vector:
         items = coll._items
         if items:
@@ -110,7 +112,6 @@ def join_on(sep, coll):
                 if n <= 65536:
                     out = sep.join(items)
                     cost = _STR_COST_0 + n   # str_cost(len(out)): n is that length
-                    m = _meter_slot.meter
                     if m is None or (a := m.allocated + cost) > m.budget or m.expired:
                         charge(cost)
                     else:
