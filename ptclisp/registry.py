@@ -26,6 +26,8 @@ layer keeps its own list of names:
     returns_bool         the builtin always returns a Python bool (a test checks it)
     inline_hof           a `(map (fn [x] ...) coll)`-style call may be compiled as a loop
     prim                 the primitive operation (PRIMITIVES) a call with its arity becomes
+    str_method           (method, n): `(f s)` of a string of at most n characters is `s.method()`
+                         with nothing charged, which the compiler may write out
 
 This module sits below the reader, the analyzer, both back ends and the library:
 the families fill it when `ptclisp.lib.load()` imports them; everything else reads
@@ -74,6 +76,7 @@ class Builtin:
     returns_bool: bool = False
     inline_hof: bool = False
     prim: str | None = None
+    str_method: tuple[str, int] | None = None
 
     @property
     def call_name(self) -> str:
@@ -137,19 +140,23 @@ def builtin(name: str, *signatures: str, doc: str, groups: tuple[str, ...] = (),
             effect: str = "pure", category: str = "core", examples: tuple[str, ...] = (),
             arity: tuple[int, int | None] | None = None, aliases: tuple[str, ...] = (),
             owned: str | None = None, owned_arity: tuple[int, int] | None = None, returns_bool: bool = False,
-            inline_hof: bool = False, prim: str | None = None):
+            inline_hof: bool = False, prim: str | None = None, str_method: tuple[str, int] | None = None):
     """Register the decorated Python function as the builtin `name` (and its `aliases`), with the
     facts the back ends read (see the module docstring)."""
     if prim is not None and prim not in PRIMITIVES:
         raise RuntimeError(f"builtin {name}: unknown primitive {prim!r}")
     if (owned is None) != (owned_arity is None):
         raise RuntimeError(f"builtin {name}: owned and owned_arity go together")
+    if str_method is not None and not (isinstance(str_method[0], str) and hasattr(str, str_method[0])
+                                       and type(str_method[1]) is int):
+        raise RuntimeError(f"builtin {name}: str_method must be (a str method's name, a length)")
 
     def deco(fn):
         lo, hi = arity if arity is not None else _arity(fn)
         for nm in (name, *aliases):
             spec = Builtin(nm, fn, signatures or (f"({nm} ...)",), doc, lo, hi, tuple(groups), plain,
-                           effect, category, tuple(examples), owned, owned_arity, returns_bool, inline_hof, prim)
+                           effect, category, tuple(examples), owned, owned_arity, returns_bool, inline_hof, prim,
+                           str_method)
             if plain:
                 if nm in BUILTINS:
                     raise RuntimeError(f"builtin {nm} registered twice")

@@ -219,3 +219,35 @@ def test_a_specialized_call_in_a_parallel_worker_charges_that_workers_budget():
     assert r.error is not None and r.error.kind == "memory_exceeded", r
     r = evaluate(s.env, src.replace("SIZE", "4"), s.limits, backend="compiled")
     assert r.ok and r.value.lst() == [640, 960, 1280]
+
+
+# ---------------------------------------------------------------- upper-case / lower-case written out
+
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(st.one_of(st.text(max_size=12), st.text(min_size=250, max_size=270),
+                                st.sampled_from(["ß", "ǆ", "İ", "ﬁ", "ΣΑΣ"])), min_size=1, max_size=6))
+def test_upper_and_lower_case_written_out_are_the_builtins(texts):
+    # compiled (the calls are written out as s.upper() / s.lower() up to the registered length)
+    # against the builtins called directly; long texts take the builtin, which charges them
+    from ptclisp.lib.strings import lower_case, upper_case
+    from ptclisp.session import evaluate
+    s = ptclisp.Session(context={"xs": texts})
+    r = evaluate(s.env, "(mapv (fn [s] [(upper-case s) (lower-case s) (str/upper-case s)]) data/xs)", s.limits,
+                 backend="compiled")
+    assert r.ok, r.error
+    assert [list(p.lst()) for p in r.value.lst()] == [[upper_case(t), lower_case(t), upper_case(t)] for t in texts]
+
+
+def test_upper_case_written_out_keeps_the_builtins_error_and_position():
+    from ptclisp.session import evaluate
+    s = ptclisp.Session(context={"xs": ["a", None]})
+    r = evaluate(s.env, "(mapv (fn [s]\n  (upper-case s)) data/xs)", s.limits, backend="compiled")
+    assert r.error.kind == "type_error" and "upper-case" in r.error.message
+    assert (r.error.span.line, r.error.span.col) == (2, 3)
+
+
+def test_only_string_methods_are_accepted_as_str_method():
+    with pytest.raises(RuntimeError, match="str_method"):
+        R.builtin("nope-case", "(nope-case s)", doc="x", str_method=("no_such_method", 10))(lambda s: s)
+    assert R.BUILTINS["upper-case"].str_method == ("upper", 256)
+    assert "nope-case" not in R.BUILTINS

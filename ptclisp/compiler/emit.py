@@ -311,6 +311,9 @@ class Compiler(Inliner):
             if grown is not None:
                 return grown
             return call(owned[0], args, node.span)
+        spec = BUILTINS.get(node.name)
+        if len(args) == 1 and spec is not None and spec.str_method is not None and runtime_table().get(fn) is spec.fn:
+            return self._inline_str_method(args[0], spec.str_method, fn, node)
         if len(args) == 2 and runtime_table().get(fn) is BUILTINS["nth"].fn:
             return self._inline_nth(fn, args, stmts, node)
         if len(args) == 2 and runtime_table().get(fn) is BUILTINS["quot"].fn:

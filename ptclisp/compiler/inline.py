@@ -32,6 +32,17 @@ class IntForm:
 class Inliner:
     """Fast-path emitters of `emit.Compiler` (they use its tmp, emit_* and loop_depth)."""
 
+    def _inline_str_method(self, arg, method, slow, node):
+        """`(upper-case s)` and kin (`registry.Builtin.str_method`): `s.upper()` for a string s of at
+        most the registered length, else the builtin; s evaluated once."""
+        name, longest = method
+        first, again = self._once(arg)
+        test = A.BoolOp(op=ast.And(), values=[
+            is_(call("type", [first]), var("str")),
+            A.Compare(left=call("len", [again]), ops=[ast.LtE()], comparators=[A.Constant(longest)])])
+        fast = call(A.Attribute(value=again, attr=name, ctx=LOAD), [])
+        return at(A.IfExp(test=test, body=fast, orelse=call(slow, [again], node.span)), node.span)
+
     def _inline_owned(self, node, args, stmts):
         """`(assoc m k v)` / `(conj v x)` at the last read of the local m (or v), written out: the store
         into the map, or the append to the vector's item list, done here when the reference counts

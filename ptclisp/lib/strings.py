@@ -470,23 +470,25 @@ def is_blank(s):
 
 
 @builtin("upper-case", "(upper-case s)", groups=("string",), aliases=("upcase",), category="strings",
+         str_method=("upper", 256),
          doc="s in upper case (Unicode rules). upcase is the same function.",
          examples=('(upper-case "hello") ;=> "HELLO"',))
 def upper_case(s):
     if type(s) is not str:
         s = need_text(s, "upper-case")
-    if len(s) > 256:
+    if len(s) > 256:   # (the length str_method names: up to it, compiled code calls s.upper() itself)
         charge(str_cost(len(s)))
     return s.upper()
 
 
 @builtin("lower-case", "(lower-case s)", groups=("string",), aliases=("downcase",), category="strings",
+         str_method=("lower", 256),
          doc="s in lower case (Unicode rules). downcase is the same function.",
          examples=('(lower-case "HeLLo") ;=> "hello"',))
 def lower_case(s):
     if type(s) is not str:
         s = need_text(s, "lower-case")
-    if len(s) > 256:
+    if len(s) > 256:   # (the length str_method names)
         charge(str_cost(len(s)))
     return s.lower()
 
