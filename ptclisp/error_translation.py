@@ -20,6 +20,7 @@ import attrs
 from . import meter as M
 from .errors import PTC_FILENAME, PtcError, Span, logger
 from .guards import HardStop, hard_stop_error
+from .namespace import unbound_error
 from .registry import BUILTINS
 
 
@@ -67,7 +68,28 @@ def to_ptc_error(exc: BaseException) -> PtcError:
         err = _call_error(exc)
         if err is not None:
             return err
+    if type(exc) is KeyError:
+        err = _unbound_global(exc)
+        if err is not None:
+            return err
     return internal_error(exc)
+
+
+def _unbound_global(exc: KeyError) -> PtcError | None:
+    """unbound_var for the KeyError generated code raises reading a global no definition made
+    (`_nsf[name]`, the namespace's exact-dict twin), else None: the innermost frame must be
+    generated code whose `_nsf` lacks the missing key, a name."""
+    tb = exc.__traceback__
+    if tb is None or len(exc.args) != 1 or type(exc.args[0]) is not str:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    frame = tb.tb_frame
+    fast = frame.f_globals.get("_nsf")
+    name = exc.args[0]
+    if not frame.f_code.co_filename.startswith("<ptc") or type(fast) is not dict or name in fast:
+        return None
+    return unbound_error(name)
 
 
 def internal_error(exc: BaseException) -> PtcError:

@@ -100,7 +100,7 @@ class Environment:
         self.extra_globals: list[dict] = []
         self.backend = DEFAULT_BACKEND
         self.globals = {
-            "__builtins__": _RUNTIME, "_m": None, "_ns": ns,
+            "__builtins__": _RUNTIME, "_m": None, "_ns": ns, "_nsf": ns.fast,
             "_data": self.data_get, "_tool": tools.call, "_tool_ref": tools.ref, "_hist": self.hist,
         }
 

@@ -37,7 +37,7 @@ def test_the_guards_and_the_error_translation_import_nothing_above_them():
     assert {m for m in _reachable("ptclisp.guards") if not m.startswith("ptclisp.values.")} <= {"ptclisp.errors", "ptclisp.values", "ptclisp.meter", "ptclisp.printer",
                                             "ptclisp.convert", "ptclisp.intstr"}
     assert _imports("ptclisp.error_translation") <= {"ptclisp.errors", "ptclisp.guards", "ptclisp.meter",
-                                                     "ptclisp.registry"}
+                                                     "ptclisp.namespace", "ptclisp.registry"}
 
 
 def test_the_package_exports_the_public_api_only():

@@ -353,7 +353,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "context all count), as a host running one model-written program does")
     p.add_argument("--gc", action="store_true",
                    help="also report the time each column spends in Python's cyclic garbage collector "
-                        "(a table after the main one, and gc_median/gc_share in --json)")
+                        "of the measuring process (a table after the main one, and gc_median/gc_share in "
+                        "--json); work a column does in other processes (monty's workers, row k's) is "
+                        "not seen")
     p.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
 
 

@@ -281,10 +281,12 @@ class Compiler(Inliner):
         return var(node.local.py)
 
     def e_global(self, node, stmts):
-        return at(A.Subscript(value=var("_ns"), slice=A.Constant(node.name), ctx=LOAD), node.span)
+        # the namespace's exact-dict twin (namespace.Namespace.fast): a missing name raises KeyError
+        # here, reported as unbound_var (error_translation._unbound_global)
+        return at(A.Subscript(value=var("_nsf"), slice=A.Constant(node.name), ctx=LOAD), node.span)
 
     def e_maybe_global(self, node, stmts):
-        return call(attr("_ns", "get"), [A.Constant(node.name)], node.span)
+        return call(attr("_nsf", "get"), [A.Constant(node.name)], node.span)
 
     def e_builtin_ref(self, node, stmts):
         return var(mangle(node.name))

@@ -40,7 +40,7 @@ def _no_tool_ref(name):
 def instantiate(c: CompiledNamespace, env) -> NsInstance:
     """Run the compiled namespace's definitions with globals of its own, bound to `env`."""
     ns = Namespace(label=c.name)
-    g = {"__builtins__": runtime_table(), "_m": None, "_ns": ns, "_data": env.data_get, "_tool": _no_tool,
+    g = {"__builtins__": runtime_table(), "_m": None, "_ns": ns, "_nsf": ns.fast, "_data": env.data_get, "_tool": _no_tool,
          "_tool_ref": _no_tool_ref, "_hist": env.hist}
     n_plain = len(c.values) - len(c.host_keys)
     args = list(c.values[:n_plain])
