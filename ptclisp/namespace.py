@@ -88,7 +88,6 @@ class Namespace(dict):
         else:
             self.docs.pop(name, None)
 
-
     # Changes made with dict's own methods (outside `define`/`rollback`, which log them) keep `fast`
     # in step and count as changes of the names.
     def __setitem__(self, name, value):

@@ -150,9 +150,9 @@ class ProgramCache:
 
     Analysis depends on the source, the set of user names defined (not their values: the
     namespace's `names_version` changes when a name is first defined or rolled away, not when
-    one is defined again, as a program that defines its helpers does on every run), the tools, the attached preludes (attaching one clears
-    the cache), strict data and the reader limits; a program built under the same key is the
-    same program. Running it again skips reading, analysis and compilation, the way Python
+    one is defined again, as a program that defines its helpers does on every run), the tools,
+    the attached preludes (attaching one clears the cache), strict data and the reader limits;
+    a program built under the same key is the same program. Running it again skips reading, analysis and compilation, the way Python
     reuses a function's code object.
     """
 

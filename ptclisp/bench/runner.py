@@ -62,14 +62,14 @@ def _measure_one(w: Workload, impls: dict, reps: int, max_seconds: float, per: i
             cols[name]["error"] = f"setup failed: {impl}"
             continue
         try:
-            val, secs = _sample(impl)
+            val, secs, in_gc = _sample(impl)
             answers[name] = impl.plain(val) if not impl.measures else None
             if impl.measures:
                 cols[name]["samples"].append(val)
             elif secs > max_seconds or reps == 1:
                 cols[name]["samples"].append(secs)
-                if COLLECTOR[0] is not None:
-                    cols[name]["gc_samples"] = [LAST_GC[0]]
+                if in_gc is not None:
+                    cols[name]["gc_samples"] = [in_gc]
         except Exception as exc:  # noqa: BLE001
             cols[name]["error"] = f"{type(exc).__name__}: {exc}"
     order = [n for n in impls if cols[n]["error"] is None]
@@ -81,14 +81,14 @@ def _measure_one(w: Workload, impls: dict, reps: int, max_seconds: float, per: i
                                              and c["samples"][-1] > max_seconds):
                 continue
             try:
-                val, secs = _sample(impls[name])
+                val, secs, in_gc = _sample(impls[name])
             except Exception as exc:  # noqa: BLE001 - reported in the table, the run goes on
                 c["error"] = f"{type(exc).__name__}: {exc}"
                 order = [n for n in order if n != name]
                 continue
             c["samples"].append(val if impls[name].measures else secs)
-            if COLLECTOR[0] is not None and not impls[name].measures:
-                c.setdefault("gc_samples", []).append(LAST_GC[0])
+            if in_gc is not None and not impls[name].measures:
+                c.setdefault("gc_samples", []).append(in_gc)
     ref = answers.get("python")
     for name, c in cols.items():
         s = c["samples"]
@@ -135,22 +135,18 @@ class CollectorClock:
 
 
 COLLECTOR = [None]   # the CollectorClock of a --gc run, else None
-LAST_GC = [0.0]      # under --gc: the collector's seconds in the latest sample
 
 
 def _sample(impl: Impl):
-    """(value, seconds) of one run of `impl`, after a full collection (so no column inherits
-    another's garbage). Under --gc, the time the run spent in the collector is kept in
-    `LAST_GC[0]` (the run's own collections only; the full collection before it is not counted)."""
+    """(value, seconds, seconds in the collector or None without --gc) of one run of `impl`, after a
+    full collection (so no column inherits another's garbage; that collection is not counted)."""
     gc.collect()
     clock = COLLECTOR[0]
     before = clock.seconds if clock is not None else 0.0
     t0 = time.perf_counter()
     val = impl.run()
     secs = time.perf_counter() - t0
-    if clock is not None:
-        LAST_GC[0] = clock.seconds - before
-    return val, secs
+    return val, secs, (clock.seconds - before if clock is not None else None)
 
 
 def _ratios(cols: dict) -> dict:

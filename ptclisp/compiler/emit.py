@@ -92,11 +92,10 @@ class Compiler(Inliner):
             self.fn_meter = self.tmp("mt")
         return self.fn_meter
 
-    def with_meter(self, body: list, at_index: int = 0) -> list:
-        """`body` with the meter local assigned at `at_index`, if code in it reads the local."""
+    def with_meter(self, body: list, at_index: int = 0):
+        """Assign the meter local in `body` at `at_index`, if code in it reads the local."""
         if self.fn_meter is not None:
             body.insert(at_index, assign(self.fn_meter, attr("_mloc", "meter")))
-        return body
 
     def tmp(self, hint="t") -> str:
         self.n += 1
@@ -136,10 +135,8 @@ class Compiler(Inliner):
         # map reads that may be handed over for in-place growth (none with the switch off)
         self.last_reads = last_reads(node, self.facts.owned) if V.IN_PLACE_GROWTH else frozenset()
         body: list = []
-        self.fn_meter = None
         self.emit_tail(node, body, Ret())
         self.with_meter(body)
-        self.fn_meter = None
         main = A.FunctionDef(name="__ptc_main__", args=no_args(), body=body or [A.Return(NONE)],
                              decorator_list=[], returns=None, type_comment=None)
         factory = A.FunctionDef(

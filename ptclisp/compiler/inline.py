@@ -55,7 +55,7 @@ class Inliner:
         if fact is None or not V.INLINE_GROWTH:
             return None
         grows, cost = fact
-        if (grows == "map") != (len(args) == 3) or (grows == "vector") != (len(args) == 2):
+        if len(args) != (3 if grows == "map" else 2):
             return None
         local = args[0]
         rest = []
@@ -71,7 +71,10 @@ class Inliner:
                                              value=A.BinOp(left=attr(meter, "allocated"), op=ast.Add(),
                                                            right=A.Constant(cost))),
                             ops=[ast.LtE()], comparators=[attr(meter, "budget")])]
-        holds = A.Compare(left=call("_getrc", [local]), ops=[ast.Eq()], comparators=[A.Constant(V.LOCAL_REFS)])
+
+        def refs_are(e, n):
+            return A.Compare(left=call("_getrc", [e]), ops=[ast.Eq()], comparators=[A.Constant(n)])
+        holds = refs_are(local, V.LOCAL_REFS)
         if grows == "map":
             key, value = rest
             tests = [is_(call("type", [local]), var("_Map")), holds]
@@ -87,8 +90,7 @@ class Inliner:
             tests = [is_(call("type", [local]), var("_Vector")), holds,
                      is_(A.NamedExpr(target=var(items, True), value=A.Attribute(value=local, attr="_items", ctx=LOAD)),
                          NONE, True),
-                     A.Compare(left=call("_getrc", [var(items)]), ops=[ast.Eq()],
-                               comparators=[A.Constant(V.SLOT_LIST_REFS)])]
+                     refs_are(var(items), V.SLOT_LIST_REFS)]
             grow = A.Expr(call(attr(items, "append"), [item]))
         fast = [A.Assign(targets=[A.Attribute(value=var(meter), attr="allocated", ctx=STORE)], value=var(room)), grow]
         slow = [at(A.Assign(targets=[var(local.id, True)],
