@@ -84,12 +84,6 @@ def mission_session(name: str, mission, limits):
     return MissionSession(name, mission, limits, lambda: dict(usage))
 
 
-def model_context_json(session, result_schema=None) -> str:
-    """The model context document of a mission session (what the prompt's Available API is made from)."""
-    from .agent.context import model_context
-    return model_context(session, result_schema)
-
-
 def keyword(name: str):
     from .values import Keyword
     return Keyword(name)

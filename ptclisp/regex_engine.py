@@ -295,12 +295,6 @@ def groups_of(mt, rx: Regex):
     return Vector([mt.group(0), *mt.groups()])
 
 
-def split_spans(rx: Regex, s: str, who: str):
-    """The (start, end) spans of the successive matches of `rx` in `s`."""
-    for mt in iter_matches(rx, s, who):
-        yield mt.span()
-
-
 # ------------------------------------------------------- simple patterns, fast
 #
 # Models mostly write patterns such as #"\s+", #",\s*", #"[,;]", #"\d+", #"\s*,\s*". On ASCII text

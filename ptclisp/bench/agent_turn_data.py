@@ -4,7 +4,6 @@ and every process: values come from `zlib.crc32`, never from the salted `hash`).
 """
 from __future__ import annotations
 
-import json
 import random
 import zlib
 
@@ -67,10 +66,6 @@ def shop_data(scale: float = 1.0) -> dict:
             order["note"] = note
         orders.append(order)
     return {"orders": orders, "customers": customers, "products": products}
-
-
-def json_size(data) -> int:
-    return len(json.dumps(data))
 
 
 def _num(*parts) -> int:

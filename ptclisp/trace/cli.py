@@ -16,7 +16,7 @@ import sys
 
 from typing import TYPE_CHECKING
 
-from .prices import PriceBook, parse_price, price_book
+from .prices import PriceBook, price_book
 from .usage import summary_line
 
 if TYPE_CHECKING:  # the writer (and the providers' redaction it uses) loads only when a run is traced
@@ -35,11 +35,6 @@ def add_trace_flags(parser, *, price: bool = True) -> None:
         parser.add_argument("--price", action="append", default=[], metavar="ALIAS=IN,OUT",
                             help="price of a model alias in USD per million input and output tokens "
                                  "(optionally ,CACHED); overrides the built-in table (repeatable)")
-
-
-def check_prices(texts) -> None:
-    for text in texts or ():
-        parse_price(text)
 
 
 def writer_from_args(args, command: str, *, env=None) -> TraceWriter | None:

@@ -146,10 +146,6 @@ class PriceBook:
             return self.table.get(normalize_model(model))
         return None
 
-    def with_aliases(self, aliases: Mapping[str, object]) -> "PriceBook":
-        """A copy whose alias overrides are extended (and overridden) by `aliases`."""
-        return PriceBook({**self.aliases, **dict(aliases)}, self.table)
-
 
 def price_book(alias_prices: Mapping[str, object] | None = None, cli_prices: Iterable[str] = ()) -> PriceBook:
     """The prices of a run: the table, then `alias_prices` (e.g. a project file), then `--price` texts."""

@@ -132,10 +132,6 @@ class TraceWriter:
         self.secrets = env_secrets(env)
         self.last_run: RunTrace | None = None
 
-    def add_secrets(self, values) -> None:
-        """More values to redact (e.g. keys given other than through the environment)."""
-        self.secrets.extend(v for v in values if isinstance(v, str) and len(v) >= 4)
-
     def start_run(self, run_id: str | None = None) -> "RunTrace":
         """Create the next run's directory and files (nothing is written into them yet)."""
         for _ in range(8):

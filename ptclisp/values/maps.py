@@ -144,9 +144,6 @@ class Map(dict):
     def get_exact(self, key, default=None):
         return self.get(hk(key), default)
 
-    def contains_exact(self, key) -> bool:
-        return hk(key) in self
-
     def lookup(self, key, default=None):
         """Flexible key access (language.md §3.5)."""
         d = self
