@@ -1,4 +1,4 @@
-"""Contracts: the small signature language of prelude exports (runtime.md §13.4).
+"""Contracts: the small signature language of prelude exports (docs/spec/runtime.md §13.4).
 
 Owns parsing of signature text such as
 

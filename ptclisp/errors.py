@@ -1,7 +1,7 @@
 """PTC errors and source spans.
 
 Owns the one exception type that crosses every layer (`PtcError`, carrying a
-machine-readable `kind` from runtime.md §12), the `Span` of source text it
+machine-readable `kind` from docs/spec/runtime.md §12), the `Span` of source text it
 points at, the terminal-outcome signals `ReturnSignal` / `FailSignal`, and
 `PTC_FILENAME`, the file name generated code runs under (error positions
 are recovered from its traceback frames). Turning any other exception into

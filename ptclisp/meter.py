@@ -1,6 +1,6 @@
 """Resource limits and the per-evaluation meter.
 
-Owns `Limits` (the knobs of runtime.md §7, reference defaults) and `Meter`
+Owns `Limits` (the knobs of docs/spec/runtime.md §7, reference defaults) and `Meter`
 (one per evaluation: deadline, allocation budget, loop cap, tool-call budget,
 print budget). The deadline is enforced cooperatively: a single watchdog
 thread flips `meter.expired` when a deadline passes, and compiled code checks
@@ -357,7 +357,7 @@ _UNBOUNDED = None
 class compile_budget:
     """Context manager: reading, analysing and building a program under the meter installed on
     this thread must finish within `ms` milliseconds, or `compile_tick` raises `compile_timeout`
-    (runtime.md §1). It sets the meter's `compiling` (what `session.transact` sets directly)."""
+    (docs/spec/runtime.md §1). It sets the meter's `compiling` (what `session.transact` sets directly)."""
 
     __slots__ = ("ms", "meter", "prev")
 

@@ -1,4 +1,4 @@
-"""Parallel workers for `pmap` / `pcalls` (runtime.md §9).
+"""Parallel workers for `pmap` / `pcalls` (docs/spec/runtime.md §9).
 
 Owns the worker budget of one evaluation, the shared deadline of a parallel
 operation, the thread pool workers run on, and the merge of worker effects.
@@ -319,7 +319,7 @@ def _deadline_for(m: Meter) -> tuple[Meter, float | None]:
 
 @attrs.define
 class ParallelRecord:
-    """One `pmap`/`pcalls` operation, for `Result.pmap_calls` (runtime.md §2.2)."""
+    """One `pmap`/`pcalls` operation, for `Result.pmap_calls` (docs/spec/runtime.md §2.2)."""
 
     type: str               # "pmap" or "pcalls"
     count: int              # applications asked for

@@ -1,4 +1,4 @@
-"""Rendering values as text (runtime.md §11): the API the layers above the data model use.
+"""Rendering values as text (docs/spec/runtime.md §11): the API the layers above the data model use.
 
     pr_str(x)      readable text (`pr-str`)       str_of(x)   display text (`str`)
     preview(x)     a bounded structural preview   PreviewCaps its bounds

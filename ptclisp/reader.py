@@ -50,7 +50,7 @@ _OPENERS = {"LPAR": "list", "LSQB": "vector", "LBRACE": "map", "HASH_LBRACE": "s
 
 
 def decode_string(body: str) -> str:
-    """Decode the escapes of language.md §2.6; any other backslash pair stays verbatim."""
+    """Decode the escapes of docs/spec/language.md §2.6; any other backslash pair stays verbatim."""
     if "\\" not in body:
         return body
     return _ESC_RE.sub(lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), body)

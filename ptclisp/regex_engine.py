@@ -9,7 +9,7 @@ classes). A few Java/PCRE spellings that `regex` lacks are rewritten first:
 `\\Q...\\E`, `\\e`, `\\cX`, `\\x{h..}`, `\\0ooo`, `\\k<name>`, `\\z`/`\\Z` (Java
 meaning) and `\\v`/`\\V` (vertical whitespace).
 
-Safety (runtime.md §7): patterns are at most 256 UTF-8 bytes; the text a
+Safety (docs/spec/runtime.md §7): patterns are at most 256 UTF-8 bytes; the text a
 pattern runs over is cut to its first 32,768 UTF-8 bytes (on a code point
 boundary); every engine call carries a timeout taken from
 `limits.regex_timeout_ms`, never longer than the evaluation has left. A

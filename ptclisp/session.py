@@ -4,7 +4,7 @@ Owns `Session` (the host's handle: a user namespace kept across
 evaluations, `*1 *2 *3`, granted tools and data, attached preludes),
 `Environment` (what generated code runs against: the namespace, data,
 tools, history, the program cache), `ProgramCache`, `Result`, and
-`evaluate`: the pipeline of runtime.md §1 (size gate, read, symbol budget,
+`evaluate`: the pipeline of docs/spec/runtime.md §1 (size gate, read, symbol budget,
 analyze, build, run under a fresh meter and the guards) run as a
 transaction: definitions and history change only when it succeeds.
 `Namespace` (namespace.py) and `ErrorInfo` (error_translation.py) live in

@@ -1,4 +1,4 @@
-"""Granted tools: the `tool/` namespace (runtime.md §5).
+"""Granted tools: the `tool/` namespace (docs/spec/runtime.md §5).
 
 Owns `Tool` (a host callable plus description, input schema, declared effect,
 cache flag and privacy), argument normalisation (named arguments only; keys

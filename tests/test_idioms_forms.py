@@ -1,4 +1,4 @@
-"""Special forms and destructuring as Clojure has them (issue 19, divergences.md §2.1).
+"""Special forms and destructuring as Clojure has them (issue 19; the rows of docs/conformance.md "Round 2: special forms and destructuring").
 
 `tests/data/idioms_forms.jsonl` holds seeded programs with the answers Clojure gives, worked out
 by `tests/data/gen_idioms_forms.py` from the semantics in the reference (it does not run ptclisp);

@@ -1,4 +1,4 @@
-"""Introspection: doc, dir, apropos, source, export-meta and visibility (functions.md §9, runtime.md §14)."""
+"""Introspection: doc, dir, apropos, source, export-meta and visibility (docs/spec/functions.md §9, docs/spec/runtime.md §14)."""
 import pytest
 
 import ptclisp

@@ -1,4 +1,4 @@
-"""Every limit of runtime.md §7, end to end: its failure reason, and that `Limits` moves it."""
+"""Every limit of docs/spec/runtime.md §7, end to end: its failure reason, and that `Limits` moves it."""
 from __future__ import annotations
 
 import sys

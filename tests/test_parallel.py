@@ -1,4 +1,4 @@
-"""pmap / pcalls: values, order, effects, budgets and failures (runtime.md §9)."""
+"""pmap / pcalls: values, order, effects, budgets and failures (docs/spec/runtime.md §9)."""
 from __future__ import annotations
 
 import threading
@@ -237,7 +237,7 @@ def test_cached_tools_inside_workers():
     assert sorted(calls) == [1, 2, 2]
 
 
-# ------------------------------------------------------------------ pmap_calls records (runtime.md §2.2)
+# ------------------------------------------------------------------ pmap_calls records (docs/spec/runtime.md §2.2)
 
 def test_every_parallel_operation_leaves_a_record():
     r = ptclisp.run("[(pmap inc (range 10)) (pcalls (fn [] 1) (fn [] 2)) (pmap (fn [x] (pmap inc [x])) [1 2])]")

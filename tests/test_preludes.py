@@ -1,4 +1,4 @@
-"""Preludes: source format, compile checks, exports, dependencies, contracts, attaching (runtime.md §4.6-4.7, §13)."""
+"""Preludes: source format, compile checks, exports, dependencies, contracts, attaching (docs/spec/runtime.md §4.6-4.7, §13)."""
 import json
 import pathlib
 

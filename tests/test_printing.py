@@ -1,4 +1,4 @@
-"""How callables print, and how far a bounded preview reaches (runtime.md §11)."""
+"""How callables print, and how far a bounded preview reaches (docs/spec/runtime.md §11)."""
 import pytest
 
 import ptclisp

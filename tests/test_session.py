@@ -1,4 +1,4 @@
-"""Sessions, the user namespace, data/, history and the transaction rules (runtime.md §2-§4, §6)."""
+"""Sessions, the user namespace, data/, history and the transaction rules (docs/spec/runtime.md §2-§4, §6)."""
 import pytest
 
 import ptclisp

@@ -1,4 +1,4 @@
-"""Tools: call shapes, argument normalisation, results, schema, cache, budget, ledger (runtime.md §5)."""
+"""Tools: call shapes, argument normalisation, results, schema, cache, budget, ledger (docs/spec/runtime.md §5)."""
 import pytest
 
 import ptclisp

@@ -17,7 +17,7 @@ usage counters, annotations, the abort that ended the run) and
 
 Bindings receive the Lisp argument map as it is (no projection), so the
 contract bindings see the raw value and every binding controls its own
-conversion; they answer with keyword-keyed envelopes (agent-library.md
+conversion; they answer with keyword-keyed envelopes (docs/spec/agent-library.md
 §2.1).  Malformed arguments are answered with a protocol_error envelope,
 never guessed at.  Imports the agent modules, tools and values.
 """

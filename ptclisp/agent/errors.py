@@ -12,7 +12,7 @@ import attrs
 
 from ..errors import PtcError
 
-#: The reasons a host abort may carry (agent-library.md §3.9).
+#: The reasons a host abort may carry (docs/spec/agent-library.md §3.9).
 ABORT_REASONS = frozenset({
     "invalid_agent_config", "runtime_limit_exceeded", "model_output_truncated",
     "result_contract_failed", "llm_provider_failed",

@@ -5,7 +5,7 @@ router, the optional result contract, the limits and an event callback,
 and runs workflow programs against them), `WorkflowSession` (a workflow
 namespace kept across evaluations, for REPL-style use) and `AgentOutcome`
 (what a run gives back, with failures mapped to `RunError` as in
-agent-library.md §3.9).
+docs/spec/agent-library.md §3.9).
 
     host = AgentHost(models={"m": ScriptedProvider([...])})
     out = host.run_entry("agent.main/run", {"task": "...", "agent": {"max_turns": 4}})

@@ -1,4 +1,4 @@
-"""The shipped agent preludes and their dependency table (agent-library.md §1.2).
+"""The shipped agent preludes and their dependency table (docs/spec/agent-library.md §1.2).
 
 Owns `SHIPPED` (component id -> dependencies; the id is also the namespace
 and `preludes/<id>.clj` the file), `shipped_source(id)` (the packaged text)

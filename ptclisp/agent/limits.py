@@ -1,4 +1,4 @@
-"""Host limits of an agent run (agent-library.md §6.7).
+"""Host limits of an agent run (docs/spec/agent-library.md §6.7).
 
 Owns `AgentLimits`: a `ptclisp.Limits` whose own fields bound each mission
 evaluation, plus the ceilings the host enforces around the agent loop (time
@@ -20,7 +20,7 @@ class AgentLimits(Limits):
     """`Limits` of one mission evaluation (as `Limits`, except a 30 s `timeout_ms`) and of the agent run.
 
     `evaluation_timeout_ms` and `evaluation_allocation_bytes` (the names of
-    agent-library.md §6.7) are `timeout_ms` and `memory_bytes`: accepted and
+    docs/spec/agent-library.md §6.7) are `timeout_ms` and `memory_bytes`: accepted and
     readable under both names.
     """
 

@@ -291,7 +291,7 @@ def _exception_envelope(exc: Exception) -> Map:
 
 @attrs.define(slots=True)
 class Evaluation:
-    """The classified result of one mission evaluation (agent-library.md §2.3)."""
+    """The classified result of one mission evaluation (docs/spec/agent-library.md §2.3)."""
 
     outcome: str
     value: object = None

@@ -1,4 +1,4 @@
-"""Resolution of calls and qualified names (runtime.md §4.5-4.6).
+"""Resolution of calls and qualified names (docs/spec/runtime.md §4.5-4.6).
 
 Owns: direct builtin calls (static arity, analyzer-intercepted builtins,
 inlined primitives), `tool/`, `data/`, Java members, prelude exports,
@@ -64,7 +64,7 @@ def builtin_call_node(az, spec: R.Builtin, rest: list, scope, form: List):
         args = [az.analyze(f, scope, NOT_TAIL) for f in rest]
     _arity_check(spec, n, form)
     if name == "take" and n == 2 and _is_builtin_range(az, rest[1], scope):
-        # (take n (range a b step)): a zero step is allowed only under take (functions.md §1.16)
+        # (take n (range a b step)): a zero step is allowed only under take (docs/spec/functions.md §1.16)
         return N.RtCall("take_range", [args[0]] + args[1].args, form.span)
     if spec.prim is not None and n == R.PRIMITIVES[spec.prim].arity:   # an operation the back ends inline
         return N.Prim(spec.prim, args, form.span)

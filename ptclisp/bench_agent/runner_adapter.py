@@ -102,7 +102,7 @@ class _Capture:
             self.inner.close()
 
 
-#: RunError reasons of agent.main/run -> outcome failure kinds (agent-library.md §3.9).
+#: RunError reasons of agent.main/run -> outcome failure kinds (docs/spec/agent-library.md §3.9).
 _ABORT_KINDS = {"result_contract_failed": "contract_failure", "llm_provider_failed": "provider_failure",
                 "capability_quota": "provider_failure", "model_output_truncated": "truncated"}
 

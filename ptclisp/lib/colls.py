@@ -1,6 +1,6 @@
 """Collection builtins: conversion, aggregation and collection predicates.
 
-Owns functions.md §1.13 (`seq`, `keyword`), §1.14 (`count`, `reduce`,
+Owns docs/spec/functions.md §1.13 (`seq`, `keyword`), §1.14 (`count`, `reduce`,
 `sum`, `avg`, the `-by` aggregates, `min-key`/`max-key`, `group-by`,
 `frequencies`; `reduce-kv` lives with the maps) and §1.15 (`empty?`,
 `not-empty`, `distinct?`). The related families are modules of their own:

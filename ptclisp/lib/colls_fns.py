@@ -1,4 +1,4 @@
-"""Function combinators and `apply` (functions.md §1.18).
+"""Function combinators and `apply` (docs/spec/functions.md §1.18).
 
 `comp`, `partial`, `complement`, `constantly`, `every-pred`, `some-fn` and
 `fnil` return plain Python closures, so they are ordinary PTC function

@@ -1,6 +1,6 @@
-"""Map builtins (functions.md §1.17): lookup, nested update, merging, views.
+"""Map builtins (docs/spec/functions.md §1.17): lookup, nested update, merging, views.
 
-Lookup rules (language.md §3.5): `get`, `get-in`, `contains?` on maps,
+Lookup rules (docs/spec/language.md §3.5): `get`, `get-in`, `contains?` on maps,
 `select-keys`, the intermediate steps of `assoc-in`/`update-in` and the
 old-value read of `update-in` use flexible keyword/string lookup. `keys`,
 `vals`, `dissoc`, the old-value read of `update` and every key *written*

@@ -1,6 +1,6 @@
 """What the builtin families share: sequence views, argument checks, key functions.
 
-Owns "seqable" (functions.md preamble): how vectors, strings (graphemes),
+Owns "seqable" (docs/spec/functions.md §0.1): how vectors, strings (graphemes),
 maps (key-sorted `[k v]` entries), sets and nil are viewed as a sequence;
 the argument checks every family uses (`need_<what>(x, who)`); output
 wrapping that charges the meter; the key extractors of the key-taking

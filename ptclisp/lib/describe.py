@@ -1,4 +1,4 @@
-"""`describe`: a bounded shape summary of a value (functions.md §1.5).
+"""`describe`: a bounded shape summary of a value (docs/spec/functions.md §1.5).
 
 The summary is a keyword-keyed map whose nested keys and values are strings,
 numbers, booleans and vectors, so it stays JSON-encodable for JSON-native

@@ -1,4 +1,4 @@
-"""Discovery builtins: doc, dir, apropos, source, export-meta (functions.md §9, runtime.md §14).
+"""Discovery builtins: doc, dir, apropos, source, export-meta (docs/spec/functions.md §9, docs/spec/runtime.md §14).
 
 They answer from two places: the public exports of the preludes attached to
 the running session (found through `current().env`) and the fixed builtin

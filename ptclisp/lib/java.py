@@ -1,4 +1,4 @@
-"""The closed Java-interop surface (functions.md §7): 40 members of 12 classes.
+"""The closed Java-interop surface (docs/spec/functions.md §7): 40 members of 12 classes.
 
 Admits every member into the table of `ptclisp.java_members` (records,
 lookups, arity checks) when the library loads; the analyzer resolves Java

@@ -8,7 +8,7 @@ the `java.lang.String` methods, the Java number parsers (`Integer/parseInt`,
 `Long/parseLong`, `Double/parseDouble`, `Float/parseFloat`,
 `Boolean/parseBoolean`) and the `java.lang.Math` members.
 
-Everything here follows the Java contract (language.md R3): string searches
+Everything here follows the Java contract (docs/spec/language.md §1, rule 3): string searches
 answer -1, bad input raises a Java condition instead of returning nil.
 `lib.java` admits the members into the Java-interop table. Imports values, errors, meter.
 """

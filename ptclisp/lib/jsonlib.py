@@ -1,6 +1,6 @@
 """JSON builtins: `json/parse-string`, `json/parse-lines`, `json/generate-string`.
 
-Owns functions.md §8. Parsing never raises: anything that is not valid JSON
+Owns docs/spec/functions.md §8. Parsing never raises: anything that is not valid JSON
 text (including non-strings, NaN/Infinity literals, numbers that overflow a
 float, and documents nested deeper than 512 arrays/objects) gives nil.
 Objects become maps with string keys, arrays become vectors, integers stay

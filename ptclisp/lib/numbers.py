@@ -1,4 +1,4 @@
-"""Numeric builtins: arithmetic (functions.md §1.2), comparison (§1.3),
+"""Numeric builtins: arithmetic (docs/spec/functions.md §1.2), comparison (§1.3),
 logic and identity (§1.4); the math functions (§6) are in numbers_math.py.
 
 Numbers are Python `int` (unbounded) and `float` (IEEE double). Booleans are

@@ -1,4 +1,4 @@
-"""Math builtins (functions.md §6): abs, min/max, rounding to integers, int and
+"""Math builtins (docs/spec/functions.md §6): abs, min/max, rounding to integers, int and
 double conversion, sqrt, pow and the bitwise operations. `quot` sits with
 `rem`/`mod` in numbers.py.
 

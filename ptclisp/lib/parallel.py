@@ -1,4 +1,4 @@
-"""Parallel builtins: pmap, pcalls (functions.md §2, runtime.md §9).
+"""Parallel builtins: pmap, pcalls (docs/spec/functions.md §2, docs/spec/runtime.md §9).
 
 The arguments are checked here, before any worker starts. Running the
 workers (budget, deadline, effects) is the engine in `ptclisp.parallel`, a

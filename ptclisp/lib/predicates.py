@@ -1,4 +1,4 @@
-"""Type and shape predicates, `type` (functions.md §1.5) and the numeric
+"""Type and shape predicates, `type` (docs/spec/functions.md §1.5) and the numeric
 predicates (§1.6).
 
 Every predicate here is total: it never raises, whatever it is given, and

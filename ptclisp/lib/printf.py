@@ -1,6 +1,6 @@
 """printf-style `format`: Java's %-formatting, implemented here from scratch.
 
-Owns functions.md §3 `format`. The format string is parsed by our own
+Owns docs/spec/functions.md §3 `format`. The format string is parsed by our own
 scanner (Java Formatter syntax `%[index$][flags][width][.precision]conv`);
 Python's str.format / f-string mini-language is never applied to program
 text, so `{0.__class__}` is just literal text.

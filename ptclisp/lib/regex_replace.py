@@ -1,4 +1,4 @@
-"""The replacement side of `replace` with a regex (functions.md §3): Java's replacement syntax
+"""The replacement side of `replace` with a regex (docs/spec/functions.md §3): Java's replacement syntax
 (`$n`, `${name}`, backslash escapes) and the `re.subn` path for simple patterns.
 
 Split from lib/strings.py, whose `replace` and `_regex_replace` use them.

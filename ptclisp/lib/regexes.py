@@ -1,4 +1,4 @@
-"""Regular-expression builtins (functions.md §5).
+"""Regular-expression builtins (docs/spec/functions.md §5).
 
 Owns `re-pattern re-find re-matches re-seq re-split regex?` and the two
 regex-based string helpers `extract` / `extract-int`. Compiling patterns and

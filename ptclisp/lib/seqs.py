@@ -1,4 +1,4 @@
-"""Sequence builtins: filtering, transforming and ordering (functions.md §1.7-1.9).
+"""Sequence builtins: filtering, transforming and ordering (docs/spec/functions.md §1.7-1.9).
 
 Every builtin takes "seqables" (vector, string as graphemes, map as key-sorted
 `[k v]` entries, set, nil) and returns a fresh vector; nothing is lazy.

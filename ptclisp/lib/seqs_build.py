@@ -1,5 +1,5 @@
 """Sequence builtins: combining and constructing, `combinations` and
-`tree-seq`, and `range` (functions.md §1.11, §1.12, §1.16; `walk`, `prewalk`
+`tree-seq`, and `range` (docs/spec/functions.md §1.11, §1.12, §1.16; `walk`, `prewalk`
 and `postwalk` live in walk.py).
 
 Adding to an existing vector or set (`conj`, `into`) goes through the
@@ -414,7 +414,7 @@ def take_zero_step_range(n, start, end):
     """(take n (range start end 0)): n copies of start (none when start = end).
 
     Not a builtin: the analyzer may route that exact call shape here, since a
-    zero step alone never terminates (functions.md §1.16, GAP-S45).
+    zero step alone never terminates (docs/spec/functions.md §1.16, GAP-S45).
     """
     k = need_count(n, "take")
     _range_num(start, "start")

@@ -1,4 +1,4 @@
-"""Sequence builtins: subsetting (functions.md §1.10).
+"""Sequence builtins: subsetting (docs/spec/functions.md §1.10).
 
 Positional accessors (`first`, `rest`, `nth`, ...) refuse maps and sets, which
 have no position (DIV-29); counting slicers (`take`, `drop`, `partition`, ...)

@@ -1,8 +1,8 @@
-"""Set operations and the basic constructors (functions.md §4).
+"""Set operations and the basic constructors (docs/spec/functions.md §4).
 
 `set`, `hash-set`, `set?`, `vec`, `vector`, `contains?`, `disj`, `union`,
 `intersection`, `difference`; all reachable as `clojure.set/…` and `set/…`.
-Membership is exact (language.md §3.4: 1 and 1.0 are different members);
+Membership is exact (docs/spec/language.md §3.4: 1 and 1.0 are different members);
 `contains?` on a map uses flexible key lookup and on a vector tests element
 membership (DIV-27).
 Imports values, errors, meter, lib.common, registry, lib.colls_maps, lib.seqs_build.

@@ -1,4 +1,4 @@
-"""String builtins (functions.md §3, all but `format` and the `extract` pair).
+"""String builtins (docs/spec/functions.md §3, all but `format` and the `extract` pair).
 
 Owns text building (`str`, `pr-str`, `join`), slicing and searching by
 grapheme (`subs`, `index-of`, `last-index-of`), splitting (`split`,

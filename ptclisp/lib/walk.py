@@ -1,4 +1,4 @@
-"""Tree walking: `walk`, `prewalk`, `postwalk` (functions.md §1.12, clojure.walk).
+"""Tree walking: `walk`, `prewalk`, `postwalk` (docs/spec/functions.md §1.12, clojure.walk).
 
 The children of a vector are its items, of a map its `[k v]` entries (in key
 order), of a set its members; every other value is a leaf. Rebuilt nodes keep

@@ -1,4 +1,4 @@
-"""Preludes: Lisp components that add namespaced exports to a session (runtime.md §13).
+"""Preludes: Lisp components that add namespaced exports to a session (docs/spec/runtime.md §13).
 
 The prelude loader, in four steps:
 

@@ -17,7 +17,7 @@ from ..namespace import Namespace
 
 @attrs.define(slots=True, eq=False)
 class ExportRecord:
-    """What a public definition offers to callers (runtime.md §13.2)."""
+    """What a public definition offers to callers (docs/spec/runtime.md §13.2)."""
 
     ref: str
     namespace: str

@@ -1,4 +1,4 @@
-"""Prelude source: components, and reading them into namespace specs (runtime.md §13).
+"""Prelude source: components, and reading them into namespace specs (docs/spec/runtime.md §13).
 
 Owns `Component` (prelude source plus its origin and allowed dependencies),
 `PreludeError`, and `parse_component`: reading component source (`ns`

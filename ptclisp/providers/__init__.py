@@ -1,7 +1,7 @@
 """LLM providers behind `tool/llm-request`: adapters, replay, scripting and the model router.
 
 This layer knows nothing about Lisp values.  Requests and responses are
-plain JSON-like dicts with string keys (agent-library.md §4); the agent
+plain JSON-like dicts with string keys (docs/spec/agent-library.md §4); the agent
 host converts them at the boundary.
 
 Contract

@@ -26,7 +26,7 @@ LIMIT_BINDINGS = ("configured", "adapter_default", "model_output_limit", "remain
 class Provider(Protocol):
     """Anything that answers a provider-neutral request.
 
-    `complete(request)` receives the request of agent-library.md §4.1 with
+    `complete(request)` receives the request of docs/spec/agent-library.md §4.1 with
     the router's `model` key already removed, and returns the response map
     of §4.2 (without `model`; the router stamps it).  It reports failure by
     raising `ProviderError`.  `kind` names the provider family for traces.

@@ -1,6 +1,6 @@
 """Typed failures of an `llm/request` call.
 
-Owns the closed vocabulary of provider failure reasons (agent-library.md
+Owns the closed vocabulary of provider failure reasons (docs/spec/agent-library.md
 §4.4), `ProviderError` (what a provider raises), `RouterError` (alias and
 quota refusals raised by the router before any provider is asked) and the
 plain-dict error envelope both turn into.  Imports nothing from ptclisp.

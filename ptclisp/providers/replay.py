@@ -1,7 +1,7 @@
 """Frozen model answers: the replay provider and the recorder that writes its files.
 
 Owns the request hash (`canonical_json`, `request_hash`), the JSON Lines
-fixture format of agent-library.md §4.5 (`load_fixtures`, `ReplayLoadError`),
+fixture format of docs/spec/agent-library.md §4.5 (`load_fixtures`, `ReplayLoadError`),
 `ReplayProvider` (answers from a fixture file; a miss is
 `ProviderError(not_found)`) and `RecordingProvider` (wraps a live provider
 and writes every successful answer into a fixture file).

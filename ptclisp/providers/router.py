@@ -1,4 +1,4 @@
-"""The model router behind `tool/llm-request` (agent-library.md §4.3).
+"""The model router behind `tool/llm-request` (docs/spec/agent-library.md §4.3).
 
 Owns `ModelRouter`: resolves the request's `model` alias (omitted -> the
 sole or default alias), strips it before the provider sees the request,

@@ -6,7 +6,7 @@ a list of `(style, text)` lines; the terminal front end colours them, the
 piped front end writes them plainly. Keeping this part free of
 prompt-toolkit makes it testable with plain strings.
 
-Each top-level form of an input is one evaluation (runtime.md §15): a form
+Each top-level form of an input is one evaluation (docs/spec/runtime.md §15): a form
 that fails leaves the definitions and `*1 *2 *3` of the ones before it.
 Forms are evaluated with their original line and column, so error positions
 point into what was typed.

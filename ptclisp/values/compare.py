@@ -1,4 +1,4 @@
-"""How two values relate: `equal` (PTC `=`) and natural order (`compare`, language.md §3.6).
+"""How two values relate: `equal` (PTC `=`) and natural order (`compare`, docs/spec/language.md §3.6).
 
 The total order of map and set views, which also ranks kinds that have no
 natural order between them, is values/text.py's: it falls back on the text.
@@ -59,7 +59,7 @@ def utf16_key(s: str):
 
 
 def compare(a, b) -> int:
-    """Natural order (language.md §3.6): -1, 0 or 1; `type_error` for kinds that have no order
+    """Natural order (docs/spec/language.md §3.6): -1, 0 or 1; `type_error` for kinds that have no order
     between them. NaN compares 0 with every number (Clojure's compare)."""
     if a is None:
         return 0 if b is None else -1

@@ -1,5 +1,5 @@
 """Keywords and maps, defined together: calling a keyword looks it up in a map, and a map's
-flexible lookup tries a key's keyword and string spellings (language.md §3.5).
+flexible lookup tries a key's keyword and string spellings (docs/spec/language.md §3.5).
 
 * `Keyword`: interned, so equality is identity and dict lookups by keyword
   never run Python code. The intern table holds keywords weakly.
@@ -145,7 +145,7 @@ class Map(dict):
         return self.get(hk(key), default)
 
     def lookup(self, key, default=None):
-        """Flexible key access (language.md §3.5)."""
+        """Flexible key access (docs/spec/language.md §3.5)."""
         d = self
         t = type(key)
         if t is Keyword:

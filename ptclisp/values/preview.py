@@ -1,4 +1,4 @@
-"""Bounded previews of values (runtime.md §11.3): what the REPL, traces and error messages show.
+"""Bounded previews of values (docs/spec/runtime.md §11.3): what the REPL, traces and error messages show.
 
 A preview never materialises huge text: it stops at a character budget, a
 number of values visited, a number of items per collection, a nesting depth
@@ -30,7 +30,7 @@ class PreviewCaps:
 
 
 def preview(x, caps: PreviewCaps | None = None) -> str:
-    """A bounded structural preview (runtime.md §11.3); never materialises huge text."""
+    """A bounded structural preview (docs/spec/runtime.md §11.3); never materialises huge text."""
     caps = caps or PreviewCaps()
     try:
         p = _Preview(caps)

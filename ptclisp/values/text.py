@@ -1,4 +1,4 @@
-"""The text of values (`pr-str`, `str`; runtime.md §11) and the order map and set views list entries in.
+"""The text of values (`pr-str`, `str`; docs/spec/runtime.md §11) and the order map and set views list entries in.
 
 The two are one definition: printing a map lists its entries in view order,
 and the view order ranks kinds that have no natural order between them (maps,

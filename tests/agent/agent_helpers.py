@@ -1,4 +1,4 @@
-"""Helpers for the agent-library acceptance scenarios (agent-library.md §7).
+"""Helpers for the agent-library acceptance scenarios (docs/spec/agent-library.md §7).
 
 Every scenario runs the shipped preludes against a `ScriptedProvider` under
 the alias "m", with one empty mission "default" unless a test says

@@ -1,5 +1,5 @@
 """Write idioms_lib.jsonl: small seeded programs over the core-function idioms of issue 19, each
-with the answer Clojure gives, worked out here from Clojure's semantics (as divergences.md's
+with the answer Clojure gives, worked out here from Clojure's semantics (as the reference's divergence table's
 Clojure column and clojure.core/clojure.set/clojure.string describe them) and printed the way
 this language prints values (key-sorted maps and sets, DIV-38/39). Nothing here runs ptclisp:
 the expectations come from the small models below.

@@ -1,4 +1,4 @@
-"""Java interop surface (functions.md §7): lookups, members, temporal values.
+"""Java interop surface (docs/spec/functions.md §7): lookups, members, temporal values.
 
 Members are called through the same entry points the analyzer uses
 (`java_static`, `java_method`, `java_constructor`) so each case also checks

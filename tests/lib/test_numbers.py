@@ -1,5 +1,5 @@
 """Numbers, comparison, logic, predicates, `type`, math and `describe`
-(functions.md §1.2-§1.6, §6).
+(docs/spec/functions.md §1.2-§1.6, §6).
 
 Builtins are called directly. Each case names a builtin, gives its arguments
 as PTC literal text (read with `read_string`) and the expected result as

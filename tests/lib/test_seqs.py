@@ -1,5 +1,5 @@
 """Sequence family: filtering, transforming, ordering, subsetting, combining,
-combinations/tree-seq and range (functions.md §1.7-1.12, §1.16).
+combinations/tree-seq and range (docs/spec/functions.md §1.7-1.12, §1.16).
 
 The builtins are called directly: each case names a builtin, gives its
 arguments as PTC literal text (read with `read_string`; write a PTC string as

@@ -1,4 +1,4 @@
-"""Properties of sort and sort-by on their documented domains (functions.md §1.9, language.md §3.6).
+"""Properties of sort and sort-by on their documented domains (docs/spec/functions.md §1.9, docs/spec/language.md §3.6).
 
 Within one kind (numbers, strings, keywords, booleans, vectors of numbers,
 with nil allowed anywhere) natural order is total: `sort` never raises and

@@ -1,4 +1,4 @@
-"""Strings, format, regexes and JSON (functions.md §3, §5, §8).
+"""Strings, format, regexes and JSON (docs/spec/functions.md §3, §5, §8).
 
 Builtins are called directly. Each case names a builtin (json ones as
 "json/x"), gives its arguments as PTC literal text (read with
