@@ -45,6 +45,21 @@ preludes = ["preludes/helpers.clj"]
 task = "Sum the orders."
 """
 
+FLOW_TOML = """\
+[project]
+name = "flow"
+version = "0.1.0"
+
+[models.main]
+provider = "scripted"
+model = "models/main.script.json"
+
+[missions.default]
+
+[entry]
+workflow = "flow.clj"
+"""
+
 TOOLS = '''\
 def lookup(order_id: int) -> dict:
     """Find one order by id."""
@@ -75,6 +90,8 @@ def tree(tmp_path_factory):
     broken.mkdir()
     (broken / "ptclisp.toml").write_text("[project\nname = 1\n")
     (root / "loose").mkdir()
+    (root / "flow").mkdir()
+    (root / "flow" / "ptclisp.toml").write_text(FLOW_TOML)
     return root
 
 
@@ -160,6 +177,17 @@ def test_a_prelude_file_is_checked_as_a_prelude(client, tree):
     assert (diags[0].range.start.line, diags[0].range.start.character) == (7, 17)
     assert "undefined-thing" in diags[0].message
     client.close(uri)
+
+
+def test_unsaved_prelude_text_is_what_programs_see(client, tree):
+    prelude = client.open(tree / "shop" / "preludes" / "helpers.clj", HELPERS + "\n(defn extra [] 1)\n")
+    try:
+        uri = client.open(tree / "shop" / "extra.clj", "(helpers/extra)\n")
+        assert client.wait_diagnostics(uri) == ()
+    finally:
+        client.close(prelude)
+    client.change(uri, "(helpers/extra)\n ")
+    assert [d.code for d in client.wait_diagnostics(uri)] == ["invalid_form"]
 
 
 def test_a_broken_project_file_is_one_diagnostic_and_the_server_goes_on(client, tree):
@@ -274,12 +302,8 @@ def test_definition_in_a_project_reaches_preludes_data_and_tools(client, tree):
 
 
 def test_a_workflow_file_sees_the_agent_library(client, tree):
-    root = tree / "flow"
-    root.mkdir()
-    (root / "ptclisp.toml").write_text(TOML.replace('task = "Sum the orders."', 'workflow = "flow.clj"')
-                                       .replace("[tools.lookup]\npython = \"tools:lookup\"\n", "")
-                                       .replace('tools = ["lookup"]\n', "").replace('preludes = ["preludes/helpers.clj"]\n', ""))
-    uri = client.open(root / "flow.clj", '(agent.core/run-value "Sum." {"mission" "default"})\n(agent.core/run-valu 1)\n')
+    uri = client.open(tree / "flow" / "flow.clj", '(agent.core/run-value "Sum." {"mission" "default"})\n'
+                                                  '(agent.core/run-valu 1)\n')
     diags = client.wait_diagnostics(uri)
     assert [(d.code, d.range.start.line) for d in diags] == [("invalid_form", 1)]
     assert "agent.core/run-valu is not a public export" in diags[0].message

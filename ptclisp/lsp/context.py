@@ -77,6 +77,7 @@ class Context:
     tools: dict | None = None                # name -> ToolInfo (None: any tool name passes)
     mcp_servers: tuple = ()                  # granted MCP servers
     prelude_paths: tuple = ()                # the mission's (or workflow's) prelude files
+    prelude_texts: dict = attrs.Factory(dict)  # path -> text (an open document's unsaved text)
     compiled: dict = attrs.Factory(dict)     # namespace -> CompiledNamespace
     stamp: tuple = ()
 
@@ -88,7 +89,8 @@ class Context:
 
 BUILTINS_ONLY = Context()
 
-_CACHE: dict = {}
+_CACHE: dict = {}     # (root, mission, role) -> Context
+_PARSED: dict = {}    # root -> (stamp of ptclisp.toml, document, problems)
 
 
 def find_root(path: str | None) -> str | None:
@@ -122,26 +124,29 @@ def context_for(path: str | None, overlay: dict | None = None) -> Context:
     if root is None:
         return BUILTINS_ONLY
     toml = os.path.join(root, PROJECT_FILE)
-    doc, problems = parse(root)
+    toml_stamp = _stamp([toml])
+    parsed = _PARSED.get(root)
+    if parsed is None or parsed[0] != toml_stamp:
+        parsed = (toml_stamp, *parse(root))
+        _PARSED[root] = parsed
+    _, doc, problems = parsed
     if problems:
         first = problems[0]
         more = f" (and {len(problems) - 1} more: run ptclisp validate)" if len(problems) > 1 else ""
         return Context(root=root, problem=f"{PROJECT_FILE}: {first.pointer or '/'}: {first.message}{more}")
     project = Project(root, doc)
     mission, role = _mission_of(project, os.path.abspath(path))
-    files = [toml, *_named_files(project, mission, role)]
+    files = _named_files(project, mission, role)
+    overlay = overlay or {}
     key = (root, mission, role)
-    stamp = _stamp(files)
+    unsaved = tuple(hash(overlay[p]) for p in map(os.path.abspath, files) if p in overlay)
+    stamp = (toml_stamp, _stamp(files), unsaved)
     cached = _CACHE.get(key)
-    if cached is not None and cached.stamp == stamp and not _overlaid(cached, overlay):
+    if cached is not None and cached.stamp == stamp:
         return cached
-    ctx = _build(project, mission, role, stamp, overlay or {})
+    ctx = _build(project, mission, role, stamp, overlay)
     _CACHE[key] = ctx
     return ctx
-
-
-def _overlaid(ctx: Context, overlay) -> bool:
-    return bool(overlay) and any(p in overlay for p in ctx.prelude_paths)
 
 
 def _mission_of(project: Project, path: str) -> tuple[str | None, str]:
@@ -172,8 +177,9 @@ def _build(project: Project, mission: str | None, role: str, stamp: tuple, overl
     if role == "workflow":
         rels = project.entry.get("preludes") or ()
         paths = tuple(os.path.abspath(project.path(r)) for r in rels)
-        return Context(root=project.root, role=role, prelude_paths=paths, stamp=stamp,
-                       compiled=_compile(paths, overlay, library=True))
+        texts = _texts(paths, overlay)
+        return Context(root=project.root, role=role, prelude_paths=paths, prelude_texts=texts, stamp=stamp,
+                       compiled=_compile(texts, library=True))
     spec = project.missions.get(mission) or {}
     data = {}
     for name, rel in (spec.get("data") or {}).items():
@@ -181,9 +187,10 @@ def _build(project: Project, mission: str | None, role: str, stamp: tuple, overl
     tools = {t: _python_tool(project, t) for t in spec.get("tools") or () if isinstance(t, str)}
     servers = tuple(s for s in spec.get("mcp") or () if isinstance(s, str))
     paths = tuple(os.path.abspath(project.path(r)) for r in spec.get("preludes") or ())
+    texts = _texts(paths, overlay)
     return Context(root=project.root, mission=mission, role=role, data=data,
                    strict_data=spec.get("strict_data", True), tools=tools, mcp_servers=servers,
-                   prelude_paths=paths, stamp=stamp, compiled=_compile(paths, overlay))
+                   prelude_paths=paths, prelude_texts=texts, stamp=stamp, compiled=_compile(texts))
 
 
 def _data_info(name: str, path: str) -> DataInfo:
@@ -248,18 +255,10 @@ def library_path(origin: str) -> str | None:
     return origin if os.path.isabs(origin) else None
 
 
-def _compile(paths, overlay: dict, library: bool = False) -> dict:
-    """The namespaces of the prelude files (unsaved text from `overlay`), compiled and never run;
-    a file that cannot be read or does not compile contributes what did compile."""
-    from ..prelude import PreludeError, build
-    from ..tooling.check import check_preludes
-    attached: dict = {}
-    if library:
-        try:
-            attached = {c.name: c for c in build(_library_components())}
-        except PreludeError:
-            attached = {}
-    texts = []
+def _texts(paths, overlay: dict) -> dict:
+    """path -> text of the prelude files (an open document's unsaved text first); unreadable files
+    are left out (ptclisp validate reports them)."""
+    out = {}
     for p in paths:
         text = overlay.get(p)
         if text is None:
@@ -268,11 +267,25 @@ def _compile(paths, overlay: dict, library: bool = False) -> dict:
                     text = fh.read()
             except (OSError, UnicodeDecodeError):
                 continue
-        texts.append((p, text))
+        out[p] = text
+    return out
+
+
+def _compile(texts: dict, library: bool = False) -> dict:
+    """The namespaces of the prelude texts, compiled and never run (with `library`, after the
+    shipped agent library); a file that does not compile contributes what did compile."""
+    from ..prelude import PreludeError, build
+    from ..tooling.check import check_preludes
+    attached: dict = {}
+    if library:
+        try:
+            attached = {c.name: c for c in build(_library_components())}
+        except PreludeError:
+            attached = {}
     if not texts:
         return attached
     try:
-        _, compiled = check_preludes(texts, attached)
+        _, compiled = check_preludes(list(texts.items()), attached)
     except RecursionError:
         return attached
     return {**attached, **compiled}

@@ -76,14 +76,7 @@ def diagnose(text: str, ctx: Context, path: str | None = None) -> list[Diag]:
 def _prelude_problems(text: str, ctx: Context, path: str | None):
     import os
     me = os.path.abspath(path) if path else "<prelude>"
-    texts = [(me, text)]
-    for p in ctx.prelude_paths:
-        if p != me:
-            try:
-                with open(p, encoding="utf-8") as fh:
-                    texts.append((p, fh.read()))
-            except (OSError, UnicodeDecodeError):
-                continue
+    texts = [(me, text)] + [(p, t) for p, t in ctx.prelude_texts.items() if p != me]
     attached = {n: c for n, c in ctx.compiled.items() if c.origin not in {t[0] for t in texts}}
     problems, _ = check_preludes(texts, attached)
     return problems[0]
