@@ -41,7 +41,8 @@ the REPL, the source tools
 (`ptclisp.tooling`: check, fmt), the prelude loader, tools, the trace flags
 and viewer (`ptclisp.trace.cli`, `ptclisp.view`), and the command modules
 `ptclisp.agent.cli`, `ptclisp.bench_agent.cli`, `ptclisp.bench`,
-`ptclisp.project.commands`, `ptclisp.docs_cmd` and `ptclisp.mcp.server`. `main`
+`ptclisp.project.commands`, `ptclisp.docs_cmd`, `ptclisp.mcp.server` and
+`ptclisp.lsp.server` (the language server, `ptclisp lsp`). `main`
 builds the parser of the named command alone, so `ptclisp eval` loads none
 of the other commands' modules. Only `ptclisp.__main__` imports this module.
 """
