@@ -11,7 +11,6 @@ import json
 import pathlib
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
@@ -97,7 +96,7 @@ def tree(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(tree):
-    c = Client(str(tree))
+    c = Client(str(tree), debounce_ms=250)   # a debounce far above the time between two notifications
     yield c
     c.kill()
 
@@ -170,13 +169,17 @@ def test_prelude_exports_arity_is_checked(client, tree):
 
 
 def test_a_prelude_file_is_checked_as_a_prelude(client, tree):
-    text = HELPERS + "\n(defn- oops [x] (undefined-thing x))\n"
+    text = HELPERS + "\n(defn- oops [x] (undefined-thing x))\n(defn twice [o] (paid-total o o))\n"
     uri = client.open(tree / "shop" / "preludes" / "helpers.clj", text)
-    diags = client.wait_diagnostics(uri)
-    assert [d.code for d in diags] == ["compile_error"]
+    try:
+        diags = client.wait_diagnostics(uri)
+    finally:
+        client.close(uri)
+    assert [d.code for d in diags] == ["compile_error", "arity_mismatch"]
     assert (diags[0].range.start.line, diags[0].range.start.character) == (7, 17)
     assert "undefined-thing" in diags[0].message
-    client.close(uri)
+    assert _ranges(diags)[1] == ("arity_mismatch", (8, 16, 8, 32))
+    assert diags[1].message == "wrong number of arguments to paid-total: expects 1, got 2"
 
 
 def test_unsaved_prelude_text_is_what_programs_see(client, tree):
@@ -381,9 +384,3 @@ def test_every_special_form_is_described():
     from ptclisp.lsp.describe import NOT_AVAILABLE, SPECIAL_FORMS
     assert set(adapter.special_forms()) - NOT_AVAILABLE == set(SPECIAL_FORMS)
 
-
-def test_formatting_dedent_helper_sanity():
-    # apply_edits itself: a replacement of whole lines and an insertion at the end
-    edits = [T.TextEdit(range=T.Range(T.Position(1, 0), T.Position(2, 0)), new_text="b\n")]
-    assert apply_edits("a\nx\nc", edits) == "a\nb\nc"
-    assert textwrap.dedent("  x") == "x"

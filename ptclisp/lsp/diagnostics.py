@@ -66,6 +66,8 @@ def diagnose(text: str, ctx: Context, path: str | None = None) -> list[Diag]:
         return out + [_diag(exc.kind, exc.message, exc.span, bom)]
     if is_prelude_source(body):
         out += [_diag(p.kind, p.message, p.span, bom) for p in _prelude_problems(body, ctx, path)]
+        out += _prelude_arity(body, ctx, bom)
+        out.sort(key=lambda d: (d.start, d.end))
         return out
     out += _program(forms, ctx, bom)
     out += _data_names(forms, ctx, bom)
@@ -80,6 +82,35 @@ def _prelude_problems(text: str, ctx: Context, path: str | None):
     attached = {n: c for n, c in ctx.compiled.items() if c.origin not in {t[0] for t in texts}}
     problems, _ = check_preludes(texts, attached)
     return problems[0]
+
+
+def _prelude_arity(text: str, ctx: Context, bom: bool) -> list[Diag]:
+    """Calls of a prelude's own functions with the wrong number of arguments (the prelude compiler
+    does not check them: a sibling is called like any global). Each definition is analyzed as the
+    compiler analyzes it; one that does not analyze was reported already."""
+    from ..analyzer.base import NOT_TAIL, Scope
+    from ..analyzer.bindings import analyze_fn_tail
+    from ..prelude import Component, PreludeError, parse_component
+    try:
+        specs = parse_component(Component(text, "<prelude>"))
+    except (PreludeError, RecursionError):
+        return []
+    exports = exports_of(ctx.compiled)
+    out: list[Diag] = []
+    for spec in specs:
+        arities = {d.name: (d.arity, d.variadic) for d in spec.defs.values() if d.kind == "function"}
+        az = Analyzer(Env(user_names=spec.defs.keys(), preludes=exports, own_namespace=spec.name))
+        for d in spec.defs.values():
+            try:
+                if d.kind == "function":
+                    node = analyze_fn_tail(az, d.name, d.params_form, d.body, Scope(), d.form, d.doc,
+                                           bind_self=False)
+                else:
+                    node = az.analyze(d.value_form, Scope(), NOT_TAIL)
+            except (PtcError, RecursionError):
+                continue
+            out += _arity_problems(node, arities, bom)
+    return out
 
 
 # ------------------------------------------------------------------ programs
