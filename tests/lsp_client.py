@@ -75,6 +75,18 @@ class Client:
                 await asyncio.sleep(0.02)
         return self.run(wait())
 
+    def published(self, uri: str) -> int:
+        """How many times diagnostics of `uri` were published so far."""
+        return len(self.diagnostics.get(uri, []))
+
+    def wait_next_diagnostics(self, uri: str, after: int) -> list:
+        """The diagnostics of the first publication for `uri` after the first `after` ones."""
+        async def wait():
+            while len(self.diagnostics.get(uri, [])) <= after:
+                await asyncio.sleep(0.02)
+            return self.diagnostics[uri][after].diagnostics
+        return self.run(wait())
+
     # -- requests
     def _doc(self, uri):
         return T.TextDocumentIdentifier(uri)

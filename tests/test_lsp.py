@@ -35,9 +35,13 @@ model = "models/main.script.json"
 [tools.lookup]
 python = "tools:lookup"
 
+[mcp.git]
+command = ["mcp-server-git"]
+
 [missions.default]
 data = { orders = "data/orders.json" }
 tools = ["lookup"]
+mcp = ["git"]
 preludes = ["preludes/helpers.clj"]
 
 [entry]
@@ -128,6 +132,14 @@ def test_each_unbound_name_of_a_form_is_reported(client, tree):
     assert _ranges(client.wait_diagnostics(uri)) == [("unbound_var", (0, 9, 0, 12)), ("unbound_var", (1, 3, 1, 6))]
 
 
+def test_no_completion_or_hover_inside_strings_and_comments(client, tree):
+    uri = client.open(tree / "loose" / "strings.clj", '(str "ma" 1) ; ma\n(map inc [1])')
+    assert client.completion(uri, 0, 8).items == ()
+    assert client.completion(uri, 0, 17).items == ()
+    assert client.hover(uri, 0, 7) is None and client.hover(uri, 0, 16) is None
+    assert client.hover(uri, 1, 2) is not None
+
+
 def test_arity_of_builtins_own_functions_and_form_shapes(client, tree):
     text = "(defn add [x y] (+ x y))\n(add 1)\n(map inc)\n(let [x] 1)\n(let [add inc] (add 1))\n"
     uri = client.open(tree / "loose" / "arity.clj", text)
@@ -153,12 +165,15 @@ def test_change_is_checked_after_the_debounce_for_the_last_version_only(client, 
 
 
 def test_project_data_and_tools_are_checked_against_the_mission(client, tree):
-    text = "(count data/order)\n(tool/lookup {:order_id 1})\n(tool/missing {})\n(helpers/paid-total data/orders)\n"
+    text = "(count data/order)\n(tool/lookup {:order_id 1})\n(tool/missing {})\n(helpers/paid-total data/orders)\n" \
+           "(tool/git.git_status {})\n(tool/gti.git_status {})\n"
     uri = client.open(tree / "shop" / "main.clj", text)
     diags = client.wait_diagnostics(uri)
-    assert _ranges(diags) == [("unknown_data", (0, 7, 0, 17)), ("unknown_tool", (2, 1, 2, 13))]
+    assert _ranges(diags) == [("unknown_data", (0, 7, 0, 17)), ("unknown_tool", (2, 1, 2, 13)),
+                              ("unknown_tool", (5, 1, 5, 20))]
     assert diags[0].message == "data/order is not available. Available: data/orders. Did you mean data/orders?"
-    assert diags[1].message == "tool/missing is not available. Available tools: lookup"
+    assert diags[1].message == "tool/missing is not available. Available tools: git.*, lookup"
+    assert "MCP server 'git'" in client.hover(uri, 4, 3).contents.value
 
 
 def test_prelude_exports_arity_is_checked(client, tree):
@@ -187,10 +202,11 @@ def test_unsaved_prelude_text_is_what_programs_see(client, tree):
     try:
         uri = client.open(tree / "shop" / "extra.clj", "(helpers/extra)\n")
         assert client.wait_diagnostics(uri) == ()
+        seen = client.published(uri)
+        client.change(prelude, HELPERS)         # the program is checked again, unchanged itself
+        assert [d.code for d in client.wait_next_diagnostics(uri, seen)] == ["invalid_form"]
     finally:
         client.close(prelude)
-    client.change(uri, "(helpers/extra)\n ")
-    assert [d.code for d in client.wait_diagnostics(uri)] == ["invalid_form"]
 
 
 def test_a_broken_project_file_is_one_diagnostic_and_the_server_goes_on(client, tree):
@@ -232,7 +248,7 @@ def test_completion_in_a_project_offers_its_data_tools_and_exports(client, tree)
     assert list(items) == ["data/orders"]
     assert items["data/orders"].detail.startswith("Type: [{id :int, region :string")
     uri2 = client.open(tree / "shop" / "complete2.clj", "(tool/\n(helpers/")
-    assert [i.label for i in client.completion(uri2, 0, 6).items] == ["tool/lookup"]
+    assert [i.label for i in client.completion(uri2, 0, 6).items] == ["tool/git.", "tool/lookup"]
     exports = {i.label: i for i in client.completion(uri2, 1, 9).items}
     assert list(exports) == ["helpers/paid-total"]
     assert exports["helpers/paid-total"].detail == "(helpers/paid-total orders)"

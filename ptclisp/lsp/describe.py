@@ -166,6 +166,13 @@ def tool(info: ToolInfo, mission: str | None) -> Info:
                 line=info.line)
 
 
+def mcp_tool(name: str, mission: str | None) -> Info:
+    server = name.partition(".")[0]
+    return Info(f"tool/{name}", "tool", (f"(tool/{name} {{...}})",),
+                f"A tool of MCP server {server!r}, granted to mission {mission!r}. The language server does "
+                f"not start MCP servers, so it does not know this server's tools.", detail="MCP tool")
+
+
 # ------------------------------------------------------------------ types as the prompt writes them
 
 _BASE = {"string": ":string", "integer": ":int", "number": ":float", "boolean": ":bool", "keyword": ":keyword",

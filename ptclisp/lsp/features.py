@@ -15,7 +15,7 @@ from .. import registry as R
 from ..forms import List, Sym, split_symbol
 from . import describe as D
 from .context import Context
-from .source import Text, locals_at, path_at, prefix_at, read_prefix, word_at
+from .source import Text, in_code, locals_at, path_at, prefix_at, read_prefix, word_at
 
 
 @attrs.define
@@ -83,6 +83,8 @@ class Document:
             return D.data(d, ctx.mission) if d is not None else None
         if ns == "tool":
             t = (ctx.tools or {}).get(name)
+            if t is None and name.partition(".")[0] in ctx.mcp_servers and "." in name:
+                return D.mcp_tool(name, ctx.mission)
             return D.tool(t, ctx.mission) if t is not None else None
         compiled = ctx.compiled.get(ns)
         if compiled is not None:
@@ -103,7 +105,7 @@ def _end_of_prefix(text: Text, pos, drop: int):
 def complete(doc: Document, pos) -> tuple[list[Item], int]:
     """The completions at `pos` and the column where the text they replace starts."""
     prefix, start = prefix_at(doc.text, pos)
-    if prefix.startswith(":") or prefix.startswith("\\") or prefix[:1].isdigit():
+    if prefix.startswith(":") or prefix.startswith("\\") or prefix[:1].isdigit() or not in_code(doc.text, pos):
         return [], start
     items: list[Item] = []
     seen: set = set()
@@ -153,7 +155,7 @@ def name_at(doc: Document, pos):
 
 def hover(doc: Document, pos):
     found = name_at(doc, pos)
-    if found is None:
+    if found is None or not in_code(doc.text, (pos[0], found[1])):
         return None
     word, start, end = found
     info = doc.resolve(word, (pos[0], start))

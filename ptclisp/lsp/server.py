@@ -19,6 +19,7 @@ from ..errors import PtcError
 from ..reader import read, strip_bom
 from . import features as F
 from .context import context_for
+from ..tooling.check import is_prelude_source
 from .diagnostics import diagnose
 from .outline import FormatError, folding_ranges, format_edits, format_range_edits, symbols
 
@@ -54,6 +55,7 @@ def build_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS):
     @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls, params):
         state.publish(params.text_document.uri)
+        state.recheck_others(params.text_document.uri)
 
     @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls, params):
@@ -129,14 +131,16 @@ class _State:
         return d, F.Document(text, d.path, ctx, forms)
 
     # -- diagnostics
-    def schedule(self, uri: str) -> None:
+    def schedule(self, uri: str, cascade: bool = True) -> None:
         handle = self.pending.pop(uri, None)
         if handle is not None:
             handle.cancel()
         loop = asyncio.get_running_loop()
-        self.pending[uri] = loop.call_later(self.delay, self.publish, uri)
+        self.pending[uri] = loop.call_later(self.delay, self.publish, uri, cascade)
 
-    def publish(self, uri: str) -> None:
+    def publish(self, uri: str, cascade: bool = True) -> None:
+        """Check `uri` and publish its diagnostics; with `cascade`, a prelude's change also checks
+        the other open documents again."""
         T = _types()
         handle = self.pending.pop(uri, None)
         if handle is not None:
@@ -153,6 +157,14 @@ class _State:
             return
         self.server.text_document_publish_diagnostics(
             T.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=d.version))
+        if cascade and d.path and is_prelude_source(d.source):
+            self.recheck_others(uri)
+
+    def recheck_others(self, uri: str) -> None:
+        """Check the other open documents again (after a prelude changed: they may call it)."""
+        for other in list(self.server.workspace.text_documents):
+            if other != uri and other not in self.pending:
+                self.schedule(other, cascade=False)
 
     def close(self, uri: str) -> None:
         T = _types()

@@ -140,6 +140,17 @@ def word_at(text: Text, pos: tuple[int, int]) -> tuple[str, int, int]:
 _CLOSE = {"LPAR": ")", "LSQB": "]", "LBRACE": "}", "HASH_LBRACE": "}", "HASH_LPAR": ")"}
 
 
+def in_code(text: Text, pos: tuple[int, int]) -> bool:
+    """Is `pos` in code (not inside a string, a regex literal or a comment)?"""
+    from ..tooling.tokens import lex_prefix
+    head = text.text[:text.offset(*pos)]
+    toks, in_string = lex_prefix(head)
+    if in_string:
+        return False
+    return not (toks and toks[-1].type == "COMMENT" and "\n" not in toks[-1].text
+                and sum(len(t.text) for t in toks) == len(head))
+
+
 def read_prefix(text: Text, pos: tuple[int, int], drop: int = 0):
     """The forms of the text before `pos` (less `drop` characters, the word being typed), with the
     brackets still open there closed, so the forms enclosing `pos` can be found in a file that does
