@@ -10,7 +10,8 @@ built in a temporary directory) and outside any project.
 Two numbers per case: the first pass in a fresh process (what opening the file costs: the reader
 and analyzer warm up, the project is read) and the median of the following passes (each edit).
 Also, with --server, the time from a didChange to its publishDiagnostics through a real
-`ptclisp lsp` process (debounce 0), the editor's view.
+`ptclisp lsp` process (debounce 0), the editor's view, and of a completion request at the end of
+the file while a form there is half-typed.
 
     .venv/bin/python benchmarks/lsp_diagnostics.py [--lines 2000] [--reps 5] [--server]
 
@@ -99,7 +100,7 @@ def _passes(text: str, path: str | None, reps: int) -> tuple[float, float, int]:
     return first * 1000, statistics.median(times) * 1000, len(found)
 
 
-def _server(text: str, path: pathlib.Path, reps: int) -> float:
+def _server(text: str, path: pathlib.Path, reps: int) -> tuple[float, float]:
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests"))
     from lsp_client import Client
     c = Client(str(path.parent), debounce_ms=0)
@@ -112,10 +113,18 @@ def _server(text: str, path: pathlib.Path, reps: int) -> float:
             c.change(uri, text + f"\n;; edit {k}\n")
             c.wait_diagnostics(uri)
             times.append(time.perf_counter() - t0)
+        typing = text + "(let [abc 1]\n  (ma"
+        c.change(uri, typing)
+        line = typing.count("\n")
+        completions = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            c.completion(uri, line, 5)
+            completions.append(time.perf_counter() - t0)
         c.shutdown_and_exit()
     finally:
         c.kill()
-    return statistics.median(times) * 1000
+    return statistics.median(times) * 1000, statistics.median(completions) * 1000
 
 
 def main(argv=None) -> int:
@@ -137,8 +146,9 @@ def main(argv=None) -> int:
             print(f"{label:<18} first pass {first:7.1f} ms   next passes (median of {args.reps}) {median:7.1f} ms"
                   f"   {n} diagnostics")
         if args.server:
-            ms = _server(text, path, args.reps)
-            print(f"through the server: didChange -> publishDiagnostics median {ms:.1f} ms")
+            ms, completion = _server(text, path, args.reps)
+            print(f"through the server: didChange -> publishDiagnostics median {ms:.1f} ms; completion at the "
+                  f"end of the file (which does not read) median {completion:.1f} ms")
     return 0
 
 

@@ -42,8 +42,8 @@ class Document:
         self.path = path
         self.ctx = ctx
         if forms is None:
-            end = self.text.spot(len(text))
-            forms = read_prefix(self.text, end) or []
+            whole = read_prefix(self.text, self.text.spot(len(text)), line0=0)
+            forms = whole.forms if whole is not None else []
         self.forms = forms
 
     def defs(self) -> dict:
@@ -57,11 +57,12 @@ class Document:
         return out
 
     def locals(self, pos, drop: int = 0) -> dict:
-        forms = read_prefix(self.text, pos, drop)
-        if forms is None:
+        pre = read_prefix(self.text, pos, drop)
+        if pre is None:
             return {}
-        end = _end_of_prefix(self.text, pos, drop)
-        return locals_at(path_at(forms, end, inclusive_end=False), end)
+        end = pre.rel((pos[0], pos[1] - drop))
+        found = locals_at(path_at(pre.forms, end, inclusive_end=False), end)
+        return {name: Sym(None, sym.name, pre.span(sym.span)) for name, sym in found.items()}
 
     def resolve(self, name: str, pos) -> D.Info | None:
         """What `name` written at `pos` refers to."""
@@ -93,11 +94,6 @@ class Document:
             return D.export(ex, compiled) if ex is not None else None
         spec = R.lookup_qualified(ns, name)
         return D.builtin(spec.name, spec) if spec is not None else None
-
-
-def _end_of_prefix(text: Text, pos, drop: int):
-    line, col = pos
-    return line, col - drop
 
 
 # ------------------------------------------------------------------ completion
@@ -177,24 +173,26 @@ def definition(doc: Document, pos) -> D.Info | None:
 
 def signature_help(doc: Document, pos):
     """(signatures, active signature, active parameter) of the call around `pos`, or None."""
-    forms = read_prefix(doc.text, pos)
-    if forms is None:
+    pre = read_prefix(doc.text, pos)
+    if pre is None:
         return None
-    path = path_at(forms, pos, inclusive_end=False)
+    rel = pre.rel(pos)
+    path = path_at(pre.forms, rel, inclusive_end=False)
     for i in range(len(path) - 1, -1, -1):
         f = path[i]
         if type(f) is not List or not f.items or type(f.items[0]) is not Sym:
             continue
         head = f.items[0]
-        if head.span is not None and (head.span.end_line - 1, head.span.end_col - 1) >= pos:
+        if head.span is not None and (head.span.end_line - 1, head.span.end_col - 1) >= rel:
             continue            # still typing the name
-        info = doc.resolve(head.full, (head.span.line - 1, head.span.col - 1))
+        at = pre.span(head.span)
+        info = doc.resolve(head.full, (at.line - 1, at.col - 1))
         if info is None or not info.signatures:
             return None
         args = f.items[1:]
         before = doc.text.line_text(pos[0])[:pos[1]]
         touching = bool(args) and before[-1:] not in ("", " ", "\t", ",") and \
-            (args[-1].span.end_line - 1, args[-1].span.end_col - 1) == pos
+            (args[-1].span.end_line - 1, args[-1].span.end_col - 1) == rel
         active = max(len(args) - 1, 0) if touching else len(args)
         sigs = [signature_of(s, info.short_doc()) for s in info.signatures]
         which = _choose(sigs, active)

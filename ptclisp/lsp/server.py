@@ -18,7 +18,7 @@ from .. import lib
 from ..errors import PtcError
 from ..reader import read, strip_bom
 from . import features as F
-from .context import context_for
+from .context import BUILTINS_ONLY, context_for
 from ..tooling.check import is_prelude_source
 from .diagnostics import diagnose
 from .outline import FormatError, folding_ranges, format_edits, format_range_edits, symbols
@@ -104,7 +104,8 @@ class _State:
         self.server = server
         self.delay = delay
         self.pending: dict = {}          # uri -> asyncio.TimerHandle
-        self.forms: dict = {}            # uri -> the last forms that read
+        self.forms: dict = {}            # uri -> (version, the forms the features use)
+        self.good: dict = {}             # uri -> the last forms that read
 
     # -- documents
     def doc(self, uri: str):
@@ -118,17 +119,24 @@ class _State:
         return out
 
     def document(self, uri: str) -> tuple:
-        """(pygls document, features.Document) of an open document."""
+        """(pygls document, features.Document) of an open document. Its forms are read once per
+        version: as they are, or (a text that does not read) the last forms that did, or failing
+        those the text with its open brackets closed."""
         d = self.doc(uri)
         text = d.source
-        forms = None
-        try:
-            forms = read(strip_bom(text))
-            self.forms[uri] = forms
-        except PtcError:
-            pass
-        ctx = context_for(d.path, self.overlay())
-        return d, F.Document(text, d.path, ctx, forms)
+        cached = self.forms.get(uri)
+        if cached is not None and cached[0] == d.version:
+            forms = cached[1]
+        else:
+            try:
+                forms = read(strip_bom(text))
+                self.good[uri] = forms
+            except PtcError:
+                forms = self.good.get(uri)
+            if forms is None:
+                forms = F.Document(text, d.path, BUILTINS_ONLY).forms
+            self.forms[uri] = (d.version, forms)
+        return d, F.Document(text, d.path, context_for(d.path, self.overlay()), forms)
 
     # -- diagnostics
     def schedule(self, uri: str, cascade: bool = True) -> None:
@@ -172,6 +180,7 @@ class _State:
         if handle is not None:
             handle.cancel()
         self.forms.pop(uri, None)
+        self.good.pop(uri, None)
         self.server.text_document_publish_diagnostics(T.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     # -- requests

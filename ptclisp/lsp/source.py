@@ -140,31 +140,66 @@ def word_at(text: Text, pos: tuple[int, int]) -> tuple[str, int, int]:
 _CLOSE = {"LPAR": ")", "LSQB": "]", "LBRACE": "}", "HASH_LBRACE": "}", "HASH_LPAR": ")"}
 
 
+def top_start(text: Text, line: int) -> int:
+    """The line where the top-level form around `line` starts, as far as the text shows: the nearest
+    line at or above it that starts with an opening bracket (the formatter puts every top-level form
+    in column 0 and indents everything inside one). Reading from there keeps a query on a long file
+    as cheap as on its last form."""
+    t, starts = text.text, text.starts
+    for ln in range(min(line, len(starts) - 1), 0, -1):
+        if t[starts[ln]:starts[ln] + 1] in ("(", "[", "{", "#"):
+            return ln
+    return 0
+
+
+def _lex_tail(text: Text, pos, drop: int, line0: int | None):
+    from ..tooling.tokens import lex_prefix
+    line0 = top_start(text, pos[0]) if line0 is None else line0
+    head = text.text[text.starts[line0]:text.offset(*pos) - drop]
+    toks, in_string = lex_prefix(head)
+    return line0, head, toks, in_string
+
+
 def in_code(text: Text, pos: tuple[int, int]) -> bool:
     """Is `pos` in code (not inside a string, a regex literal or a comment)?"""
-    from ..tooling.tokens import lex_prefix
-    head = text.text[:text.offset(*pos)]
-    toks, in_string = lex_prefix(head)
+    _, head, toks, in_string = _lex_tail(text, pos, 0, None)
     if in_string:
         return False
-    return not (toks and toks[-1].type == "COMMENT" and "\n" not in toks[-1].text
-                and sum(len(t.text) for t in toks) == len(head))
+    return not (toks and toks[-1].type == "COMMENT" and sum(len(t.text) for t in toks) == len(head))
 
 
-def read_prefix(text: Text, pos: tuple[int, int], drop: int = 0):
-    """The forms of the text before `pos` (less `drop` characters, the word being typed), with the
-    brackets still open there closed, so the forms enclosing `pos` can be found in a file that does
-    not read yet. None inside a string or comment, or when even that does not read."""
-    from ..tooling.tokens import lex_prefix
-    end = text.offset(*pos)
-    head = text.text[:end - drop]
-    toks, in_string = lex_prefix(head)
+class Prefix:
+    """Forms read from line `line0` up to a position; their spans count lines from `line0`."""
+
+    __slots__ = ("forms", "line0")
+
+    def __init__(self, forms: list, line0: int):
+        self.forms = forms
+        self.line0 = line0
+
+    def rel(self, pos) -> tuple[int, int]:
+        return pos[0] - self.line0, pos[1]
+
+    def span(self, span: Span | None) -> Span | None:
+        """`span` in the document's lines."""
+        if span is None or not self.line0:
+            return span
+        return Span(span.line + self.line0, span.col,
+                    None if span.end_line is None else span.end_line + self.line0, span.end_col)
+
+
+def read_prefix(text: Text, pos: tuple[int, int], drop: int = 0, line0: int | None = None) -> Prefix | None:
+    """The forms of the text before `pos` (less `drop` characters, the word being typed), from the
+    start of its top-level form (`top_start`, or `line0`), with the brackets still open there closed,
+    so the forms enclosing `pos` can be found in a file that does not read yet. None inside a string
+    or comment, or when even that does not read."""
+    line0, head, toks, in_string = _lex_tail(text, pos, drop, line0)
     if in_string:
         return None
     consumed = sum(len(t.text) for t in toks)
     if consumed < len(head) and head[consumed:].strip():
         return None                       # stopped at something that does not lex
-    if toks and toks[-1].type == "COMMENT" and "\n" not in toks[-1].text:
+    if toks and toks[-1].type == "COMMENT" and consumed == len(head):
         return None
     stack = []
     for t in toks:
@@ -173,8 +208,10 @@ def read_prefix(text: Text, pos: tuple[int, int], drop: int = 0):
         elif t.type in ("RPAR", "RSQB", "RBRACE") and stack:
             stack.pop()
     try:
-        return read(head + " " + "".join(reversed(stack)))
+        return Prefix(read(head + " " + "".join(reversed(stack))), line0)
     except PtcError:
+        if line0:                         # the guess of the form's start was wrong: read it all
+            return read_prefix(text, pos, drop, 0)
         return None
 
 
