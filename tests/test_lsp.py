@@ -242,6 +242,13 @@ def test_completion_offers_locals_in_scope_first_and_file_definitions(client, tr
     assert "tick" not in [i.label for i in client.completion(uri, 1, 13).items]
 
 
+def test_completion_after_a_multi_line_string_whose_line_starts_with_a_bracket(client, tree):
+    text = '(let [abc 1]\n  (str "x\n(not code" (ab'
+    uri = client.open(tree / "loose" / "mls.clj", text)
+    labels = [i.label for i in client.completion(uri, 2, 14).items]
+    assert labels[0] == "abc"
+
+
 def test_completion_in_a_project_offers_its_data_tools_and_exports(client, tree):
     uri = client.open(tree / "shop" / "complete.clj", "(count data/o")
     items = {i.label: i for i in client.completion(uri, 0, 13).items}
@@ -375,6 +382,12 @@ def test_the_command_has_help_and_rejects_bad_flags():
     bad = subprocess.run([sys.executable, "-m", "ptclisp", "lsp", "--debounce-ms", "-1"], capture_output=True,
                          text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert bad.returncode == 2 and bad.stderr.strip() == "ptclisp: --debounce-ms must be 0 or more"
+    missing = subprocess.run([sys.executable, "-c", "import sys; sys.modules['pygls'] = None\n"
+                              "from ptclisp.cli import main; sys.exit(main(['lsp']))"],
+                             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == "ptclisp: the language server needs pygls (pygls is not installed): " \
+                                     "pip install 'ptclisp[lsp]'"
 
 
 def test_render_type_matches_the_agent_prompt():

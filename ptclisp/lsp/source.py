@@ -153,10 +153,16 @@ def top_start(text: Text, line: int) -> int:
 
 
 def _lex_tail(text: Text, pos, drop: int, line0: int | None):
+    """(line0, the text from line0 to pos, its tokens, whether pos is inside a string). A guessed start
+    that leaves pos inside a string may be inside a string itself (a line of a multi-line string that
+    starts with a bracket): then the text is lexed from the top."""
     from ..tooling.tokens import lex_prefix
-    line0 = top_start(text, pos[0]) if line0 is None else line0
+    guessed = line0 is None
+    line0 = top_start(text, pos[0]) if guessed else line0
     head = text.text[text.starts[line0]:text.offset(*pos) - drop]
     toks, in_string = lex_prefix(head)
+    if in_string and guessed and line0:
+        return _lex_tail(text, pos, drop, 0)
     return line0, head, toks, in_string
 
 
