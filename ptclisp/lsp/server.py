@@ -61,7 +61,7 @@ def build_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS):
     def did_close(ls, params):
         state.close(params.text_document.uri)
 
-    @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["/", "("]))
+    @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["/"]))
     def completion(ls, params):
         return state.guarded(_completion, params)
 
