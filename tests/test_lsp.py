@@ -100,7 +100,7 @@ def tree(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(tree):
-    c = Client(str(tree), debounce_ms=250)   # a debounce far above the time between two notifications
+    c = Client(str(tree), debounce_ms=400)   # a debounce far above the time between two notifications
     yield c
     c.kill()
 
@@ -118,6 +118,15 @@ def test_unbound_symbol_has_the_symbols_range_and_builtins_are_known(client, tre
     assert _ranges(diags) == [("unbound_var", (1, 10, 1, 12))]
     assert diags[0].message.startswith("Unable to resolve symbol: fo in this context")
     assert diags[0].source == "ptclisp"
+
+
+def test_ranges_are_in_the_clients_utf16_units(client, tree):
+    assert client.init.capabilities.position_encoding == T.PositionEncodingKind.Utf16
+    uri = client.open(tree / "loose" / "emoji.clj", '(str "\U0001F600" (fo 1))\n')
+    assert _ranges(client.wait_diagnostics(uri)) == [("unbound_var", (0, 11, 0, 13))]   # the emoji is 2 units
+    other = client.open(tree / "loose" / "emoji2.clj", '(str "\U0001F600" (inc 1))\n')
+    h = client.hover(other, 0, 12)
+    assert (h.range.start.character, h.range.end.character) == (11, 14) and "(inc x)" in h.contents.value
 
 
 def test_reader_error_has_the_readers_position_and_message(client, tree):
@@ -382,6 +391,9 @@ def test_the_command_has_help_and_rejects_bad_flags():
     bad = subprocess.run([sys.executable, "-m", "ptclisp", "lsp", "--debounce-ms", "-1"], capture_output=True,
                          text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert bad.returncode == 2 and bad.stderr.strip() == "ptclisp: --debounce-ms must be 0 or more"
+    eof = subprocess.run([sys.executable, "-m", "ptclisp", "lsp", "--stdio"], capture_output=True, timeout=60,
+                         stdin=subprocess.DEVNULL)
+    assert eof.returncode == 0 and eof.stdout == b""          # standard input closed: the server ends
     missing = subprocess.run([sys.executable, "-c", "import sys; sys.modules['pygls'] = None\n"
                               "from ptclisp.cli import main; sys.exit(main(['lsp']))"],
                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
