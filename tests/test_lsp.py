@@ -8,7 +8,6 @@ project whose ptclisp.toml is broken.
 from __future__ import annotations
 
 import json
-import pathlib
 import subprocess
 import sys
 

@@ -5,7 +5,7 @@ reader counts them (its spans are 1-based); server.py converts them to the clien
 
 Owns `Text` (a document's text with its line starts), `Spot` (a 0-based position) and the
 queries the features share: `path_at` (the forms enclosing a position, outermost first),
-`prefix_at` (the symbol being typed), `read_prefix` (the text up to a position, closed so it
+`prefix_at` and `word_at` (the symbol being typed, the one under the cursor), `read_prefix` (the text up to a position, closed so it
 reads: what completion and signature help see in a half-typed file) and `locals_at` (the
 names bound by the enclosing `let`, `fn`, `loop`, `for` ... forms).
 Imports the reader, forms and the token stream of ptclisp.tooling.
@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 
 from ..errors import PtcError, Span
-from ..forms import Form, List, Lit, MapForm, Seq, ShortFn, Sym, VecForm
+from ..forms import Form, List, Lit, MapForm, Seq, Sym, VecForm
 from ..reader import read
 from ..values import Keyword
 
@@ -105,14 +105,6 @@ def path_at(forms: list, pos: tuple[int, int], *, inclusive_end: bool = True) ->
                 break
         else:
             return out
-
-
-def symbol_at(forms: list, pos: tuple[int, int]):
-    """The symbol (or keyword literal) at `pos`, or None; and the path to it."""
-    path = path_at(forms, pos)
-    if path and (type(path[-1]) is Sym or (type(path[-1]) is Lit and type(path[-1].value) is Keyword)):
-        return path[-1], path
-    return None, path
 
 
 def prefix_at(text: Text, pos: tuple[int, int]) -> tuple[str, int]:
@@ -312,7 +304,3 @@ def locals_at(path: list, pos) -> dict:
         for sym in binders(form, pos):
             out[sym.name] = sym
     return out
-
-
-def in_short_fn(path: list) -> bool:
-    return any(type(f) is ShortFn for f in path)
