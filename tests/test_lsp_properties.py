@@ -75,3 +75,20 @@ def test_formatting_edits_give_exactly_the_fmt_layout(forms, data):
     for e in sorted(edits, key=lambda e: e.start, reverse=True):
         out = out[:t.offset(*e.start)] + e.text + out[t.offset(*e.end):]
     assert out == want
+
+
+def test_the_benchmark_file_has_its_size_and_exactly_its_two_planted_mistakes(tmp_path):
+    import pathlib
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        import lsp_diagnostics as bench
+    finally:
+        sys.path.pop(0)
+    text = bench.program(2000)
+    assert 1950 <= text.count("\n") <= 2000
+    path = bench.make_project(tmp_path / "proj")
+    from ptclisp.lsp.context import context_for
+    found = diagnose(text, context_for(str(path)))
+    assert [(d.kind, d.start[0]) for d in found] == [("unbound_var", text.count("\n") - 2),
+                                                     ("arity_mismatch", text.count("\n") - 1)]
