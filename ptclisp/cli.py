@@ -1,5 +1,5 @@
 """The `ptclisp` command: repl, run, eval, check, fmt, bench, agent, view, transcript, init, validate,
-doctor, models, docs, mcp.
+doctor, models, docs, mcp, lsp.
 
     ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr] [--project DIR [--mission M]]
     ptclisp run   FILE.clj [same flags] [--json]
@@ -21,6 +21,7 @@ doctor, models, docs, mcp.
     ptclisp docs [PAGE]            (ptclisp/docs_cmd.py)
     ptclisp --version              (also python -m ptclisp)
     ptclisp mcp serve [...]        (ptclisp/mcp/server.py)
+    ptclisp lsp [--debounce-ms MS] (the language server over stdio: ptclisp/lsp/)
 
 Exit codes. run/eval of a program: 0 value or `return`, 1 `fail`, 2 error.
 check: 1 when it found problems. fmt --check: 1 when a file would change.
@@ -40,7 +41,8 @@ the REPL, the source tools
 (`ptclisp.tooling`: check, fmt), the prelude loader, tools, the trace flags
 and viewer (`ptclisp.trace.cli`, `ptclisp.view`), and the command modules
 `ptclisp.agent.cli`, `ptclisp.bench_agent.cli`, `ptclisp.bench`,
-`ptclisp.project.commands`, `ptclisp.docs_cmd` and `ptclisp.mcp.server`. `main`
+`ptclisp.project.commands`, `ptclisp.docs_cmd`, `ptclisp.mcp.server` and
+`ptclisp.lsp.server` (the language server, `ptclisp lsp`). `main`
 builds the parser of the named command alone, so `ptclisp eval` loads none
 of the other commands' modules. Only `ptclisp.__main__` imports this module.
 """
@@ -469,6 +471,32 @@ def _add_mcp(sub) -> None:
     add_mcp_command(sub)
 
 
+def _add_lsp(sub) -> None:
+    sp = sub.add_parser("lsp", help="the language server editors start (LSP over stdio)",
+                        description="Serve the Language Server Protocol on standard input and output: "
+                                    "diagnostics, completion, hover, signature help, go to definition, "
+                                    "symbols, folding and formatting for PTC-Lisp files, with the data, tools "
+                                    "and preludes of the nearest ptclisp.toml. Needs the lsp extra (pip "
+                                    "install 'ptclisp[lsp]'); docs/editors.md shows how editors start it.")
+    sp.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only "
+                                                         "transport)")
+    sp.add_argument("--debounce-ms", type=int, default=300, metavar="MS",
+                    help="wait this long after the last change before checking a document (default 300)")
+    sp.set_defaults(func=cmd_lsp)
+
+
+def cmd_lsp(args) -> int:
+    try:
+        from .lsp.server import serve
+        import pygls  # noqa: F401 - the lsp extra
+    except ImportError as exc:
+        raise UsageError(f"the language server needs pygls ({exc.name} is not installed): "
+                         f"pip install 'ptclisp[lsp]'") from None
+    if args.debounce_ms < 0:
+        raise UsageError("--debounce-ms must be 0 or more")
+    return serve(debounce_ms=args.debounce_ms)
+
+
 def cmd_bench(args) -> int:
     if args.suite == "agent":
         from .bench_agent.cli import cli_main
@@ -486,7 +514,7 @@ def cmd_agent(args) -> int:
 _COMMANDS = {"repl": _add_repl, "run": _add_run, "eval": _add_eval, "check": _add_check, "fmt": _add_fmt,
              "bench": _add_bench, "agent": _add_agent, "view": _add_view, "transcript": _add_transcript,
              "init": _add_init, "validate": _add_validate, "doctor": _add_doctor, "models": _add_models,
-             "docs": _add_docs, "mcp": _add_mcp}
+             "docs": _add_docs, "mcp": _add_mcp, "lsp": _add_lsp}
 
 
 def _mcp_start_error():
