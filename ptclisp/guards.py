@@ -148,7 +148,9 @@ def _interruptible(frame) -> bool:
 _METER, _OVERDUE_AT, _DELIVERED = 0, 1, 2
 
 
-def _grace_s(meter) -> float:
+def grace_s(meter) -> float:
+    """How long past its deadline an evaluation may run before it is stopped from outside: a quarter
+    of its budget, between 20 ms and 500 ms (the hard stop here; an abandoned tool call, tool_runner.py)."""
     ms = meter.limits.timeout_ms or 1000
     return min(0.5, max(0.02, ms / 4000.0))
 
@@ -244,7 +246,7 @@ class _Enforcer:
                     if e[_OVERDUE_AT] is None:
                         e[_OVERDUE_AT] = min(now, m.deadline) if m.deadline is not None else now
                     overdue_at = e[_OVERDUE_AT]
-                    grace = 0.0 if m.stop_error is not None else _grace_s(m)  # already failed: no grace
+                    grace = 0.0 if m.stop_error is not None else grace_s(m)  # already failed: no grace
                     if now - overdue_at < grace:
                         wait = min(wait, overdue_at + grace - now)
                         continue
