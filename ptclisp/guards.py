@@ -144,6 +144,22 @@ def _interruptible(frame) -> bool:
     return True
 
 
+#: How far past its deadline plus grace period an evaluation may end and still count as stopped in time
+#: (the hard stop looks at an overdue thread every few milliseconds, at most `_Enforcer.POLL_S` apart).
+LATE_TOLERANCE_S = 0.1
+
+
+def late_ms(meter, now: float) -> int | None:
+    """How many milliseconds after its deadline plus grace period an evaluation that ends at `now`
+    ended, when that is more than LATE_TOLERANCE_S: it could not be stopped in time (stuck in an
+    operation that cannot be interrupted); None otherwise."""
+    d = meter.deadline
+    if d is None:
+        return None
+    late = now - d - grace_s(meter)
+    return round(late * 1000) if late > LATE_TOLERANCE_S else None
+
+
 # an armed evaluation: [meter, when it was found overdue (or None), whether a hard stop was delivered]
 _METER, _OVERDUE_AT, _DELIVERED = 0, 1, 2
 
