@@ -43,7 +43,7 @@ import attrs
 from . import meter as M
 from .errors import FailSignal, PtcError, ReturnSignal
 from .error_translation import to_error_info
-from .guards import ENFORCER, guard
+from .guards import ENFORCER, grace_s, guard
 from .meter import Meter, map_cost, merge_worker_caches, seq_cost, str_cost
 from .values import Keyword, OwnerToken, Set, Vector
 from .lib import parallel as _builtins
@@ -454,9 +454,11 @@ def _next_done(out: queue.SimpleQueue, root: Meter, deadline: float | None, who:
 def _drain(caller: Meter, out: queue.SimpleQueue, inflight: int, effects: dict, record=None):
     """Give stopped workers a moment to unwind, so few outlive the failed evaluation.
 
-    Workers finishing meanwhile keep their effects (their tool calls did happen).
+    Workers finishing meanwhile keep their effects (their tool calls did happen). A worker waiting
+    for a tool call gives it the grace period before abandoning it (tool_runner.py), so the wait
+    covers that too: the abandoned calls reach the ledger.
     """
-    end = time.monotonic() + _GRACE_S
+    end = time.monotonic() + _GRACE_S + (grace_s(caller) if inflight else 0.0)
     while inflight > 0:
         left = end - time.monotonic()
         if left <= 0:

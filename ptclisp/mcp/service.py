@@ -137,6 +137,10 @@ class PtcService:
         self.context = from_python(config.data or {})
         self.store = SessionStore(self._new_session, config.session_ttl_s, config.max_sessions, clock)
         self._slots = threading.BoundedSemaphore(config.max_concurrent)
+        if config.isolation == "process":   # --max-concurrent evaluations at once: as many worker processes
+            from ..process import POOL
+            if POOL.max_workers < config.max_concurrent:
+                POOL.configure(max_workers=config.max_concurrent)
         self.catalog = Catalog(self._discovery_run, list((config.data or {}).keys()), self.tools,
                                limits=self._limits_record(), sessions=self._sessions_record())
 
