@@ -330,6 +330,8 @@ def _ledger(records) -> tuple[list, int]:
                 entry["truncated"] = True
         if getattr(rec, "cached", False):
             entry["cached"] = True
+        if getattr(rec, "abandoned", False):   # the evaluation stopped waiting for it: its effect is unknown
+            entry["abandoned"] = True
         out.append(entry)
     return out, max(0, len(records) - MAX_LEDGER_ENTRIES)
 
