@@ -350,3 +350,27 @@ def test_mcp_serve_isolates_by_default_and_thread_is_the_opt_out():
     assert config_from_args(build_parser().parse_args(["mcp", "serve"]), {}).isolation == "process"
     args = build_parser().parse_args(["mcp", "serve", "--isolation", "thread"])
     assert config_from_args(args, {}).isolation == "thread"
+
+
+def test_mcp_serve_in_thread_mode_reports_an_evaluation_it_cannot_stop_and_keeps_its_slot():
+    import threading
+    import time
+    from ptclisp.mcp.service import PtcService, ServeConfig
+    release = threading.Event()
+    # a host function handed in as data holds the evaluating thread where nothing can stop it
+    service = PtcService(ServeConfig(data={"f": lambda x: release.wait(30)}, isolation="thread", max_concurrent=1,
+                                     limits=Limits(timeout_ms=100)))
+    try:
+        t0 = time.monotonic()
+        out = service.run("((identity data/f) 1)")
+        assert time.monotonic() - t0 < 5
+        err = out.structured["error"]
+        assert (err["kind"], err["still_running"]) == ("timeout", True) and "--max-concurrent" in err["message"]
+        busy = service.run("(+ 1 2)")   # the stuck evaluation still holds the one slot
+        assert busy.structured["error"]["kind"] == "busy"
+    finally:
+        release.set()
+    end = time.monotonic() + 10
+    while service.run("(+ 1 2)").structured.get("value") != 3:   # the slot is free once it ended
+        assert time.monotonic() < end
+        time.sleep(0.05)
