@@ -298,7 +298,8 @@ def _session_flags(sp, json_flag=True) -> None:
                     help="grant Python tools: a dict name -> callable/ptclisp.Tool, or a list of "
                          "ptclisp.Tool (repeatable; the current directory is importable)")
     sp.add_argument("--timeout-ms", type=_timeout_ms, default=None, metavar="MS",
-                    help=f"wall-clock limit per evaluation (default {DEFAULT_TIMEOUT_MS}); of the whole "
+                    help=f"wall-clock limit per evaluation, tool calls included: a tool still running at the "
+                         f"deadline is abandoned after a grace period (default {DEFAULT_TIMEOUT_MS}); of the whole "
                          f"agent run for a workflow or project (default 600000)")
     add_mcp_flags(sp)
     if json_flag:

@@ -2,19 +2,19 @@
 
 Owns `UsageError` (bad arguments or unusable input: one line on stderr,
 exit 2), `read_text` (a named file or `-` for stdin, as UTF-8),
-`load_data` (the `--data FILE.json` object), `load_tools` (the
+`load_data` (the `--data FILE.json` object: a regular file within a size
+bound, ptclisp/files.py, at the API's depth rule, ptclisp/json_data.py), `load_tools` (the
 `--tools module:attr` objects) and `lenient_output` (streams that can write
 any text, for the duration of a command).
 
 Only command-line modules import this one; the libraries (the agent host,
 the benchmark runner) never do. Imports `ptclisp.tools` (lazily, for
-`load_tools`) and the standard library.
+`load_tools`), `ptclisp.files` and `ptclisp.json_data` (lazily, for `load_data`) and the standard library.
 """
 from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import os
 import sys
 
@@ -37,12 +37,23 @@ def read_text(path: str, what: str = "") -> str:
 
 
 def load_data(path: str | None):
-    """The --data file: a JSON object whose keys become data/<name>."""
+    """The --data file: a JSON object whose keys become data/<name>.
+
+    A regular file of at most `files.MAX_FILE_BYTES` (a FIFO or a device is refused, never waited
+    on), parsed with the host API's depth rule (json_data: up to convert.MAX_DEPTH levels); every
+    failure is a UsageError of one line."""
     if not path:
         return None
-    text = read_text(path, "--data ")
+    from .files import FileRefused, read_text as read_file
+    from .json_data import JsonTooDeep, parse
     try:
-        data = json.loads(text)
+        text = sys.stdin.read() if path == "-" else read_file(path)
+    except FileRefused as exc:
+        raise UsageError(f"cannot read --data {path}: {exc.reason}") from None
+    try:
+        data = parse(text)
+    except JsonTooDeep as exc:
+        raise UsageError(f"--data {path}: {exc}") from None
     except ValueError as exc:
         raise UsageError(f"--data {path} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):

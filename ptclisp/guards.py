@@ -144,11 +144,29 @@ def _interruptible(frame) -> bool:
     return True
 
 
+#: How far past its deadline plus grace period an evaluation may end and still count as stopped in time
+#: (the hard stop looks at an overdue thread every few milliseconds, at most `_Enforcer.POLL_S` apart).
+LATE_TOLERANCE_S = 0.1
+
+
+def late_ms(meter, now: float) -> int | None:
+    """How many milliseconds after its deadline plus grace period an evaluation that ends at `now`
+    ended, when that is more than LATE_TOLERANCE_S: it could not be stopped in time (stuck in an
+    operation that cannot be interrupted); None otherwise."""
+    d = meter.deadline
+    if d is None:
+        return None
+    late = now - d - grace_s(meter)
+    return round(late * 1000) if late > LATE_TOLERANCE_S else None
+
+
 # an armed evaluation: [meter, when it was found overdue (or None), whether a hard stop was delivered]
 _METER, _OVERDUE_AT, _DELIVERED = 0, 1, 2
 
 
-def _grace_s(meter) -> float:
+def grace_s(meter) -> float:
+    """How long past its deadline an evaluation may run before it is stopped from outside: a quarter
+    of its budget, between 20 ms and 500 ms (the hard stop here; an abandoned tool call, tool_runner.py)."""
     ms = meter.limits.timeout_ms or 1000
     return min(0.5, max(0.02, ms / 4000.0))
 
@@ -244,7 +262,7 @@ class _Enforcer:
                     if e[_OVERDUE_AT] is None:
                         e[_OVERDUE_AT] = min(now, m.deadline) if m.deadline is not None else now
                     overdue_at = e[_OVERDUE_AT]
-                    grace = 0.0 if m.stop_error is not None else _grace_s(m)  # already failed: no grace
+                    grace = 0.0 if m.stop_error is not None else grace_s(m)  # already failed: no grace
                     if now - overdue_at < grace:
                         wait = min(wait, overdue_at + grace - now)
                         continue

@@ -433,6 +433,15 @@ def install(meter: Meter | None):
     return prev
 
 
+def install_view(meter: Meter | None):
+    """Make `meter` the one `current()` gives on this thread, without its owner token; returns the
+    previous one. A tool call's thread (tool_runner.py) does this, so that `time_left()` and
+    `check_stop()` see the calling evaluation, while nothing built there can be extended in place by it."""
+    prev = _local.meter
+    _local.meter = meter
+    return prev
+
+
 # ------------------------------------------------------------------ the per-evaluation tool cache
 
 _TOOL_CACHES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

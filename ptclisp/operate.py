@@ -159,7 +159,8 @@ def add_operation_flags(parser, *, timeout_ms: bool = True, title: str = "operat
                    help=f"seconds one model call may take (default {DEFAULT_PROVIDER_TIMEOUT_S:g})")
     if timeout_ms:
         g.add_argument("--timeout-ms", type=_timeout_ms, default=None, metavar="MS",
-                       help="wall-clock limit of the whole agent run, model calls included (exit 6 when hit; "
+                       help="wall-clock limit of the whole agent run, model and tool calls included: a tool "
+                            "still running at the deadline is abandoned after a grace period (exit 6 when hit; "
                             "default 600000)")
     g.add_argument("--env-file", metavar="FILE",
                    help="read credentials (KEY=VALUE lines) from FILE; nothing is read from the working "

@@ -43,7 +43,7 @@ import attrs
 from . import meter as M
 from .errors import FailSignal, PtcError, ReturnSignal
 from .error_translation import to_error_info
-from .guards import ENFORCER, guard
+from .guards import ENFORCER, grace_s, guard
 from .meter import Meter, map_cost, merge_worker_caches, seq_cost, str_cost
 from .values import Keyword, OwnerToken, Set, Vector
 from .lib import parallel as _builtins
@@ -141,21 +141,25 @@ def release(root: Meter, n: int):
 
 # ------------------------------------------------------------------ the thread pool
 
-class _Pool:
-    """Daemon threads reused across operations; a new one starts whenever none is idle.
+class ThreadPool:
+    """Daemon threads with deep stacks (`STACK_BYTES`), reused; a new one starts whenever none is idle.
 
-    The pool never queues work: the slot budget bounds how many workers an
-    evaluation runs, so a task handed to the pool always starts at once.
-    Idle threads exit after `idle_s`.
+    The pool never queues work: its users bound how many tasks they hand it
+    (the slot budget of parallel workers, the one waiting caller of a tool
+    call), so a task handed to the pool always starts at once. Idle threads
+    exit after `idle_s`. Threads are named `<name>-<n>`; `size()` counts the
+    idle ones. Used for parallel workers (`POOL`) and tool calls (tool_runner.py).
     """
 
-    def __init__(self, idle_s: float = 30.0):
+    def __init__(self, name: str, idle_s: float = 30.0):
+        self.name = name
         self.idle_s = idle_s
         self._idle: list = []
         self._lock = threading.Lock()
         self._ids = 0
 
     def submit(self, fn, *args):
+        """Run `fn(*args)` on an idle thread or a new one; RuntimeError when the OS gives no thread."""
         with self._lock:
             box = self._idle.pop() if self._idle else None
             if box is None:
@@ -163,15 +167,12 @@ class _Pool:
                 n = self._ids
         if box is None:
             box = queue.SimpleQueue()
-            t = threading.Thread(target=self._loop, args=(box,), name=f"ptclisp-parallel-{n}", daemon=True)
+            t = threading.Thread(target=self._loop, args=(box,), name=f"{self.name}-{n}", daemon=True)
             box.put((fn, args))
             with _STACK_LOCK:  # the size is process-wide; set it just for our own threads
                 old = threading.stack_size(STACK_BYTES)
                 try:
                     t.start()
-                except RuntimeError:  # the OS would not give us another thread
-                    raise PtcError("parallel_capacity_exceeded", "no thread could be started for a parallel worker",
-                                   details={"reason": "thread_start_failed"}) from None
                 finally:
                     threading.stack_size(old)
         else:
@@ -199,8 +200,12 @@ class _Pool:
         with self._lock:
             return len(self._idle)
 
+    def owns(self, thread: threading.Thread) -> bool:
+        """Whether `thread` is one of this pool's (by its name)."""
+        return thread.name.startswith(self.name + "-")
 
-POOL = _Pool()
+
+POOL = ThreadPool("ptclisp-parallel")
 
 
 # ------------------------------------------------------------------ handing values across threads
@@ -363,7 +368,11 @@ def _run_parallel(who, calls, n, caller, root, deadline, record) -> Vector:
                 else:
                     break
                 fn, args = calls[nxt]
-                POOL.submit(_work, out, WorkerMeter(root, deadline, nxt), who, fn, args)
+                try:
+                    POOL.submit(_work, out, WorkerMeter(root, deadline, nxt), who, fn, args)
+                except RuntimeError:  # the OS would not give us another thread
+                    raise PtcError("parallel_capacity_exceeded", "no thread could be started for a parallel worker",
+                                   details={"reason": "thread_start_failed"}) from None
                 inflight += 1
                 nxt += 1
             if not inflight:
@@ -445,9 +454,11 @@ def _next_done(out: queue.SimpleQueue, root: Meter, deadline: float | None, who:
 def _drain(caller: Meter, out: queue.SimpleQueue, inflight: int, effects: dict, record=None):
     """Give stopped workers a moment to unwind, so few outlive the failed evaluation.
 
-    Workers finishing meanwhile keep their effects (their tool calls did happen).
+    Workers finishing meanwhile keep their effects (their tool calls did happen). A worker waiting
+    for a tool call gives it the grace period before abandoning it (tool_runner.py), so the wait
+    covers that too: the abandoned calls reach the ledger.
     """
-    end = time.monotonic() + _GRACE_S
+    end = time.monotonic() + _GRACE_S + (grace_s(caller) if inflight else 0.0)
     while inflight > 0:
         left = end - time.monotonic()
         if left <= 0:

@@ -363,24 +363,30 @@ def _worker_main(fd: int, idle_s: float):
         _lift_os_limits()
 
 
-# threads of ptclisp that outlive a run by design: the deadline watchers, and the parallel engine's idle workers
+# threads of ptclisp that outlive a run by design: the deadline watchers, and the idle threads of the
+# parallel engine's and the tool calls' pools
 _SERVICE_THREADS = ("ptclisp-hardstop", "ptclisp-watchdog")
 
 
 def _threads_settled() -> bool:
     """No thread is still busy with the run that just ended (a parallel worker a stopped pmap left
-    running); waits a moment for workers that are just going back to their pool."""
-    from .parallel import POOL as threads   # loaded in every worker already (the fork server loads the builtins)
+    running, a tool call it abandoned); waits a moment for threads that are just going back to their pool."""
+    from .parallel import POOL as parallel_threads   # loaded in every worker already (the fork server loads them)
+    from .tool_runner import THREADS as tool_threads
+    pools = (parallel_threads, tool_threads)
     main = threading.main_thread()
     for _ in range(50):
-        busy = 0
+        busy = [0, 0]
         for t in threading.enumerate():
             if t is main or t.name in _SERVICE_THREADS:
                 continue
-            if not t.name.startswith("ptclisp-parallel-"):
+            for i, pool in enumerate(pools):
+                if pool.owns(t):
+                    busy[i] += 1
+                    break
+            else:
                 return False
-            busy += 1
-        if busy <= threads.size():
+        if all(n <= pool.size() for n, pool in zip(busy, pools)):
             return True
         time.sleep(0.001)
     return False

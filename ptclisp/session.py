@@ -30,7 +30,7 @@ from .compiler import compile_node, register_fn_meta, runtime_table
 from .convert import detach, detach_all, from_python
 from .error_translation import ErrorInfo, to_error_info
 from .errors import FailSignal, PtcError, ReturnSignal
-from .guards import check_result_size, enter_guard, exit_guard
+from .guards import check_result_size, enter_guard, exit_guard, late_ms
 from .inputs import as_limits, check_inputs
 from .interp import Builder
 from .meter import Limits, Meter, default_limits
@@ -312,6 +312,10 @@ def transact(envr: Environment, source: str, limits: Limits, commit_history: boo
         raise
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a typed error
         status, value, error = "error", None, to_error_info(exc)
+        if error.kind == "timeout":
+            late = late_ms(meter, time.monotonic())
+            if late is not None:  # it could not be stopped within its grace period: say so
+                error.details = {**(error.details or {}), "late_ms": late}
     finally:
         M.install(prev)
     if status != "error" and limits.max_result_bytes is not None:

@@ -13,14 +13,20 @@ Result envelopes a callback may use:
     return ("ok", value)         -> the program sees `value`
     return ("error", reason)     -> the evaluation stops with `tool_error`
     raise PtcError(kind, msg)    -> the evaluation stops with that `kind` (a trusted, structured error)
-    raise anything else          -> `tool_error` carrying the exception's message
+    raise anything else          -> `tool_error` carrying the exception's message (any exception but
+                                    the host's KeyboardInterrupt and SystemExit, which propagate)
 
 Only a 2-tuple is an envelope; lists are always data.
 
-A callback that waits (on a network service, a subprocess) stays within the
-evaluation's limits with `time_left()` (seconds until the calling
-evaluation's deadline) and `check_stop()` (raises the evaluation's stop
-error once it is stopping); ptclisp never interrupts a running callback.
+A callback runs on a tool thread (tool_runner.py), so an evaluation ends at
+its deadline whatever the callback does: one still running then is given
+the grace period to return, then abandoned (recorded with `abandoned=True`;
+it runs on, and its late result is discarded). ptclisp never interrupts a
+running callback. One that waits (on a network service, a subprocess)
+stays within the evaluation's limits with `time_left()` (seconds until the
+calling evaluation's deadline) and `check_stop()` (raises the evaluation's
+stop error once it is stopping), and so ends when its result can no longer
+be used.
 """
 from __future__ import annotations
 
@@ -33,11 +39,17 @@ import attrs
 from . import meter as M
 from .convert import HostDataError, from_python
 from .errors import FailSignal, PtcError, ReturnSignal
-from .guards import result_bytes, retained_bytes
+from .guards import HardStop, result_bytes, retained_bytes
 from .intstr import brief_ints, int_text
+from .tool_runner import Abandoned, abandoned_note, call_tool
 from .values import JavaObject, Keyword, Map, Set, SymbolRef, Vector
 
 EFFECTS = ("read", "write", "unknown")
+#: What a tool may raise that is not the tool's failure: the host's Ctrl-C and exit propagate to the
+#: caller of `run`/`eval`, and a hard stop is the evaluation's own (it is never delivered inside a tool).
+#: Anything else a callback raises (any Exception, GeneratorExit, asyncio's CancelledError, ...) is a
+#: `tool_error`.
+HOST_EXCEPTIONS = (KeyboardInterrupt, SystemExit, HardStop)
 LEDGER_RESULT_BYTES = 16_384
 
 
@@ -128,7 +140,12 @@ class Tool:
 
 @attrs.define(slots=True)
 class ToolCallRecord:
-    """One ledger entry. `result` is the callback's raw return (a string preview when it was large)."""
+    """One ledger entry. `result` is the callback's raw return (a string preview when it was large).
+
+    `abandoned`: the evaluation stopped while the call ran and stopped waiting for it
+    (tool_runner.py): the call may still complete in the host, so whether it took effect is unknown;
+    `result` is None and `error` says so.
+    """
 
     name: str
     args: dict
@@ -139,6 +156,7 @@ class ToolCallRecord:
     timestamp: float = 0.0
     effect: str = "unknown"
     truncated: bool = False
+    abandoned: bool = False
 
 
 # ------------------------------------------------------------------ arguments
@@ -349,8 +367,13 @@ class ToolSet:
             rec.args = {"redacted": True}
         t0 = time.perf_counter()
         try:
-            raw = _unwrap(name, tool.fn(payload))
+            raw = _unwrap(name, call_tool(meter, tool.fn, payload))
             value = _to_ptc(raw, meter)
+        except Abandoned as stop:  # the evaluation stopped while the call ran: recorded, then its stop error
+            rec.abandoned = True
+            rec.error = abandoned_note(stop)
+            self._record(meter, rec, t0)
+            raise stop.error from None
         except (ReturnSignal, FailSignal) as exc:  # pragma: no cover - callbacks run outside PTC code
             rec.error = type(exc).__name__
             self._record(meter, rec, t0)
@@ -365,7 +388,9 @@ class ToolSet:
             rec.error = f"{exc.kind}: {exc.message}"[:500]
             self._record(meter, rec, t0)
             raise
-        except Exception as exc:  # noqa: BLE001 - a failing tool is a typed error, never a crash
+        except HOST_EXCEPTIONS:  # the host's Ctrl-C or exit (or our own hard stop): never the tool's error
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a failing tool is a typed error, never a crash
             rec.error = f"{type(exc).__name__}: {exc}"[:500]
             self._record(meter, rec, t0)
             raise PtcError("tool_error", f"tool/{name} failed: {str(exc)[:300] or type(exc).__name__}",

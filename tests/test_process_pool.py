@@ -216,10 +216,24 @@ def test_a_worker_out_of_address_space_is_replaced(pool):
 
 
 def test_a_worker_killed_by_the_hosts_clock_is_replaced(pool):
-    # the worker waits on a tool the whole time: only the host's clock (twice the budget) ends the run
-    r = replaced_after(pool, "(tool/stall {})", "timeout", tools={"stall": lambda a: time.sleep(1.5)},
+    # the worker is frozen mid-run (SIGSTOP from the host's tool): only the host's clock (twice the
+    # budget) ends the run
+    def freeze(args):
+        os.kill(pool.pids()["busy"][0], signal.SIGSTOP)
+        return 1
+    r = replaced_after(pool, "(tool/freeze {}) (tool/freeze {})", "timeout", tools={"freeze": freeze},
                        limits=Limits(timeout_ms=150))
     assert "its process was stopped" in r.error.message
+
+
+def test_a_worker_waiting_on_a_blocking_tool_ends_at_its_deadline_and_is_replaced(pool):
+    # the worker stops waiting for the host's tool at its own deadline (plus the grace period), long
+    # before the host's clock; the tool call is abandoned, and the worker is not reused
+    r = replaced_after(pool, "(tool/stall {})", "timeout", tools={"stall": lambda a: time.sleep(1.5)},
+                       limits=Limits(timeout_ms=150))
+    assert r.duration_ms < 1400   # the evaluation ended before the tool returned
+    assert "its process was stopped" not in r.error.message
+    assert [(c.name, c.abandoned) for c in r.tool_calls] == [("stall", True)]
 
 
 def test_a_worker_that_crashed_is_replaced(pool):

@@ -32,7 +32,8 @@ from ..inputs import as_preludes, check_context, check_flag
 from ..intstr import brief_ints, int_text
 from ..reader import read
 from ..session import Session, transact
-from ..tools import Tool, ToolCallRecord, ToolSet, build_args
+from ..tool_runner import Abandoned, abandoned_note, call_tool
+from ..tools import HOST_EXCEPTIONS, Tool, ToolCallRecord, ToolSet, build_args
 from ..values import Keyword, Map, Set, Vector
 from .data import K, envelope_error, envelope_ok, from_json, kwmap, try_project
 from .limits import AgentLimits
@@ -154,7 +155,13 @@ class MissionTools(ToolSet):
             self.activity.append("read")
             result = envelope_ok(self._reserved(name))
         else:
-            result = self._call_capability(cap, payload)
+            try:
+                result = self._call_capability(cap, payload, meter)
+            except Abandoned as stop:  # the evaluation stopped while the capability ran (tool_runner.py)
+                rec.abandoned, rec.error = True, abandoned_note(stop)
+                self._record(meter, rec, t0)
+                self.exchanges.append((rec, None))
+                raise stop.error from None
         rec.result = "ok" if result.lookup(K("status")) is K("ok") else "error"
         self._record(meter, rec, t0)
         self.exchanges.append((rec, result))
@@ -168,7 +175,7 @@ class MissionTools(ToolSet):
             return from_json(usage)
         return from_json({"mission_capability_calls": max(self.limits.mission_capability_calls - self.calls_total, 0)})
 
-    def _call_capability(self, cap: Capability, payload: dict) -> Map:
+    def _call_capability(self, cap: Capability, payload: dict, meter) -> Map:
         quota = self._admit(cap.name)
         if quota is not None:
             return quota
@@ -183,10 +190,10 @@ class MissionTools(ToolSet):
                                   **{"retryable?": False})
         self.activity.append(cap.effect)
         try:
-            raw = cap.fn(payload)
-        except (PtcError, ReturnSignal, FailSignal):
+            raw = call_tool(meter, cap.fn, payload)
+        except (PtcError, ReturnSignal, FailSignal, Abandoned, *HOST_EXCEPTIONS):
             raise
-        except Exception as exc:  # noqa: BLE001 - a failing capability is an error envelope
+        except BaseException as exc:  # noqa: BLE001 - a failing capability is an error envelope
             return _exception_envelope(exc)
         ok, projected = try_project(raw)
         if not ok or _json_size(projected) > self.limits.capability_result_bytes:
@@ -278,7 +285,7 @@ def _quota(limit: str, value: int, name: str) -> Map:
                           **{"retryable?": False})
 
 
-def _exception_envelope(exc: Exception) -> Map:
+def _exception_envelope(exc: BaseException) -> Map:
     from ..providers.errors import ProviderError
     if isinstance(exc, ProviderError):
         return envelope_error("provider_error", exc.reason, details=exc.details, **{"retryable?": exc.retryable})

@@ -34,6 +34,8 @@ class ErrorRecord(BaseModel):
     message: str
     line: int | None = None
     column: int | None = None
+    #: true when the server gave up waiting for an in-process evaluation that could not be stopped
+    still_running: bool | None = None
 
 
 class ToolCallRecord(BaseModel):

@@ -20,12 +20,16 @@ Tools the server offers:
 
 Every call is bounded by the per-call limits (`--timeout-ms`,
 `--memory-bytes`, `--max-tool-calls`, `--max-result-bytes`) and runs on its
-own evaluation thread (a deep stack, at most `--max-concurrent` at once); the
-server waits for it at most twice its deadline plus a grace period, so a
-hostile program costs the server one call, never the server.
-`--isolation process` evaluates each call in a child process under OS
-limits (sessions then are not available: their definitions live in this
-process).
+own evaluation thread (a deep stack, at most `--max-concurrent` at once).
+By default (`--isolation process`) that thread hands the program to a warm
+worker process under OS limits, which the host kills if it cannot be
+stopped; sessions are then not available (their definitions live in this
+process). `--isolation thread` evaluates in the server process: sessions
+work, and the server waits for an evaluation at most its deadline plus the
+grace period plus `service.GRACE_S`; one stuck where it cannot be
+interrupted is then reported with `still_running` and keeps its slot until
+it ends. Either way a hostile program costs the server one call, never the
+server.
 
 Transports: stdio (default), or `--http [HOST:]PORT` (streamable HTTP at
 `/mcp`; loopback unless `--allow-remote`, which requires a bearer token).
@@ -64,16 +68,19 @@ def add_serve_flags(p: argparse.ArgumentParser) -> None:
                           "(repeatable; the current directory is importable)")
     lim = p.add_argument_group("limits of each call")
     lim.add_argument("--timeout-ms", type=int, default=5000, metavar="MS",
-                     help="wall-clock limit per evaluation (default 5000)")
+                     help="wall-clock limit per evaluation, tool calls included: a tool still running at the "
+                          "deadline is abandoned after a grace period (default 5000)")
     lim.add_argument("--memory-bytes", type=int, default=Limits().memory_bytes, metavar="N",
                      help=f"allocation budget per evaluation (default {Limits().memory_bytes})")
     lim.add_argument("--max-tool-calls", type=int, default=None, metavar="N",
                      help="tool calls per evaluation (default: no limit beyond the timeout)")
     lim.add_argument("--max-result-bytes", type=int, default=1_000_000, metavar="N",
                      help="largest value a call may return, about N bytes printed (default 1000000)")
-    lim.add_argument("--isolation", choices=("thread", "process"), default="thread",
-                     help="thread (default): evaluate in the server process under metered limits; process: "
-                          "evaluate each call in a child process under OS limits (no sessions then)")
+    lim.add_argument("--isolation", choices=("thread", "process"), default="process",
+                     help="process (default): evaluate each call in a warm worker process under OS limits, killed "
+                          "if it cannot be stopped (no sessions then); thread: evaluate in the server process "
+                          "under metered limits, with sessions (an evaluation stuck where it cannot be interrupted "
+                          "keeps running there; docs/security.md)")
     lim.add_argument("--max-concurrent", type=int, default=4, metavar="N",
                      help="evaluations running at once; more calls wait (default 4)")
     ses = p.add_argument_group("sessions (run_ptc_lisp with a `session` name)")

@@ -27,9 +27,11 @@ from .sessions import SessionStore, check_name
 
 #: Stack of each evaluation thread: room for the recursion Limits allow, whatever the platform default.
 STACK_BYTES = 16 << 20
-#: The server waits for an evaluation at most 2 x its timeout plus this (the evaluation's own
-#: deadline and hard stop end it long before; this is the backstop for a tool that never returns).
-GRACE_S = 10.0
+#: The server waits for an evaluation at most its timeout plus the hard stop's grace period plus this
+#: (the evaluation's own deadline, hard stop and abandoned tool calls end it long before; this is the
+#: backstop for an in-process evaluation stuck where it cannot be stopped, and for an isolated worker,
+#: which the host kills at twice its budget).
+GRACE_S = 2.0
 #: At most this many ledger entries are returned; each entry's result at most this much JSON text.
 MAX_LEDGER_ENTRIES = 50
 MAX_LEDGER_RESULT_CHARS = 4_000
@@ -67,7 +69,7 @@ class ServeConfig:
     preludes: list = attrs.Factory(list)          # prelude Components (read once at start)
     tools: dict = attrs.Factory(dict)             # name -> ptclisp.Tool (Python tools and upstream MCP tools)
     limits: Limits = attrs.Factory(lambda: Limits(timeout_ms=5000, max_result_bytes=1_000_000))
-    isolation: str = "thread"
+    isolation: str = "process"
     session_ttl_s: float = 900.0
     max_sessions: int = 32
     session_memory_bytes: int = 50_000_000
@@ -85,8 +87,12 @@ class Outcome:
 
 # ---------------------------------------------------------------------- evaluation threads
 
-def _on_eval_thread(fn: Callable[[], object], wait_s: float):
-    """Run `fn` on a new daemon thread with a deep stack; (finished, value). A raised exception is re-raised."""
+def _on_eval_thread(fn: Callable[[], object], wait_s: float, on_end: Callable[[], None] | None = None):
+    """Run `fn` on a new daemon thread with a deep stack; (finished, value). A raised exception is re-raised.
+
+    `on_end()` runs on that thread when `fn` has ended, also when that is after this call gave up
+    waiting (the server releases the evaluation's slot there, so an evaluation that could not be
+    stopped holds its slot for as long as it runs)."""
     box: dict = {}
 
     def target():
@@ -94,12 +100,19 @@ def _on_eval_thread(fn: Callable[[], object], wait_s: float):
             box["value"] = fn()
         except BaseException as exc:  # noqa: BLE001 - handed back to the caller
             box["error"] = exc
+        finally:
+            if on_end is not None:
+                on_end()
 
     t = threading.Thread(target=target, name="ptclisp-mcp-eval", daemon=True)
     with internals.STACK_LOCK:  # the size is process-wide; set it just for this thread
         old = threading.stack_size(STACK_BYTES)
         try:
             t.start()
+        except BaseException:
+            if on_end is not None:
+                on_end()
+            raise
         finally:
             threading.stack_size(old)
     t.join(wait_s)
@@ -124,6 +137,10 @@ class PtcService:
         self.context = from_python(config.data or {})
         self.store = SessionStore(self._new_session, config.session_ttl_s, config.max_sessions, clock)
         self._slots = threading.BoundedSemaphore(config.max_concurrent)
+        if config.isolation == "process":   # --max-concurrent evaluations at once: as many worker processes
+            from ..process import POOL
+            if POOL.max_workers < config.max_concurrent:
+                POOL.configure(max_workers=config.max_concurrent)
         self.catalog = Catalog(self._discovery_run, list((config.data or {}).keys()), self.tools,
                                limits=self._limits_record(), sessions=self._sessions_record())
 
@@ -146,7 +163,12 @@ class PtcService:
 
     def _wait_s(self) -> float:
         ms = self.limits.timeout_ms
-        return (2 * ms / 1000.0 if ms is not None else 600.0) + GRACE_S
+        if ms is None:
+            return 600.0 + GRACE_S
+        budget = ms / 1000.0
+        if self.config.isolation == "process":   # the host kills the worker at twice its budget
+            return 2 * budget + 0.5 + GRACE_S
+        return budget + min(0.5, max(0.02, budget / 4)) + GRACE_S
 
     def _limits_record(self) -> dict:
         lim = self.limits
@@ -156,7 +178,8 @@ class PtcService:
 
     def _sessions_record(self) -> dict:
         if self.config.isolation == "process":
-            return {"available": False, "why": "the server evaluates each call in a child process (--isolation process)"}
+            return {"available": False, "why": "the server evaluates each call in a child process (--isolation "
+                                               "process, the default; --isolation thread keeps sessions)"}
         return {"available": True, "idle_expiry_s": self.config.session_ttl_s, "max_sessions": self.config.max_sessions,
                 "max_memory_bytes": self.config.session_memory_bytes}
 
@@ -171,7 +194,8 @@ class PtcService:
             return self._bounded(lambda: self._run_fresh(program), program, None, t0)
         if self.config.isolation == "process":
             return _error_outcome("invalid_session", "sessions are not available on this server: it evaluates "
-                                  "every call in a child process (--isolation process); call without `session`", t0)
+                                  "every call in a child process (--isolation process, the default); call without "
+                                  "`session`, or start the server with --isolation thread to keep definitions", t0)
         try:
             check_name(session)
             entry, note = self.store.open(session)
@@ -187,16 +211,17 @@ class PtcService:
         if not self._slots.acquire(timeout=wait_s):
             return _error_outcome("busy", f"the server is running {self.config.max_concurrent} evaluations "
                                   f"(--max-concurrent) and none finished in time; try again", t0, session_record)
-        try:
-            finished, result = _on_eval_thread(call, wait_s)
-        finally:
-            self._slots.release()
+        finished, result = _on_eval_thread(call, wait_s, self._slots.release)
         if not finished:
             if entry is not None:
                 self.store.drop(entry.name, "its last evaluation did not stop in time")
-            return _error_outcome("timeout", f"the evaluation did not stop within {wait_s:g} s (a tool that does "
-                                  "not return?)" + ("; its session was discarded" if entry is not None else ""),
-                                  t0, session_record)
+            out = _error_outcome("timeout", f"the evaluation did not stop within {wait_s:g} s: it is stuck where "
+                                 f"it cannot be interrupted and still runs in the server, holding one of the "
+                                 f"--max-concurrent slots until it ends (--isolation process would have "
+                                 f"stopped it)" + ("; its session was discarded" if entry is not None else ""),
+                                 t0, session_record)
+            out.structured["error"]["still_running"] = True
+            return out
         if result is None:  # the session was busy past the wait
             return _error_outcome("busy", f"session {entry.name!r} is running another call that did not finish "
                                   "in time; try again", t0, session_record)
@@ -305,6 +330,8 @@ def _ledger(records) -> tuple[list, int]:
                 entry["truncated"] = True
         if getattr(rec, "cached", False):
             entry["cached"] = True
+        if getattr(rec, "abandoned", False):   # the evaluation stopped waiting for it: its effect is unknown
+            entry["abandoned"] = True
         out.append(entry)
     return out, max(0, len(records) - MAX_LEDGER_ENTRIES)
 

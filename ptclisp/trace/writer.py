@@ -330,7 +330,8 @@ class RunTrace:
             private["value"] = plain(ev.value)
         seq = self.write("evaluation", public, private)
         for rec, result in getattr(ev, "exchanges", None) or []:
-            status = "ok" if getattr(rec, "result", None) == "ok" else "error"
+            status = "abandoned" if getattr(rec, "abandoned", False) else \
+                "ok" if getattr(rec, "result", None) == "ok" else "error"
             self.write("tool_call", {"turn": turn, "evaluation": seq, "mission": mission, "name": rec.name,
                                      "effect": rec.effect, "status": status,
                                      "duration_ms": round(rec.duration_ms or 0.0, 1),

@@ -79,7 +79,8 @@ async def the_done_when_checks(client):
 
 
 def test_stdio_lists_runs_keeps_sessions_and_reports_errors():
-    params = StdioServerParameters(command=sys.executable, args=[*LAUNCH, "--data", ORDERS], cwd=str(REPO))
+    params = StdioServerParameters(command=sys.executable, args=[*LAUNCH, "--data", ORDERS, "--isolation", "thread"],
+                                   cwd=str(REPO))
 
     async def go():
         async with Client(params) as client:
@@ -89,8 +90,8 @@ def test_stdio_lists_runs_keeps_sessions_and_reports_errors():
 
 
 def test_stdio_hostile_programs_do_not_take_the_server_down():
-    params = StdioServerParameters(command=sys.executable, args=[*LAUNCH, "--timeout-ms", "300", "--max-sessions", "1"],
-                                   cwd=str(REPO))
+    params = StdioServerParameters(command=sys.executable, args=[*LAUNCH, "--timeout-ms", "300", "--max-sessions", "1",
+                                                                 "--isolation", "thread"], cwd=str(REPO))
 
     async def go():
         async with Client(params) as client:
@@ -183,7 +184,7 @@ async def bearer_client(url, token):
 
 
 def test_http_lists_runs_keeps_sessions_and_reports_errors():
-    server = HttpServer("--data", ORDERS)
+    server = HttpServer("--data", ORDERS, "--isolation", "thread")
     try:
         assert server.url.startswith("http://127.0.0.1:") and server.url.endswith("/mcp")
 
@@ -315,6 +316,7 @@ class Clock:
 
 def in_process(body, clock=None, **config):
     config.setdefault("data", json.loads(Path(ORDERS).read_text()))
+    config.setdefault("isolation", "thread")
     service = PtcService(ServeConfig(**config), **({"clock": clock} if clock else {}))
 
     async def go():
