@@ -1,0 +1,324 @@
+"""The policy gate: every call from the agent loop into policy, sandboxed, checked and attributed.
+
+Owns `PolicyGate`, which the host binding `tool/policy-call` (and the host's
+own hook sites: compaction, the model context) go through.  Policy is the
+shipped `agent.prompt` / `agent.feedback` functions, a `--replace`d
+component, and the hooks of a policy prelude (`--policy FILE`):
+
+    render-feedback [turn state]      -> string or nil   the feedback text after a turn
+    render-prompt   [sections state]  -> [{"name" "text"}]  the system prompt's sections
+    project-context [shapes mission]  -> [form ...]      which API entries the prompt lists
+    compact         [turns budget]    -> {"summary" text "pin" [index ...]}
+
+Each call is one evaluation in an environment of its own (the policy
+components only, every tool refused), under its own small limits
+(`policy_timeout_ms`, default 250 ms; `policy_memory_bytes`, default 2 MB),
+on a bounded and redacted projection of its arguments, and its result is
+checked (renderers: a string within a size bound; the rest: a JSON Schema
+each).  A crash, a timeout, a tool call or a malformed result is a
+`policy_fallback`: the shipped behaviour is used for that call (the shipped
+function, evaluated under the workflow's own limits, or no hook) and the run
+goes on.  Every call is a `policy_call` event.  Imports the agent modules,
+prelude, session and values.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+
+import attrs
+
+from ..errors import PtcError
+from ..jsonout import JsonValueError, to_json
+from ..meter import Limits
+from ..prelude import Component, attach_preludes
+from ..tools import Tool, ToolSet
+from ..values import Keyword, Map, Vector
+
+#: The hook names a policy prelude may export.
+HOOKS = ("render-feedback", "render-prompt", "project-context", "compact")
+#: Component functions the loop calls through the gate: name -> "render" (a string) or "state" (a map).
+FUNCTIONS = {
+    "agent.feedback/observation": "render", "agent.feedback/evaluation-error": "render",
+    "agent.feedback/non-retryable": "render", "agent.feedback/capability-error": "render",
+    "agent.feedback/protocol-error": "render", "agent.feedback/result-contract": "render",
+    "agent.feedback/terminal-rejected": "render", "agent.feedback/phase-transition": "render",
+    "agent.feedback/budget-notice": "render",
+    "agent.prompt/initial-state": "state", "agent.prompt/transition": "state", "agent.prompt/render": "render",
+}
+#: Feedback functions whose text a render-feedback hook may replace (budget lines and phase openings stay).
+FEEDBACK = ("observation", "evaluation-error", "non-retryable", "capability-error", "protocol-error",
+            "result-contract", "terminal-rejected")
+SECTION_CHARS = 8_000
+MAX_SECTIONS = 32
+SUMMARY_CHARS = 16_000
+STRING_CHARS = 16_384          # the longest string of an input projection
+ITEMS = 256                    # the most items of a vector or map in an input projection
+DEPTH = 12
+FALLBACK_LIMITS = Limits(timeout_ms=10_000, memory_bytes=256_000_000)
+
+HOOK_SCHEMAS = {
+    "render-feedback": {"type": ["string", "null"], "maxLength": 65_536},
+    "render-prompt": {"type": "array", "maxItems": MAX_SECTIONS, "items": {
+        "type": "object", "required": ["name", "text"], "additionalProperties": False,
+        "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 80},
+                       "text": {"type": "string", "maxLength": SECTION_CHARS}}}},
+    "project-context": {"type": "array", "maxItems": 4096, "items": {"type": "string", "maxLength": 2000}},
+    "compact": {"type": "object", "required": ["summary"], "additionalProperties": False,
+                "properties": {"summary": {"type": "string", "maxLength": SUMMARY_CHARS},
+                               "pin": {"type": "array", "maxItems": 64, "items": {"type": "integer", "minimum": 0}}}},
+    "state": {"type": "object"},
+}
+
+UNTRUSTED_OPEN = '<untrusted_ptc_output source="{source}">'
+UNTRUSTED_CLOSE = "</untrusted_ptc_output>"
+ESCAPED_CLOSE = "</untrusted_ptc_output (escaped)>"
+
+
+def wrap_untrusted(text: str, source: str) -> str:
+    """`text` inside the untrusted-output markers tool output gets, its closing markers escaped."""
+    return (f"{UNTRUSTED_OPEN.format(source=source)}\n{text.replace(UNTRUSTED_CLOSE, ESCAPED_CLOSE)}\n"
+            f"{UNTRUSTED_CLOSE}")
+
+
+def source_digest(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# ------------------------------------------------------------------ input projections
+
+_REDACTED_KEYS = frozenset({"limit_proof"})
+
+
+def bounded(x, depth: int = 0):
+    """A Lisp value cut to the projection bounds: long strings, long collections and deep nesting are cut."""
+    t = type(x)
+    if t is str:
+        return x if len(x) <= STRING_CHARS else x[:STRING_CHARS] + "… [truncated]"
+    if depth >= DEPTH:
+        return None
+    if t is Map:
+        out = {}
+        for k, v in x.items():
+            if len(out) >= ITEMS:
+                break
+            name = k.name if type(k) is Keyword else k
+            if name in _REDACTED_KEYS:
+                continue
+            out[k] = bounded(v, depth + 1)
+        if x.lookup(Keyword("outcome")) in (Keyword("continued"), Keyword("returned")):
+            out.pop(Keyword("value"), None)       # the full value: the observation is what the model sees
+        return Map(out)
+    if t is Vector:
+        return Vector([bounded(v, depth + 1) for v in x.lst()[:ITEMS]])
+    if isinstance(x, (int, float, bool, Keyword)) or x is None:
+        return x
+    return None                                   # functions and other host values never reach policy
+
+
+class PolicyFailure(Exception):
+    def __init__(self, reason: str, detail: str | None = None):
+        super().__init__(reason)
+        self.reason, self.detail = reason, detail
+
+
+class _RefusingTools(ToolSet):
+    """The tool table of a policy environment: the names resolve, every call is refused."""
+
+    def __init__(self, names):
+        super().__init__({n: Tool(n, lambda a: None, description="refused in policy") for n in names})
+        self.called: str | None = None
+
+    def call(self, name: str, args: tuple):
+        self.called = name
+        raise PtcError("policy_tool_call", f"policy code may not call tools (tool/{name})", details={"tool": name})
+
+
+@attrs.define(slots=True)
+class PolicyOptions:
+    timeout_ms: int = 250
+    memory_bytes: int = 2_000_000
+    output_chars: int = 262_144
+
+
+class _Sandbox:
+    """One policy environment: components attached over refusing tools."""
+
+    def __init__(self, components, tool_names):
+        from ..session import Environment
+        self.tools = _RefusingTools(tool_names)
+        self.env = Environment({}, self.tools)
+        attach_preludes(self.env, components)
+
+    def call(self, ref: str, args: list, limits: Limits, extra: dict | None = None):
+        from ..session import evaluate
+        self.tools.called = None
+        self.env.context = Map({"args": Vector(args), **(extra or {})})
+        res = evaluate(self.env, f"(apply {ref} data/args)", limits, commit_history=False)
+        if self.tools.called is not None:
+            raise PolicyFailure("tool_call", self.tools.called)
+        if res.status == "error":
+            kind = res.error.kind
+            reason = "timeout" if kind == "timeout" else "memory" if "memory" in kind else "crash"
+            raise PolicyFailure(reason, kind)
+        if res.status != "ok":
+            raise PolicyFailure("crash", res.status)     # return or fail from policy code
+        return res.value
+
+
+def _kernel_stub(shipped_kernel: str) -> str:
+    """The `kernel` of a policy environment: the model context is read from data, every other call is a tool."""
+    old = '(tool/kernel-mission-model-context {"mission" mission})'
+    assert old in shipped_kernel
+    return shipped_kernel.replace(old, "(get data/model_contexts mission)")
+
+
+class PolicyGate:
+    """The one route from the loop into policy, for one run.
+
+    components: {component id: Component} of the active agent.feedback / agent.prompt (shipped or replaced).
+    policies:   policy prelude Components (their hook exports).
+    emit:       the run's event sink; turn(): the run's current turn.
+    """
+
+    def __init__(self, components: dict, policies: list, tool_names, emit, turn):
+        from .library import shipped_source
+        self._emit, self._turn = emit, turn
+        self.options = PolicyOptions()
+        self.tool_names = tuple(tool_names)
+        kernel = Component(_kernel_stub(shipped_source("kernel")), "ptclisp.preludes/kernel.clj (policy)", ())
+        self._shipped_components = [kernel] + [Component(shipped_source(c), f"ptclisp.preludes/{c}.clj", deps)
+                                               for c, deps in (("agent.feedback", ()), ("agent.prompt", ("kernel",)))]
+        self._active_components = [kernel] + [components[c] for c in ("agent.feedback", "agent.prompt")] + \
+            list(policies)
+        self.replaced = {c for c in ("agent.feedback", "agent.prompt")
+                         if components[c].source != shipped_source(c)}
+        self.sources = {c: components[c].source for c in ("agent.feedback", "agent.prompt")}
+        self.policies = list(policies)
+        self._active = None
+        self._shipped = None
+        self.hooks: dict[str, tuple[str, str]] = {}   # hook -> (ns/name, source)
+
+    # ------------------------------------------------------------------ environments
+    def active(self) -> _Sandbox:
+        if self._active is None:
+            self._active = _Sandbox(self._active_components, self.tool_names)
+            self.hooks = {}
+            for comp in self.policies:
+                for ns_name, table in self._active.env.preludes.items():
+                    if table.instance.compiled.origin != comp.origin:
+                        continue
+                    for hook in HOOKS:
+                        if hook in table and table[hook].record.kind == "function":
+                            self.hooks[hook] = (f"{ns_name}/{hook}", comp.source)
+        return self._active
+
+    def shipped(self) -> _Sandbox:
+        if not self.replaced:
+            return self.active()
+        if self._shipped is None:
+            self._shipped = _Sandbox(self._shipped_components, self.tool_names)
+        return self._shipped
+
+    def has_hook(self, hook: str) -> bool:
+        self.active()
+        return hook in self.hooks
+
+    # ------------------------------------------------------------------ calls
+    def _limits(self) -> Limits:
+        o = self.options
+        return Limits(timeout_ms=o.timeout_ms, memory_bytes=o.memory_bytes)
+
+    def _check(self, kind: str, value, bound: int):
+        if kind == "render":
+            if type(value) is not str:
+                raise PolicyFailure("malformed_result", f"expected a string, got {_type_name(value)}")
+            if len(value) > bound:
+                raise PolicyFailure("malformed_result", f"the text has {len(value)} characters, over {bound}")
+            return value
+        try:
+            data = to_json(value)
+        except JsonValueError as e:
+            raise PolicyFailure("malformed_result", e.message) from None
+        errors = sorted(_validator(kind).iter_errors(data), key=lambda e: list(e.absolute_path))
+        if errors:
+            raise PolicyFailure("malformed_result", errors[0].message[:300])
+        return value
+
+    def _record(self, what: str, name: str, source: str, args, started: float, out, failure):
+        event = {"type": "policy_fallback" if failure else "policy_call", "turn": self._turn(), what: name,
+                 "source_sha256": source_digest(source), "input_chars": _size(args),
+                 "output_chars": _size(out) if failure is None else 0,
+                 "duration_ms": round((time.perf_counter() - started) * 1000, 3)}
+        if failure is not None:
+            event["reason"] = failure.reason
+            if failure.detail:
+                event["detail"] = failure.detail
+        self._emit(event)
+
+    def call_function(self, ref: str, args: list, extra: dict | None = None):
+        """The value of component function `ref` on `args` (Lisp values), or the shipped function's on failure."""
+        kind = FUNCTIONS[ref]
+        component = ref.split("/")[0]
+        proj = [bounded(a) for a in args]
+        bound = self.options.output_chars
+        started = time.perf_counter()
+        try:
+            out = self._check(kind if kind == "render" else "state",
+                              self.active().call(ref, proj, self._limits(), extra), bound)
+            self._record("function", ref, self.sources[component], proj, started, out, None)
+            return out
+        except PolicyFailure as f:
+            self._record("function", ref, self.sources[component], proj, started, None, f)
+        # the shipped behaviour, under the workflow's limits (it is trusted code); its own failure ends the run
+        try:
+            return self._check(kind if kind == "render" else "state",
+                               self.shipped().call(ref, proj, FALLBACK_LIMITS, extra), bound)
+        except PolicyFailure as f:
+            raise PtcError("policy_unavailable", f"the shipped {ref} failed too ({f.reason})",
+                           details={"function": ref, "reason": f.reason}) from None
+
+    def call_hook(self, hook: str, args: list, schema: str | None = None, extra: dict | None = None):
+        """The checked value of `hook` on `args` (plain data), or None (use the shipped behaviour)."""
+        if not self.has_hook(hook):
+            return None
+        ref, source = self.hooks[hook]
+        from ..convert import from_python
+        proj = [bounded(from_python(a)) for a in args]
+        started = time.perf_counter()
+        try:
+            out = self.active().call(ref, proj, self._limits(), extra)
+            if hook == "render-feedback" and out is None:
+                self._record("hook", hook, source, proj, started, out, None)
+                return None
+            self._check(schema or hook, out, 0)
+            data = to_json(out)
+            self._record("hook", hook, source, proj, started, out, None)
+            return data
+        except PolicyFailure as f:
+            self._record("hook", hook, source, proj, started, None, f)
+            return None
+
+
+_VALIDATORS: dict = {}
+
+
+def _validator(kind: str):
+    v = _VALIDATORS.get(kind)
+    if v is None:
+        import jsonschema
+        v = _VALIDATORS[kind] = jsonschema.Draft202012Validator(HOOK_SCHEMAS[kind])
+    return v
+
+
+def _type_name(v) -> str:
+    return {str: "string", Map: "map", Vector: "vector", type(None): "nil"}.get(type(v), type(v).__name__)
+
+
+def _size(x) -> int:
+    """Characters of `x` as compact JSON text (0 when it has no JSON form)."""
+    import json
+    try:
+        return len(json.dumps(to_json(x), ensure_ascii=False, separators=(",", ":")))
+    except (JsonValueError, TypeError, ValueError):
+        return 0
