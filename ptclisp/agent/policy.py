@@ -87,7 +87,8 @@ def source_digest(text: str) -> str:
 
 # ------------------------------------------------------------------ input projections
 
-_REDACTED_KEYS = frozenset({"limit_proof"})
+# the quota proof is a host secret; timings and run-global ids would make policy (and its traced sizes) depend on the clock
+_REDACTED_KEYS = frozenset({"limit_proof", "duration_ms", "evaluation_id"})
 
 
 def bounded(x, depth: int = 0):
@@ -197,12 +198,23 @@ class PolicyGate:
         self.policies = list(policies)
         self._active = None
         self._shipped = None
+        self._broken = None
         self.hooks: dict[str, tuple[str, str]] = {}   # hook -> (ns/name, source)
 
     # ------------------------------------------------------------------ environments
-    def active(self) -> _Sandbox:
+    def active(self, strict: bool = False) -> _Sandbox:
+        """The policy environment; a replaced component that cannot attach there (it needs a tool the
+        loop's own bindings do not name) makes every call a fallback, or with `strict` raises."""
+        if self._broken is not None and not strict:
+            raise PolicyFailure("unavailable", self._broken)
         if self._active is None:
-            self._active = _Sandbox(self._active_components, self.tool_names)
+            try:
+                self._active = _Sandbox(self._active_components, self.tool_names)
+            except PtcError as e:
+                if strict or self.policies:
+                    raise
+                self._broken = e.kind
+                raise PolicyFailure("unavailable", e.kind) from None
             self.hooks = {}
             for comp in self.policies:
                 for ns_name, table in self._active.env.preludes.items():
@@ -221,6 +233,8 @@ class PolicyGate:
         return self._shipped
 
     def has_hook(self, hook: str) -> bool:
+        if not self.policies:
+            return False
         self.active()
         return hook in self.hooks
 
@@ -264,8 +278,9 @@ class PolicyGate:
         bound = self.options.output_chars
         started = time.perf_counter()
         try:
+            sandbox = self.active()
             out = self._check(kind if kind == "render" else "state",
-                              self.active().call(ref, proj, self._limits(), extra), bound)
+                              sandbox.call(ref, proj, self._limits(), extra), bound)
             self._record("function", ref, self.sources[component], proj, started, out, None)
             return out
         except PolicyFailure as f:
