@@ -55,7 +55,7 @@ SUMMARY_CHARS = 16_000
 STRING_CHARS = 16_384          # the longest string of an input projection
 ITEMS = 256                    # the most items of a vector or map in an input projection
 DEPTH = 12
-FALLBACK_LIMITS = Limits(timeout_ms=10_000, memory_bytes=256_000_000)
+FALLBACK_LIMITS = Limits(timeout_ms=10_000, memory_bytes=256_000_000, loop_limit=1_000_000)
 
 HOOK_SCHEMAS = {
     "render-feedback": {"type": ["string", "null"], "maxLength": 65_536},
@@ -117,6 +117,10 @@ def bounded(x, depth: int = 0):
     return None                                   # functions and other host values never reach policy
 
 
+_LIMIT_KINDS = frozenset({"memory_exceeded", "compile_memory_exceeded", "loop_limit_exceeded", "runtime_limit_exceeded",
+                          "recursion_limit_exceeded", "program_too_large"})
+
+
 class PolicyFailure(Exception):
     def __init__(self, reason: str, detail: str | None = None):
         super().__init__(reason)
@@ -160,7 +164,8 @@ class _Sandbox:
             raise PolicyFailure("tool_call", self.tools.called)
         if res.status == "error":
             kind = res.error.kind
-            reason = "timeout" if kind == "timeout" else "memory" if "memory" in kind else "crash"
+            reason = "timeout" if kind in ("timeout", "compile_timeout") else \
+                "limit" if kind in _LIMIT_KINDS else "crash"
             raise PolicyFailure(reason, kind)
         if res.status != "ok":
             raise PolicyFailure("crash", res.status)     # return or fail from policy code
@@ -241,7 +246,7 @@ class PolicyGate:
     # ------------------------------------------------------------------ calls
     def _limits(self) -> Limits:
         o = self.options
-        return Limits(timeout_ms=o.timeout_ms, memory_bytes=o.memory_bytes)
+        return Limits(timeout_ms=o.timeout_ms, memory_bytes=o.memory_bytes, loop_limit=1 << 40)
 
     def _check(self, kind: str, value, bound: int):
         if kind == "render":
