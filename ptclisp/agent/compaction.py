@@ -17,6 +17,7 @@ module.
 from __future__ import annotations
 
 import json
+import re
 
 import attrs
 
@@ -86,6 +87,16 @@ def _feedback(unit: list) -> str:
                      if isinstance(m, dict) and m.get("role") in ("tool", "user") and isinstance(m.get("content"), str))
 
 
+_OUTPUT = re.compile(r"<untrusted_ptc_output[^>]*>\n?(.*?)(?:\n?</untrusted_ptc_output>|$)", re.S)
+
+
+def _feedback_head(unit: list) -> str:
+    """What a summary line says of the feedback: the program's output when the feedback carries one."""
+    text = _feedback(unit)
+    m = _OUTPUT.search(text)
+    return "output " + m.group(1) if m else text
+
+
 def _one_line(s: str, n: int) -> str:
     s = " ".join(s.split())
     return s if len(s) <= n else s[: n - 1] + "…"
@@ -94,7 +105,7 @@ def _one_line(s: str, n: int) -> str:
 def structural_summary(units: list, first_turn: int, cap: int) -> str:
     """One line per exchange (program head, feedback head), the oldest dropped first when over `cap`."""
     lines = [f"- turn {first_turn + i}: program ({len(_program(u))} chars) {_one_line(_program(u), LINE_PROGRAM)}"
-             f" -> {_one_line(_feedback(u), LINE_FEEDBACK)}" for i, u in enumerate(units)]
+             f" -> {_one_line(_feedback_head(u), LINE_FEEDBACK)}" for i, u in enumerate(units)]
     head = (f"EARLIER TURNS: {len(units)} earlier exchange(s) were summarized by the host to fit the transcript "
             "budget. Definitions they made are still available.")
     while lines and len(head) + sum(len(x) + 1 for x in lines) > cap:
@@ -137,18 +148,29 @@ def fit(request: dict, budget: int, at: float, enabled: bool, hook=None):
             got = _hooked(request, head, older, tail, hook, size, budget, trigger, cap, keep)
             if got is not None and got[1].after_chars <= budget:
                 return got
+        # sizes by arithmetic (a list's JSON is its items' texts, a comma between each, and brackets), so
+        # trying every cut costs one pass over the messages, not a serialization per cut
+        outer = size - request_chars(messages)
+        head_n = sum(request_chars(x) for x in head)
+        unit_n = [sum(request_chars(x) for x in u) for u in units]
+        unit_k = [len(u) for u in units]
+        tail_n, tail_k = sum(unit_n[len(older):]), sum(unit_k[len(older):])
+        rest_n, rest_k = sum(unit_n[:len(older)]), sum(unit_k[:len(older)])
         best = None
         for m in range(1, len(older) + 1):
+            rest_n, rest_k = rest_n - unit_n[m - 1], rest_k - unit_k[m - 1]
             summary = structural_summary(older[:m], first_turn, cap)
-            msgs = head + [_summary_message(summary)] + [x for u in older[m:] for x in u] + [x for u in tail for x in u]
-            cand = _with(request, msgs)
-            n = request_chars(cand)
+            items = len(head) + 1 + rest_k + tail_k
+            n = outer + 2 + head_n + request_chars(_summary_message(summary)) + rest_n + tail_n + items - 1
             if n <= budget and (best is None or n < best[2]):
-                best = (cand, m, n, summary)
+                best = (None, m, n, summary)
             if n <= trigger:
                 break
         if best is not None:
-            cand, m, n, summary = best
+            _, m, n, summary = best
+            msgs = head + [_summary_message(summary)] + [x for u in older[m:] for x in u] + [x for u in tail for x in u]
+            cand = _with(request, msgs)
+            n = request_chars(cand)
             return cand, Compaction(size, n, budget, trigger, list(range(first_turn, first_turn + m)), [], keep,
                                     True, summary)
     if size <= budget:
