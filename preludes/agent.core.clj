@@ -131,7 +131,6 @@
   (let [req {"system" system "messages" messages "tools" [(tool-schema)]}]
     (if (some? (get ctx :model)) (assoc req "model" (get ctx :model)) req)))
 
-
 ;; ------------------------------------------------------------------ outcomes
 
 (defn- subject-failure [kind reason]
@@ -187,10 +186,11 @@
   (let [idx (inc (get st :phase-idx))
         phases (get ctx :phases)
         phase (nth phases idx)
-        notice (policy "agent.feedback/budget-notice" (get phase :max-turns) (= idx (dec (count phases)))
-                                             (get ctx :threshold))
+        notice (policy "agent.feedback/budget-notice"
+                       (get phase :max-turns) (= idx (dec (count phases))) (get ctx :threshold))
         opening {"role" "user"
-                 "content" (policy "agent.feedback/phase-transition" (get phase :mission) (get phase :instruction) notice)}]
+                 "content" (policy "agent.feedback/phase-transition"
+                                   (get phase :mission) (get phase :instruction) notice)}]
     (assoc st
            :phase-idx idx
            :turn 0
@@ -358,8 +358,8 @@
 (defn- first-message [ctx task]
   (let [phase (first (get ctx :phases))
         instruction (get phase :instruction)
-        notice (policy "agent.feedback/budget-notice" (get phase :max-turns) (= 1 (count (get ctx :phases)))
-                                             (get ctx :threshold))]
+        notice (policy "agent.feedback/budget-notice"
+                       (get phase :max-turns) (= 1 (count (get ctx :phases))) (get ctx :threshold))]
     {"role" "user"
      "content" (str task (if instruction (str "\n\n" instruction) "") "\n\n" notice)}))
 
