@@ -39,7 +39,7 @@ from .errors import RunError
 from .library import components as library_components
 from .limits import AgentLimits
 from .mission import Mission
-from .policy import PolicyGate
+from .policy import PolicyGate, PolicySet
 from .policy_setup import check_final_value, check_hooks, gate_components, policy_components
 from .result_contract import ResultContract
 from .run_options import OptionError, RunOptions
@@ -152,6 +152,7 @@ class AgentHost:
         self.components = library_components(tuple(library), replace) + [as_component(c) for c in workflow]
         self.policy_components = policy_components(as_preludes(policy, "policy"))
         self.replace = dict(replace or {})
+        self._policy = None                       # the PolicySet, made with the first run
         if agent_options is not None and not isinstance(agent_options, dict):
             raise TypeError("agent_options must be a dict of agent options")
         self.agent_options = dict(agent_options or {})
@@ -177,8 +178,9 @@ class AgentHost:
         env = Environment({}, tools)
         attach_preludes(env, self.components)
         _check_private_bindings(env)
-        run.gate = PolicyGate(gate_components(self.replace), self.policy_components, WorkflowTools.BINDINGS,
-                              run.emit, run.turn)
+        if self._policy is None:
+            self._policy = PolicySet(gate_components(self.replace), self.policy_components, WorkflowTools.BINDINGS)
+        run.gate = PolicyGate(self._policy, run.emit, run.turn)
         run.set_options(RunOptions.parse(self.agent_options), host=True)
         return run, env
 

@@ -23,7 +23,10 @@ prelude, session and values.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
+import threading
 import time
 
 import attrs
@@ -81,6 +84,7 @@ def wrap_untrusted(text: str, source: str) -> str:
             f"{UNTRUSTED_CLOSE}")
 
 
+@functools.lru_cache(maxsize=64)
 def source_digest(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -179,69 +183,99 @@ def _kernel_stub(shipped_kernel: str) -> str:
     return shipped_kernel.replace(old, "(get data/model_contexts mission)")
 
 
-class PolicyGate:
-    """The one route from the loop into policy, for one run.
+class _Pool:
+    """Policy environments of one component list, reused across the runs of a host (they hold no state
+    between calls: each call sets its own data and commits nothing); one per concurrent call."""
 
-    components: {component id: Component} of the active agent.feedback / agent.prompt (shipped or replaced).
-    policies:   policy prelude Components (their hook exports).
-    emit:       the run's event sink; turn(): the run's current turn.
+    def __init__(self, components: list, tool_names, policies=()):
+        self.components, self.tool_names, self.policies = components, tuple(tool_names), list(policies)
+        self.free: list[_Sandbox] = []
+        self.lock = threading.Lock()
+        self.broken: str | None = None
+        self.hooks: dict[str, tuple[str, str]] | None = None    # hook -> (ns/name, source)
+
+    def _new(self, strict: bool) -> _Sandbox:
+        try:
+            sb = _Sandbox(self.components, self.tool_names)
+        except PtcError as e:
+            if strict or self.policies:
+                raise
+            self.broken = e.kind
+            raise PolicyFailure("unavailable", e.kind) from None
+        if self.hooks is None:
+            hooks = {}
+            for comp in self.policies:
+                for ns_name, table in sb.env.preludes.items():
+                    if table.instance.compiled.origin == comp.origin:
+                        for hook in HOOKS:
+                            if hook in table and table[hook].record.kind == "function":
+                                hooks[hook] = (f"{ns_name}/{hook}", comp.source)
+            self.hooks = hooks
+        return sb
+
+    @contextlib.contextmanager
+    def use(self, strict: bool = False):
+        """A policy environment for one call; a component that cannot attach there (it needs a tool the
+        loop's bindings do not name) makes every call a fallback, or with `strict` raises."""
+        if self.broken is not None and not strict:
+            raise PolicyFailure("unavailable", self.broken)
+        with self.lock:
+            sb = self.free.pop() if self.free else None
+        if sb is None:
+            sb = self._new(strict)
+        try:
+            yield sb
+        finally:
+            with self.lock:
+                self.free.append(sb)
+
+
+class PolicySet:
+    """A host's policy: the active agent.feedback / agent.prompt (shipped or replaced) and the policy
+    preludes, with their environments; the shipped components apart, for the fallback.
+
+    components: {component id: Component}; policies: policy prelude Components.
     """
 
-    def __init__(self, components: dict, policies: list, tool_names, emit, turn):
+    def __init__(self, components: dict, policies: list, tool_names):
         from .library import shipped_source
+        kernel = Component(_kernel_stub(shipped_source("kernel")), "ptclisp.preludes/kernel.clj (policy)", ())
+        gated = ("agent.feedback", "agent.prompt")
+        self.policies = list(policies)
+        self.active = _Pool([kernel] + [components[c] for c in gated] + self.policies, tool_names, self.policies)
+        replaced = any(components[c].source != shipped_source(c) for c in gated)
+        self.shipped = _Pool([kernel] + [Component(shipped_source(c), f"ptclisp.preludes/{c}.clj", deps)
+                                         for c, deps in (("agent.feedback", ()), ("agent.prompt", ("kernel",)))],
+                             tool_names) if replaced else self.active
+        self.digests = {c: source_digest(components[c].source) for c in gated}
+        self.digests.update({p.origin: source_digest(p.source) for p in self.policies})
+
+    def hooks(self) -> dict:
+        if self.active.hooks is None:
+            with self.active.use(strict=bool(self.policies)):
+                pass
+        return self.active.hooks or {}
+
+
+class PolicyGate:
+    """The one route from the loop into policy, for one run of a host's PolicySet.
+
+    emit: the run's event sink; turn(): the run's current turn.
+    """
+
+    def __init__(self, policy: PolicySet, emit, turn):
+        self.set = policy
         self._emit, self._turn = emit, turn
         self.options = PolicyOptions()
-        self.tool_names = tuple(tool_names)
-        kernel = Component(_kernel_stub(shipped_source("kernel")), "ptclisp.preludes/kernel.clj (policy)", ())
-        self._shipped_components = [kernel] + [Component(shipped_source(c), f"ptclisp.preludes/{c}.clj", deps)
-                                               for c, deps in (("agent.feedback", ()), ("agent.prompt", ("kernel",)))]
-        self._active_components = [kernel] + [components[c] for c in ("agent.feedback", "agent.prompt")] + \
-            list(policies)
-        self.replaced = {c for c in ("agent.feedback", "agent.prompt")
-                         if components[c].source != shipped_source(c)}
-        self.sources = {c: components[c].source for c in ("agent.feedback", "agent.prompt")}
-        self.policies = list(policies)
-        self._active = None
-        self._shipped = None
-        self._broken = None
-        self.hooks: dict[str, tuple[str, str]] = {}   # hook -> (ns/name, source)
-
-    # ------------------------------------------------------------------ environments
-    def active(self, strict: bool = False) -> _Sandbox:
-        """The policy environment; a replaced component that cannot attach there (it needs a tool the
-        loop's own bindings do not name) makes every call a fallback, or with `strict` raises."""
-        if self._broken is not None and not strict:
-            raise PolicyFailure("unavailable", self._broken)
-        if self._active is None:
-            try:
-                self._active = _Sandbox(self._active_components, self.tool_names)
-            except PtcError as e:
-                if strict or self.policies:
-                    raise
-                self._broken = e.kind
-                raise PolicyFailure("unavailable", e.kind) from None
-            self.hooks = {}
-            for comp in self.policies:
-                for ns_name, table in self._active.env.preludes.items():
-                    if table.instance.compiled.origin != comp.origin:
-                        continue
-                    for hook in HOOKS:
-                        if hook in table and table[hook].record.kind == "function":
-                            self.hooks[hook] = (f"{ns_name}/{hook}", comp.source)
-        return self._active
-
-    def shipped(self) -> _Sandbox:
-        if not self.replaced:
-            return self.active()
-        if self._shipped is None:
-            self._shipped = _Sandbox(self._shipped_components, self.tool_names)
-        return self._shipped
+        self.policies = policy.policies
 
     def has_hook(self, hook: str) -> bool:
         if not self.policies:
             return False
-        self.active()
-        return hook in self.hooks
+        try:
+            return hook in self.set.hooks()
+        except PolicyFailure:
+            return False
 
     # ------------------------------------------------------------------ calls
     def _limits(self) -> Limits:
@@ -264,9 +298,9 @@ class PolicyGate:
             raise PolicyFailure("malformed_result", errors[0].message[:300])
         return value
 
-    def _record(self, what: str, name: str, source: str, args, started: float, out, failure):
+    def _record(self, what: str, name: str, digest: str, args, started: float, out, failure):
         event = {"type": "policy_fallback" if failure else "policy_call", "turn": self._turn(), what: name,
-                 "source_sha256": source_digest(source), "input_chars": _size(args),
+                 "source_sha256": digest, "input_chars": _size(args),
                  "output_chars": _size(out) if failure is None else 0,
                  "duration_ms": round((time.perf_counter() - started) * 1000, 3)}
         if failure is not None:
@@ -282,18 +316,19 @@ class PolicyGate:
         proj = [bounded(a) for a in args]
         bound = self.options.output_chars
         started = time.perf_counter()
+        digest = self.set.digests[component]
+        check = kind if kind == "render" else "state"
         try:
-            sandbox = self.active()
-            out = self._check(kind if kind == "render" else "state",
-                              sandbox.call(ref, proj, self._limits(), extra), bound)
-            self._record("function", ref, self.sources[component], proj, started, out, None)
+            with self.set.active.use() as sandbox:
+                out = self._check(check, sandbox.call(ref, proj, self._limits(), extra), bound)
+            self._record("function", ref, digest, proj, started, out, None)
             return out
         except PolicyFailure as f:
-            self._record("function", ref, self.sources[component], proj, started, None, f)
+            self._record("function", ref, digest, proj, started, None, f)
         # the shipped behaviour, under the workflow's limits (it is trusted code); its own failure ends the run
         try:
-            return self._check(kind if kind == "render" else "state",
-                               self.shipped().call(ref, proj, FALLBACK_LIMITS, extra), bound)
+            with self.set.shipped.use() as sandbox:
+                return self._check(check, sandbox.call(ref, proj, FALLBACK_LIMITS, extra), bound)
         except PolicyFailure as f:
             raise PtcError("policy_unavailable", f"the shipped {ref} failed too ({f.reason})",
                            details={"function": ref, "reason": f.reason}) from None
@@ -302,21 +337,23 @@ class PolicyGate:
         """The checked value of `hook` on `args` (plain data), or None (use the shipped behaviour)."""
         if not self.has_hook(hook):
             return None
-        ref, source = self.hooks[hook]
+        ref, source = self.set.hooks()[hook]
+        digest = source_digest(source)
         from ..convert import from_python
         proj = [bounded(from_python(a)) for a in args]
         started = time.perf_counter()
         try:
-            out = self.active().call(ref, proj, self._limits(), extra)
+            with self.set.active.use() as sandbox:
+                out = sandbox.call(ref, proj, self._limits(), extra)
             if hook == "render-feedback" and out is None:
-                self._record("hook", hook, source, proj, started, out, None)
+                self._record("hook", hook, digest, proj, started, out, None)
                 return None
             self._check(schema or hook, out, 0)
             data = to_json(out)
-            self._record("hook", hook, source, proj, started, out, None)
+            self._record("hook", hook, digest, proj, started, out, None)
             return data
         except PolicyFailure as f:
-            self._record("hook", hook, source, proj, started, None, f)
+            self._record("hook", hook, digest, proj, started, None, f)
             return None
 
 
@@ -338,6 +375,8 @@ def _type_name(v) -> str:
 def _size(x) -> int:
     """Characters of `x` as compact JSON text (0 when it has no JSON form)."""
     import json
+    if type(x) is str:
+        return len(json.dumps(x, ensure_ascii=False))
     try:
         return len(json.dumps(to_json(x), ensure_ascii=False, separators=(",", ":")))
     except (JsonValueError, TypeError, ValueError):

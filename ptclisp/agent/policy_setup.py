@@ -42,12 +42,13 @@ def policy_components(items) -> list:
 def check_hooks(gate) -> None:
     """Refuse a policy prelude that exports none of the hooks (a misspelt hook would silently do nothing)."""
     from .policy import HOOKS
-    sandbox = gate.active(strict=True)
-    for comp in gate.policies:
-        names = [n for n, t in sandbox.env.preludes.items() if t.instance.compiled.origin == comp.origin]
-        if not any(h in sandbox.env.preludes[n] for n in names for h in HOOKS):
-            raise PreludeError("invalid_policy", f"policy {comp.origin} exports none of the hooks "
-                                                 f"{', '.join(HOOKS)}", origin=comp.origin)
+    with gate.set.active.use(strict=True) as sandbox:
+        preludes = sandbox.env.preludes
+        for comp in gate.policies:
+            names = [n for n, t in preludes.items() if t.instance.compiled.origin == comp.origin]
+            if not any(h in preludes[n] for n in names for h in HOOKS):
+                raise PreludeError("invalid_policy", f"policy {comp.origin} exports none of the hooks "
+                                                     f"{', '.join(HOOKS)}", origin=comp.origin)
 
 
 def check_final_value(contract, out) -> None:
