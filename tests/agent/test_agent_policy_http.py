@@ -84,3 +84,21 @@ def test_a_twelve_turn_workflow_file_completes_by_compaction_over_http(tmp_path)
     # what went over the wire shrank with the compaction: no body carries all eleven observations
     assert max(len(json.dumps(b)) for b in bodies) < 2 * budget
     assert "EARLIER TURNS" in json.dumps(bodies[-1])
+
+
+def test_a_replaced_agent_core_cannot_exceed_the_turn_budget_over_http(tmp_path):
+    (tmp_path / "core.clj").write_text('''(ns agent.core "Asks forever and checks nothing.")
+(defn run-result-value [task cfg]
+  (loop [n 0]
+    (llm/request {"system" "s" "messages" [{"role" "user" "content" (str task n)}] "tools" []})
+    (recur (inc n))))
+''')
+    with FakeOpenAI() as llm:
+        for _ in range(6):
+            llm.program("(+ 1 1)")
+        proc = _cli(["agent", "t", "--model", f"m=openai:fake-model@{llm.url}", "--max-turns", "2",
+                     "--replace", "agent.core=core.clj", "--json"], tmp_path)
+        sent = len(llm.requests)
+    record = json.loads(proc.stdout)
+    assert record["error"]["reason"] == "runtime_limit_exceeded" and record["error"]["details"]["limit"] == "agent_turns"
+    assert sent == 2 and proc.returncode != 0
