@@ -372,11 +372,13 @@
                :messages [(first-message ctx task)]
                :prompt-state (initial-prompt-state ctx (first (get ctx :phases)))
                :closing? false}]
-    (loop [st start]
-      (let [step (take-turn ctx st)]
-        (if (contains? step :done)
-          (get step :done)
-          (recur (get step :next)))))))
+    (let [outcome (loop [st start]
+                    (let [step (take-turn ctx st)]
+                      (if (contains? step :done)
+                        (get step :done)
+                        (recur (get step :next)))))]
+      (tool/agent-loop-end {})
+      outcome)))
 
 ;; ------------------------------------------------------------------ failing fast
 

@@ -11,6 +11,7 @@ usage counters, annotations, the abort that ended the run) and
     kernel-result-contract       validate a final value (raw, never echoed)
     workflow-annotate            record an annotation
     agent-loop-start             the loop declares its options (it may lower the host's limits, never raise them)
+    agent-loop-end               the loop ended: what follows counts against the host's own view again
     policy-call                  call a policy function through the gate (ptclisp.agent.policy)
   private (only agent.core may name them; the host checks this at attach):
     kernel-result-contract-failure, kernel-runtime-limit-failure,
@@ -202,6 +203,11 @@ class AgentRun:
         except OptionError as e:
             self.fail("invalid_agent_config", e.message, e.details)
         self.set_options(self.host_options.tighter(declared))
+        return envelope_ok(True)
+
+    def agent_loop_end(self, arg: Map):
+        """The loop ended with an outcome: later model requests of the workflow count against the host's view."""
+        self.set_options(self.host_options)
         return envelope_ok(True)
 
     def set_options(self, options: RunOptions, host: bool = False):
@@ -442,6 +448,7 @@ class WorkflowTools(ToolSet):
         "kernel-agent-protocol-error": ("kernel_agent_protocol_error", "read"),
         "workflow-annotate": ("workflow_annotate", "read"),
         "agent-loop-start": ("agent_loop_start", "read"),
+        "agent-loop-end": ("agent_loop_end", "read"),
         "policy-call": ("policy_call", "read"),
     }
 

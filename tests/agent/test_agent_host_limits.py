@@ -114,3 +114,13 @@ def test_invalid_compaction_options_are_agent_config_errors():
     out = host.eval('(agent.core/run-value "t" {"compaction" "yes"})')
     assert (out.error.reason, out.error.details["option"]) == ("invalid_agent_config", "compaction")
     assert provider.requests == []
+
+
+def test_model_calls_after_a_finished_loop_are_not_charged_to_its_turn_budget():
+    from agent_helpers import calls, make_host
+    host, provider = make_host(calls("(return 1)", "(return 2)", "(return 3)"))
+    out = host.eval('(let [a (agent.core/run-value "t" {"max_turns" 1})'
+                    '      b (llm/request {"system" "s" "messages" [{"role" "user" "content" "x"}] "tools" []})'
+                    '      c (agent.core/run-value "t" {"max_turns" 1})]'
+                    '  [a (get-in b ["tool_calls" 0 "args" "program"]) c])')
+    assert out.value == [1, "(return 2)", 3] and len(provider.requests) == 3
