@@ -59,7 +59,8 @@ class AgentOutcome:
     error:  RunError when not ok.
     usage:  counters: llm_calls per alias, subordinate_evaluations, agent_protocol_errors, ..., and
             the usage record of ptclisp.trace.usage: calls, input_tokens, output_tokens,
-            cached_tokens, unreported_calls, cost_usd, by_alias, by_model (docs/observability.md).
+            cached_tokens, unreported_calls, cost_usd, by_alias, by_model (docs/observability.md), and
+            the policy gate's policy_calls, policy_fallbacks and compactions.
     events: annotations and host events, in order.
     missions: the mission sessions of the run (definitions, history) for inspection.
     """
