@@ -42,13 +42,21 @@ def policy_components(items) -> list:
 def check_hooks(gate) -> None:
     """Refuse a policy prelude that exports none of the hooks (a misspelt hook would silently do nothing)."""
     from .policy import HOOKS
-    with gate.set.active.use(strict=True) as sandbox:
-        preludes = sandbox.env.preludes
-        for comp in gate.policies:
-            names = [n for n, t in preludes.items() if t.instance.compiled.origin == comp.origin]
-            if not any(h in preludes[n] for n in names for h in HOOKS):
-                raise PreludeError("invalid_policy", f"policy {comp.origin} exports none of the hooks "
-                                                     f"{', '.join(HOOKS)}", origin=comp.origin)
+    try:
+        with gate.set.active.use(strict=True) as sandbox:
+            preludes = sandbox.env.preludes
+    except PreludeError as e:
+        d = e.details
+        if e.kind == "prelude_attach_failed" and d.get("tool") and d.get("origin") in \
+                {c.origin for c in gate.policies}:
+            raise PreludeError("invalid_policy", f"{d.get('ref')} names tool/{d['tool']}, but policy code runs "
+                                                 "without tools", origin=d["origin"], tool=d["tool"]) from None
+        raise
+    for comp in gate.policies:
+        names = [n for n, t in preludes.items() if t.instance.compiled.origin == comp.origin]
+        if not any(h in preludes[n] for n in names for h in HOOKS):
+            raise PreludeError("invalid_policy", "the policy exports none of the hooks "
+                                                 f"{', '.join(HOOKS)}", origin=comp.origin)
 
 
 def check_final_value(contract, out) -> None:
