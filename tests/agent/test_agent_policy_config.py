@@ -82,3 +82,15 @@ def test_bench_agent_measures_a_policy_variant(tmp_path):
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     by = {c["config"]: c for c in results["configs"]}
     assert by["ref/terse/ptc"]["pass_rate"] == by["ref/base/ptc"]["pass_rate"] == 1.0
+
+
+def test_run_dir_and_bench_agent_take_a_policy_flag(project, tmp_path):
+    proc = _cli(["run", str(project), "--policy", str(project / "policy.clj"), "--trace-dir", "traces"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    (run_dir,) = [d for d in (tmp_path / "traces").iterdir() if d.is_dir()]
+    events = [json.loads(x) for x in (run_dir / "events.jsonl").read_text().splitlines()]
+    assert any(e["kind"] == "policy_call" and e.get("hook") == "render-feedback" for e in events)
+    from ptclisp.bench_agent.variants import BASELINE, VariantError, with_policy
+    assert with_policy(BASELINE, [str(project / "policy.clj")]).policy == (str((project / "policy.clj").resolve()),)
+    with pytest.raises(VariantError):
+        with_policy(BASELINE, ["nope.clj"])
