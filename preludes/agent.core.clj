@@ -87,6 +87,13 @@
 
 ;; ------------------------------------------------------------------ prompt seam
 
+(defn- policy
+  "Call a policy function (agent.prompt, agent.feedback) through the host's gate: sandboxed, checked,
+  and replaced by the shipped function when it fails."
+  [f & args]
+  (let [r (tool/policy-call {"fn" f "args" (vec args)})]
+    (if (= :ok (get r :status)) (get r :value) (fail (result/error :policy-unavailable r)))))
+
 (defn- phase-config [ctx phase]
   {"mission" (get phase :mission)
    "max_turns" (get phase :max-turns)
@@ -95,15 +102,15 @@
    "max_program_chars" (get ctx :max-program-chars)})
 
 (defn- initial-prompt-state [ctx phase]
-  (let [s (agent.prompt/initial-state (phase-config ctx phase))]
+  (let [s (policy "agent.prompt/initial-state" (phase-config ctx phase))]
     (if (map? s) s (fail (result/error :invalid-prompt :invalid-initial-state)))))
 
 (defn- next-prompt-state [state event]
-  (let [s (agent.prompt/transition state event)]
+  (let [s (policy "agent.prompt/transition" state event)]
     (if (map? s) s (fail (result/error :invalid-prompt :invalid-transition)))))
 
 (defn- system-prompt [state]
-  (let [s (agent.prompt/render state)]
+  (let [s (policy "agent.prompt/render" state)]
     (cond
       (and (map? s) (= :error (get s :status))) (fail (result/error :mission-unavailable s))
       (not (text? s)) (fail (result/error :invalid-prompt :invalid-render))
@@ -123,11 +130,6 @@
 (defn- build-request [ctx system messages]
   (let [req {"system" system "messages" messages "tools" [(tool-schema)]}]
     (if (some? (get ctx :model)) (assoc req "model" (get ctx :model)) req)))
-
-(defn- check-transcript [ctx request]
-  (let [limit (get ctx :max-transcript-chars)]
-    (when (> (count (json/generate-string request)) limit)
-      (tool/kernel-runtime-limit-failure {"max_transcript_chars" limit}))))
 
 ;; ------------------------------------------------------------------ outcomes
 
@@ -184,10 +186,11 @@
   (let [idx (inc (get st :phase-idx))
         phases (get ctx :phases)
         phase (nth phases idx)
-        notice (agent.feedback/budget-notice (get phase :max-turns) (= idx (dec (count phases)))
-                                             (get ctx :threshold))
+        notice (policy "agent.feedback/budget-notice"
+                       (get phase :max-turns) (= idx (dec (count phases))) (get ctx :threshold))
         opening {"role" "user"
-                 "content" (agent.feedback/phase-transition (get phase :mission) (get phase :instruction) notice)}]
+                 "content" (policy "agent.feedback/phase-transition"
+                                   (get phase :mission) (get phase :instruction) notice)}]
     (assoc st
            :phase-idx idx
            :turn 0
@@ -206,7 +209,7 @@
     (cond
       (agent.retry/retry? turn max-turns)
       (let [remaining (- max-turns (inc turn))
-            notice (agent.feedback/budget-notice remaining (final-phase? ctx st) (get ctx :threshold))]
+            notice (policy "agent.feedback/budget-notice" remaining (final-phase? ctx st) (get ctx :threshold))]
         {:next (assoc st
                       :turn (inc turn)
                       :global-turn (inc (get st :global-turn))
@@ -227,7 +230,7 @@
   (let [v (get evaluation :value)]
     (cond
       (not (final-phase? ctx st))
-      {:next (next-phase ctx st (tool-feedback action (agent.feedback/observation evaluation)))}
+      {:next (next-phase ctx st (tool-feedback action (policy "agent.feedback/observation" evaluation)))}
       (not (get ctx :validate?))
       {:done {:status :returned :value v}}
       :else
@@ -235,14 +238,14 @@
         (if (true? (get check :valid?))
           {:done {:status :returned :value v}}
           (advance ctx st :result-contract-error
-                   (tool-feedback action (agent.feedback/result-contract check))
+                   (tool-feedback action (policy "agent.feedback/result-contract" check))
                    (fn [] (tool/kernel-result-contract-failure {"value" v "agent_turns" (get ctx :total-turns)}))))))))
 
 (defn- on-failed [ctx st action evaluation]
   (let [reason (get evaluation :value)]
     (if (agent.retry/correctable-capability-failure? evaluation)
       (advance ctx st :evaluation-error
-               (tool-feedback action (agent.feedback/capability-error evaluation))
+               (tool-feedback action (policy "agent.feedback/capability-error" evaluation))
                (fn [] (subject-failure :model-program-failed reason)))
       {:done (subject-failure :model-program-failed reason)})))
 
@@ -251,17 +254,17 @@
     (if (or (true? (get st :closing?))
             (not (agent.retry/retry? (get st :turn) (get (current-phase ctx st) :max-turns))))
       {:done (subject-failure :non-retryable-evaluation (get evaluation :kind))}
-      (let [fb (assoc (tool-feedback action (agent.feedback/non-retryable evaluation)) :notice-first? true)
+      (let [fb (assoc (tool-feedback action (policy "agent.feedback/non-retryable" evaluation)) :notice-first? true)
             step (advance ctx st :evaluation-error fb (fn [] nil))]
         {:next (assoc (get step :next) :closing? true)}))
     (advance ctx st :evaluation-error
-             (tool-feedback action (agent.feedback/evaluation-error evaluation))
+             (tool-feedback action (policy "agent.feedback/evaluation-error" evaluation))
              (fn [] (turn-limit ctx :evaluation-error)))))
 
 (defn- on-evaluation [ctx st action evaluation]
   (case (get evaluation :outcome)
     :continued (advance ctx st :evaluation-success
-                        (tool-feedback action (agent.feedback/observation evaluation))
+                        (tool-feedback action (policy "agent.feedback/observation" evaluation))
                         (fn [] (turn-limit ctx :intermediate-result)))
     :returned (on-returned ctx st action evaluation)
     :failed (on-failed ctx st action evaluation)
@@ -296,7 +299,7 @@
           (fail (result/error :evaluation-unavailable (get check :outcome))))))))
 
 (defn- protocol-feedback [action]
-  (let [text (agent.feedback/protocol-error action)
+  (let [text (policy "agent.feedback/protocol-error" action)
         narration (get action :narration)]
     (if (= :program-too-large (get action :reason))
       {:before (call-pair-head narration (get action :offending-call))
@@ -348,7 +351,6 @@
   (if (>= (get st :turn) (get (current-phase ctx st) :max-turns))
     {:done (turn-limit ctx :turn-limit-exceeded)}
     (let [request (build-request ctx (system-prompt (get st :prompt-state)) (get st :messages))]
-      (check-transcript ctx request)
       (let [action (agent.native/normalize (llm/request request) (get ctx :max-program-chars))]
         (annotate ctx st action)
         (dispatch ctx st action)))))
@@ -356,24 +358,27 @@
 (defn- first-message [ctx task]
   (let [phase (first (get ctx :phases))
         instruction (get phase :instruction)
-        notice (agent.feedback/budget-notice (get phase :max-turns) (= 1 (count (get ctx :phases)))
-                                             (get ctx :threshold))]
+        notice (policy "agent.feedback/budget-notice"
+                       (get phase :max-turns) (= 1 (count (get ctx :phases))) (get ctx :threshold))]
     {"role" "user"
      "content" (str task (if instruction (str "\n\n" instruction) "") "\n\n" notice)}))
 
 (defn- run-loop [task cfg validate?]
   (let [ctx (resolve-config (or cfg {}) validate?)
+        _ (tool/agent-loop-start {"options" (or cfg {})})
         start {:phase-idx 0
                :turn 0
                :global-turn 0
                :messages [(first-message ctx task)]
                :prompt-state (initial-prompt-state ctx (first (get ctx :phases)))
                :closing? false}]
-    (loop [st start]
-      (let [step (take-turn ctx st)]
-        (if (contains? step :done)
-          (get step :done)
-          (recur (get step :next)))))))
+    (let [outcome (loop [st start]
+                    (let [step (take-turn ctx st)]
+                      (if (contains? step :done)
+                        (get step :done)
+                        (recur (get step :next)))))]
+      (tool/agent-loop-end {})
+      outcome)))
 
 ;; ------------------------------------------------------------------ failing fast
 

@@ -150,7 +150,8 @@ def cmd_run(args) -> int:
     agent_only = [flag for flag, value in (("--trace", args.trace), ("--trace-dir", args.trace_dir),
                                            ("--inspect", args.inspect), ("--price", args.price),
                                            ("--envelope", args.envelope), ("--output", args.output),
-                                           ("--env-file", args.env_file), ("--text-protocol", args.text_protocol))
+                                           ("--env-file", args.env_file), ("--text-protocol", args.text_protocol),
+                                           ("--policy", args.policy))
                   if value]
     if agent_only:
         raise UsageError(f"{agent_only[0]} needs a model (it applies to agent runs): add --model "
@@ -350,6 +351,8 @@ def _add_run(sub) -> None:
     replay.add_argument("--replay", metavar="FILE", help="serve every model from this replay file (no network)")
     replay.add_argument("--record", metavar="FILE", help="add every model answer to this replay file "
                                                           "(answers already in it are kept)")
+    agent_flags.add_argument("--policy", metavar="FILE", action="append", default=[],
+                             help="a loop policy prelude: its exports render-feedback, render-prompt, project-context and compact are hooks of the agent loop, each with the shipped behaviour as fallback (repeatable; ptclisp docs agent)")
     agent_flags.add_argument("--trace", metavar="FILE", help="JSON Lines log of the run, credentials redacted "
                                                             "(an existing FILE is overwritten)")
     from .trace.cli import add_trace_flags

@@ -10,6 +10,9 @@ usage counters, annotations, the abort that ended the run) and
     kernel-mission-model-context the mission's model context JSON
     kernel-result-contract       validate a final value (raw, never echoed)
     workflow-annotate            record an annotation
+    agent-loop-start             the loop declares its options (it may lower the host's limits, never raise them)
+    agent-loop-end               the loop ended: what follows counts against the host's own view again
+    policy-call                  call a policy function through the gate (ptclisp.agent.policy)
   private (only agent.core may name them; the host checks this at attach):
     kernel-result-contract-failure, kernel-runtime-limit-failure,
     kernel-agent-config-failure, kernel-llm-provider-failure  -> typed aborts
@@ -37,6 +40,8 @@ from .context import model_context
 from .data import K, NotJson, arg_map, envelope_error, envelope_ok, keywordize_envelope, kwmap, project
 from .errors import HostAbort
 from .mission import MissionSession
+from .compaction import BudgetExceeded, fit
+from .run_options import OptionError, RunOptions
 from ..errors import logger
 
 PRIVATE = ("kernel-result-contract-failure", "kernel-runtime-limit-failure", "kernel-agent-config-failure",
@@ -93,15 +98,29 @@ class AgentRun:
         self.tokens = UsageMeter()        # calls, tokens and cost per alias and model (ptclisp.trace.usage)
         self.prices = None                # a ptclisp.trace.PriceBook; None: the package's table
         self.trace = None                 # a ptclisp.trace.RunTrace while a traced run goes
+        self.host_options = RunOptions()  # what the host was told (run_entry's "agent" options)
+        self.options = self.host_options  # that, tightened by what the loop declared
+        self.loop_requests = 0            # model requests since the loop started (the host's turn count)
+        self.gate = None                  # the run's ptclisp.agent.policy.PolicyGate
+        self._compaction = None
+        self.started = time.monotonic()
+        self.policy_counts = {"policy_calls": 0, "policy_fallbacks": 0, "compactions": 0}
 
     def usage_snapshot(self) -> dict:
         """The run's counters plus the usage record of ptclisp.trace.usage (calls, tokens, cost, by_alias, by_model)."""
         u = dict(self.usage)
         u["llm_calls"] = dict(u["llm_calls"])
+        u.update(self.policy_counts)
         u.update(self.tokens.snapshot(self.prices))
         return u
 
     def emit(self, event: dict):
+        kind = event.get("type")
+        if kind in ("policy_call", "policy_fallback"):
+            self.policy_counts["policy_calls"] += 1
+            self.policy_counts["policy_fallbacks"] += kind == "policy_fallback"
+        elif kind == "compaction":
+            self.policy_counts["compactions"] += 1
         self.events.append(event)
         if self.trace is not None:
             self.trace.host_event(event)
@@ -124,9 +143,13 @@ class AgentRun:
         except NotJson:
             return envelope_error("provider_error", "invalid_request", details="the llm request is not JSON data",
                                   **{"retryable?": False})
+        send = self._hold_request(request)
         turn = self.trace.model_request(request) if self.trace is not None else 0
+        if send is not request:
+            self.emit(self._compaction.event() | {"turn": turn or self.loop_requests,
+                                                   "summary": self._compaction.summary})
         started = time.perf_counter()
-        out = self.router.request(request)
+        out = self.router.request(send)
         duration_ms = (time.perf_counter() - started) * 1000
         alias = out.get("value", {}).get("model") if out.get("status") == "ok" else out.get("model")
         calls = self.usage["llm_calls"]
@@ -148,6 +171,66 @@ class AgentRun:
         self.emit(event)
         return envelope_ok(from_python(out["value"]))
 
+    def _hold_request(self, request: dict) -> dict:
+        """The host's checks before a model request, whatever the loop did: the deadline, the turn budget
+        and the transcript budget (compacting the request when it nears it). Gives the request to send."""
+        limit_ms = self.limits.workflow_timeout_ms
+        if limit_ms is not None and (time.monotonic() - self.started) * 1000 > limit_ms:
+            self.fail("runtime_limit_exceeded", f"the workflow ran past its deadline ({limit_ms} ms)",
+                      {"limit": "workflow_timeout_ms", "limit_value": limit_ms})
+        o = self.options
+        if o.turns is not None and self.loop_requests >= o.turns:
+            self.fail("runtime_limit_exceeded", f"the agent used all {o.turns} turns without returning a result "
+                                                "(the host refused a further model request)",
+                      {"limit": "agent_turns", "limit_value": o.turns, "limit_reason": "turn_limit_exceeded"})
+        self.loop_requests += 1
+        hook = None
+        if self.gate is not None and self.gate.has_hook("compact"):
+            hook = lambda turns, info: self.gate.call_hook("compact", [turns, info])  # noqa: E731
+        try:
+            send, self._compaction = fit(request, o.max_transcript_chars, o.compaction_at, o.compaction, hook)
+        except BudgetExceeded:
+            n = o.max_transcript_chars
+            self.fail("runtime_limit_exceeded", f"the next model request would exceed max_transcript_chars ({n})",
+                      {"limit": "max_transcript_chars", "limit_value": n})
+        return send
+
+    # ------------------------------------------------------------------ the loop's options and policy
+    def agent_loop_start(self, arg: Map):
+        ok, cfg = try_project_map(_get(arg, "options"))
+        try:
+            declared = RunOptions.parse(cfg if ok else {}, loop=True)
+        except OptionError as e:
+            self.fail("invalid_agent_config", e.message, e.details)
+        self.set_options(self.host_options.tighter(declared))
+        return envelope_ok(True)
+
+    def agent_loop_end(self, arg: Map):
+        """The loop ended with an outcome: later model requests of the workflow count against the host's view."""
+        self.set_options(self.host_options)
+        return envelope_ok(True)
+
+    def set_options(self, options: RunOptions, host: bool = False):
+        """Hold the run to `options` (with host=True: also the host's own view, from run_entry)."""
+        if host:
+            self.host_options = options
+        self.options = options
+        self.loop_requests = 0
+        if self.gate is not None:
+            self.gate.options.timeout_ms = options.policy_timeout_ms
+            self.gate.options.memory_bytes = options.policy_memory_bytes
+            self.gate.options.output_chars = options.max_transcript_chars
+
+    def turn(self) -> int:
+        return self.trace.turn if self.trace is not None else self.loop_requests
+
+    def policy_call(self, arg: Map):
+        from .policy import FUNCTIONS
+        ref, args = _get(arg, "fn"), _get(arg, "args")
+        if ref not in FUNCTIONS or type(args) is not Vector:
+            return _protocol("invalid_policy_call", "expected {\"fn\" name \"args\" [...]}")
+        return envelope_ok(policy_value(self, ref, args.lst()))
+
     # ------------------------------------------------------------------ missions
     def kernel_eval(self, arg: Map):
         kind, source, mission = _get(arg, "kind"), _get(arg, "source"), _get(arg, "mission")
@@ -159,6 +242,11 @@ class AgentRun:
         session = self.sessions.get(mission)
         if session is None:
             return _protocol("unknown_mission")
+        if len(source) > self.options.max_program_chars:
+            n = self.options.max_program_chars
+            self.fail("runtime_limit_exceeded", f"the loop sent a program of {len(source)} characters, over "
+                                                f"max_program_chars ({n})",
+                      {"limit": "max_program_chars", "limit_value": n})
         limit = self.limits.subordinate_evaluations
         if self.usage["subordinate_evaluations"] >= limit:
             self._quota_proof = "quota:" + hashlib.sha256(f"{id(self)}:{time.monotonic_ns()}".encode()).hexdigest()
@@ -325,6 +413,17 @@ _TURN_LIMIT_HINTS = {
 }
 
 
+def try_project_map(x):
+    ok, v = (True, project(x)) if _projectable(x) else (False, None)
+    return (ok and isinstance(v, dict)), v
+
+
+def policy_value(run: "AgentRun", ref: str, args: list):
+    """The gated value of policy function `ref` (see ptclisp.agent.feedback_hooks)."""
+    from .feedback_hooks import gated
+    return gated(run, ref, args)
+
+
 def _projectable(x) -> bool:
     try:
         project(x)
@@ -348,6 +447,9 @@ class WorkflowTools(ToolSet):
         "kernel-llm-provider-failure": ("kernel_llm_provider_failure", "read"),
         "kernel-agent-protocol-error": ("kernel_agent_protocol_error", "read"),
         "workflow-annotate": ("workflow_annotate", "read"),
+        "agent-loop-start": ("agent_loop_start", "read"),
+        "agent-loop-end": ("agent_loop_end", "read"),
+        "policy-call": ("policy_call", "read"),
     }
 
     def __init__(self, run: AgentRun, extra_tools=None):

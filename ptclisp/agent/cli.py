@@ -97,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     extra.add_argument("--max-tokens", type=int, metavar="N", help="output token cap for openai/anthropic models")
     extra.add_argument("--replace", action="append", default=[], metavar="ID=FILE",
                        help="replace a shipped prelude, e.g. agent.prompt=my_prompt.clj")
+    extra.add_argument("--policy", action="append", default=[], metavar="FILE",
+                       help="a loop policy prelude: its exports render-feedback, render-prompt, project-context and compact are hooks of the agent loop, each with the shipped behaviour as fallback (repeatable; ptclisp docs agent)")
     extra.add_argument("--json", action="store_true", help="print a JSON record with ok, value, error and usage")
     operate.add_operation_flags(p)
     from ..mcp.cli import add_mcp_flags
@@ -611,6 +613,7 @@ def _setup(args, trace, env=None, mcp_tools=(), writer=None, prices=None):
     limits = AgentLimits(workflow_timeout_ms=args.timeout_ms) if args.timeout_ms else None
     return AgentHost(router, {"default": mission}, workflow=_components(args.workflow, "--workflow"),
                      replace=replace, result_schema=load_schema(args.schema, "--schema"), limits=limits,
+                     policy=_components(args.policy, "--policy"),
                      on_event=trace.write if trace is not None else None, trace=writer, prices=prices)
 
 
@@ -684,6 +687,7 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
         mission = Mission(data=data or {}, capabilities=mission_capabilities(tool_specs) + list(mcp_tools))
         limits = AgentLimits(workflow_timeout_ms=args.timeout_ms) if args.timeout_ms else None
         return AgentHost(router, {"default": mission}, workflow=_components(preludes, "--prelude"), limits=limits,
+                         policy=_components(getattr(args, "policy", None) or (), "--policy"),
                          on_event=trace.write if trace is not None else None, trace=writer, prices=prices)
 
     try:

@@ -39,7 +39,10 @@ from .errors import RunError
 from .library import components as library_components
 from .limits import AgentLimits
 from .mission import Mission
+from .policy import PolicyGate, PolicySet
+from .policy_setup import check_final_value, check_hooks, gate_components, policy_components
 from .result_contract import ResultContract
+from .run_options import OptionError, RunOptions
 
 
 @attrs.define(slots=True)
@@ -56,7 +59,8 @@ class AgentOutcome:
     error:  RunError when not ok.
     usage:  counters: llm_calls per alias, subordinate_evaluations, agent_protocol_errors, ..., and
             the usage record of ptclisp.trace.usage: calls, input_tokens, output_tokens,
-            cached_tokens, unreported_calls, cost_usd, by_alias, by_model (docs/observability.md).
+            cached_tokens, unreported_calls, cost_usd, by_alias, by_model (docs/observability.md), and
+            the policy gate's policy_calls, policy_fallbacks and compactions.
     events: annotations and host events, in order.
     missions: the mission sessions of the run (definitions, history) for inspection.
     """
@@ -88,6 +92,11 @@ class AgentOutcome:
         return RunError("workflow_failed", "value_not_json",
                         f"the workflow's value cannot be given as JSON: {e.message}", {"error_kind": e.kind})
 
+    @property
+    def policy_fallbacks(self) -> int:
+        """How many policy calls of the run fell back to the shipped behaviour (`policy_fallback` events)."""
+        return sum(1 for e in self.events if e.get("type") == "policy_fallback")
+
     def annotations(self, kind: str = "agent-action") -> list[dict]:
         """The data of every annotation of `kind`."""
         return [e["data"] for e in self.events if e.get("type") == kind]
@@ -111,6 +120,9 @@ class AgentHost:
                     `ptclisp.prelude.Component`), attached after the library.
     library:        shipped components to select (their dependency closure is added).
     replace:        {shipped id: source}, e.g. a custom "agent.prompt".
+    policy:         policy preludes (paths, sources or Components) whose exports render-feedback,
+                    render-prompt, project-context and compact are hooks of the loop (ptclisp.agent.policy).
+    agent_options:  the agent options the host holds every run to (merged under run_entry's "agent" map).
     result_schema:  JSON Schema the final value of run-result-value / agent.main must satisfy.
     limits:         AgentLimits.
     on_event:       callable receiving each event dict as it happens.
@@ -124,7 +136,7 @@ class AgentHost:
     def __init__(self, models, missions: dict | None = None, *, workflow=(), library=("agent.main",),
                  replace: dict | None = None, result_schema: dict | None = None,
                  limits: AgentLimits | None = None, on_event=None, workflow_tools=None, trace=None,
-                 prices=None):
+                 prices=None, policy=(), agent_options: dict | None = None):
         from ..trace import PriceBook, TraceWriter
         if trace is not None and not isinstance(trace, TraceWriter):
             raise TypeError(f"trace must be a ptclisp.trace.TraceWriter, got {type(trace).__name__}")
@@ -139,6 +151,13 @@ class AgentHost:
                 raise TypeError(f"mission {name!r} must be a ptclisp.agent.Mission")
         workflow = as_preludes(workflow, "workflow")
         self.components = library_components(tuple(library), replace) + [as_component(c) for c in workflow]
+        self.policy_components = policy_components(as_preludes(policy, "policy"))
+        self.replace = dict(replace or {})
+        self._policy = None                       # the PolicySet, made with the first run
+        if agent_options is not None and not isinstance(agent_options, dict):
+            raise TypeError("agent_options must be a dict of agent options")
+        self.agent_options = dict(agent_options or {})
+        RunOptions.parse(self.agent_options)      # an option out of range is a ValueError now
         self.contract = ResultContract(result_schema) if result_schema is not None else None
         self.limits = limits if limits is not None else AgentLimits()
         if not isinstance(self.limits, AgentLimits):
@@ -147,16 +166,23 @@ class AgentHost:
         self.limits.workflow_limits()
         self.on_event = on_event
         self.workflow_tools = workflow_tools
-        # fail early on a broken bundle or mission (compiled namespaces are cached for later runs)
-        self._new_run()
+        # fail early on a broken bundle, mission or policy (compiled namespaces are cached for later runs)
+        run, _ = self._new_run()
+        if self.policy_components:
+            check_hooks(run.gate)
 
     # ------------------------------------------------------------------ assembly
     def _new_run(self) -> tuple[AgentRun, Environment]:
         run = AgentRun(self.missions, self.limits, self.router, self.contract, self.on_event)
         run.prices = self.prices
-        env = Environment({}, WorkflowTools(run, self.workflow_tools))
+        tools = WorkflowTools(run, self.workflow_tools)
+        env = Environment({}, tools)
         attach_preludes(env, self.components)
         _check_private_bindings(env)
+        if self._policy is None:
+            self._policy = PolicySet(gate_components(self.replace), self.policy_components, WorkflowTools.BINDINGS)
+        run.gate = PolicyGate(self._policy, run.emit, run.turn)
+        run.set_options(RunOptions.parse(self.agent_options), host=True)
         return run, env
 
     def session(self) -> "WorkflowSession":
@@ -172,13 +198,19 @@ class AgentHost:
         """
         return self._eval(source, data, task, source)
 
-    def _eval(self, source: str, data, task, entry) -> AgentOutcome:
+    def _eval(self, source: str, data, task, entry, options=None, check=None) -> AgentOutcome:
         check_context(data, "data")
         run, env = self._new_run()
+        if options is not None:
+            try:
+                run.set_options(RunOptions.parse({**self.agent_options, **options}, loop=True), host=True)
+            except OptionError as e:
+                return AgentOutcome(False, error=RunError("workflow_failed", "invalid_agent_config", e.message,
+                                                          e.details))
         if data:
             from ..convert import from_python
             env.context = from_python(data)
-        return _traced_eval(self, run, env, source, task=task, entry=entry)
+        return _traced_eval(self, run, env, source, task=task, entry=entry, check=check)
 
     def run_entry(self, ref: str, *args) -> AgentOutcome:
         """Call a workflow export such as "agent.main/run" with JSON-like arguments."""
@@ -186,7 +218,11 @@ class AgentHost:
             raise ValueError("ref must name an export as ns/name")
         first = args[0] if args else None
         task = first.get("task") if isinstance(first, dict) and isinstance(first.get("task"), str) else None
-        return self._eval(f"(apply {ref} data/args)", {"args": list(args)}, task, None)
+        options = None
+        if ref == "agent.main/run" and isinstance(first, dict):
+            options = first.get("agent") if isinstance(first.get("agent"), dict) else {}
+        check = self.contract if ref == "agent.main/run" else None
+        return self._eval(f"(apply {ref} data/args)", {"args": list(args)}, task, None, options, check)
 
     def close(self):
         self.router.close()
@@ -204,17 +240,24 @@ class WorkflowSession:
         return _traced_eval(self.host, self.run, self.env, source, task=None, entry=source)
 
 
-def _traced_eval(host: AgentHost, run: AgentRun, env: Environment, source: str, *, task, entry) -> AgentOutcome:
-    """Evaluate `source` in `env`; with `host.trace`, write the run's trace as it goes."""
+def _traced_eval(host: AgentHost, run: AgentRun, env: Environment, source: str, *, task, entry,
+                 check=None) -> AgentOutcome:
+    """Evaluate `source` in `env`; with `host.trace`, write the run's trace as it goes. `check`: a result
+    contract the value must satisfy (the host's own check of agent.main/run's value)."""
+    def outcome():
+        out = _outcome(run, evaluate(env, source, host.limits.workflow_limits()))
+        if check is not None and out.ok:
+            check_final_value(check, out)
+        return out
     if host.trace is None:
-        return _outcome(run, evaluate(env, source, host.limits.workflow_limits()))
+        return outcome()
     from ..trace.hooks import start_run_trace
     trace = start_run_trace(host, run, env, task=task, source=entry)
     if trace is None:                       # the trace could not be started: the run goes on untraced
-        return _outcome(run, evaluate(env, source, host.limits.workflow_limits()))
+        return outcome()
     run.trace = trace
     try:
-        out = _outcome(run, evaluate(env, source, host.limits.workflow_limits()))
+        out = outcome()
     except BaseException as e:
         trace.crash(e)
         raise

@@ -27,7 +27,7 @@ from .runner import Progress, execute
 from .runner_adapter import MODES
 from .runs import dump, plan, write_atomic
 from .suite import SuiteError, builtin_suites, load_suite
-from .variants import BASELINE, VariantError, builtin_variants, parse_variant
+from .variants import BASELINE, VariantError, builtin_variants, parse_variant, with_policy
 
 EPILOG = """examples:
   ptclisp bench agent --suite data-qa --model ref=scripted:reference
@@ -50,8 +50,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="model under test (repeatable); providers: openai, anthropic, replay, scripted "
                         "(scripted:reference, scripted:unavailable)")
     p.add_argument("--variant", action="append", metavar="NAME=PRELUDE_OR_DIR",
-                   help="variant (repeatable): a .clj mission prelude, a directory, builtin:NAME "
+                   help="variant (repeatable): a .clj mission prelude, policy:FILE.clj (a loop policy), a "
+                        "directory, builtin:NAME "
                         f"({', '.join(builtin_variants())}) or none; default: one baseline 'base=none'")
+    p.add_argument("--policy", action="append", default=[], metavar="FILE",
+                   help="a loop policy prelude added to every variant (repeatable; ptclisp docs agent)")
     p.add_argument("--mode", action="append", choices=MODES,
                    help="ptc (PTC-Lisp programs; default) and/or json-tools (plain function calling)")
     p.add_argument("--repeat", type=int, default=1, help="runs per task and configuration (default 1)")
@@ -123,6 +126,8 @@ def _selection(args):
         suite = load_suite(args.suite)
         models = [parse_model(m) for m in (args.model or ["ref=scripted:reference"])]
         variants = [parse_variant(v) for v in args.variant] if args.variant else [BASELINE]
+        if args.policy:
+            variants = [with_policy(v, args.policy) for v in variants]
     except (SuiteError, ModelSpecError, VariantError) as e:
         raise _Stop(str(e)) from None
     for kind, items in (("model", models), ("variant", variants)):

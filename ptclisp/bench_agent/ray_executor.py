@@ -78,7 +78,7 @@ class Bundle:
             values = suite.data_for(spec.task)
             for name, path in spec.task.data_files.items():
                 data[path] = values[name]
-            for path in (*spec.variant.preludes, *spec.variant.replace.values()):
+            for path in (*spec.variant.preludes, *spec.variant.replace.values(), *spec.variant.policy):
                 if path not in files:
                     files[path] = pathlib.Path(path).read_text(encoding="utf-8")
         return cls(suite.name, str(suite.path), suite.description, dict(suite.defaults), list(suite.tasks),
@@ -104,12 +104,13 @@ def _local_path(path: str, text: str, scratch: pathlib.Path, slot: str) -> str:
 
 
 def _localize_variant(variant, files: dict, scratch: pathlib.Path):
-    if not variant.preludes and not variant.replace:
+    if not variant.preludes and not variant.replace and not variant.policy:
         return variant
     local = {p: _local_path(p, files[p], scratch, f"v{i}") for i, p in enumerate(files)
-             if p in variant.preludes or p in variant.replace.values()}
+             if p in variant.preludes or p in variant.replace.values() or p in variant.policy}
     return attrs.evolve(variant, preludes=tuple(local[p] for p in variant.preludes),
-                        replace={ns: local[p] for ns, p in variant.replace.items()})
+                        replace={ns: local[p] for ns, p in variant.replace.items()},
+                        policy=tuple(local[p] for p in variant.policy))
 
 
 # ------------------------------------------------------------------------------------------------

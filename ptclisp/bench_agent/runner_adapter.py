@@ -144,6 +144,7 @@ def _plain_events(events: list) -> list:
 def _run_agent_host(question, data, provider, variant, limits, max_turns, answer_schema, model_name, tools=(),
                     trace=None):
     from ..agent import AgentHost, AgentLimits, Mission
+    from ..prelude import Component
     from ..trace import TraceWriter
     log = RunLog("agent-host", limits.get("time_limit_s"))
     capture = _Capture(provider)
@@ -161,7 +162,11 @@ def _run_agent_host(question, data, provider, variant, limits, max_turns, answer
         if trace is not None:
             writer = TraceWriter(trace["dir"], inspect=bool(trace.get("inspect")),
                                  meta={"command": "bench agent", **(trace.get("meta") or {})})
-        host = AgentHost(models=router, missions={"default": mission}, replace=replace or None,
+        policy = []
+        for path in getattr(variant, "policy", None) or ():
+            with open(path, encoding="utf-8") as f:
+                policy.append(Component(f.read(), path))
+        host = AgentHost(models=router, missions={"default": mission}, replace=replace or None, policy=policy,
                          result_schema=answer_schema, trace=writer,
                          limits=AgentLimits(workflow_timeout_ms=time_ms, evaluation_timeout_ms=eval_ms))
     except Exception as e:  # noqa: BLE001 - a variant whose preludes do not compile or attach

@@ -3,11 +3,13 @@
 `--variant NAME=SPEC` where SPEC is
 
 * a `.clj` file: one mission prelude attached to every task's mission;
+* `policy:FILE.clj` - a loop policy prelude (its hooks, ptclisp docs agent), so a
+  policy is measured like a prelude;
 * a directory: every `*.clj` in it (sorted), plus an optional `variant.json`
   ``{"description": str, "agent": {agent config overrides, e.g. "max_turns": 8},
-  "replace": {"agent.prompt": "my_prompt.clj"}}`` (`replace` swaps a shipped
-  workflow prelude for one in the directory: the prompt seam of the agent
-  library);
+  "replace": {"agent.prompt": "my_prompt.clj"}, "policy": ["policy.clj"]}`` (`replace`
+  swaps a shipped workflow prelude for one in the directory: the prompt seam of
+  the agent library; `policy` names loop policy preludes in it);
 * `builtin:NAME` - a variant shipped in ptclisp/bench_agent/variants/
   (`wrong`: the control variant that makes the scripted reference model
   answer wrongly on purpose);
@@ -41,6 +43,7 @@ class Variant:
     preludes: tuple = ()            # absolute paths of mission prelude files
     agent: dict = attrs.field(factory=dict)
     replace: dict = attrs.field(factory=dict)   # workflow namespace -> absolute path
+    policy: tuple = ()              # absolute paths of loop policy preludes (ptclisp docs agent)
     description: str = ""
 
     def notes(self) -> list[str]:
@@ -54,6 +57,8 @@ class Variant:
             h.update(pathlib.Path(p).read_bytes())
         for k, p in sorted(self.replace.items()):
             h.update(k.encode() + pathlib.Path(p).read_bytes())
+        for p in self.policy:
+            h.update(b"policy:" + pathlib.Path(p).read_bytes())
         h.update(json.dumps(self.agent, sort_keys=True).encode())
         return h.hexdigest()[:12]
 
@@ -77,6 +82,11 @@ def parse_variant(text: str) -> Variant:
     spec = spec.strip()
     if spec in ("", "none"):
         return Variant(name, "none")
+    if spec.startswith("policy:"):
+        path = pathlib.Path(spec[len("policy:"):])
+        if not (path.is_file() and path.suffix == ".clj"):
+            raise VariantError(f"variant {name!r}: policy {str(path)!r} is not a .clj file")
+        return Variant(name, spec, policy=(str(path.resolve()),))
     if spec.startswith("builtin:"):
         which = spec[len("builtin:"):]
         if which not in builtin_variants():
@@ -100,21 +110,39 @@ def _from_dir(name: str, spec: str, path: pathlib.Path) -> Variant:
             config = json.loads(cfg_file.read_text(encoding="utf-8"))
         except ValueError as e:
             raise VariantError(f"variant {name!r}: variant.json is not valid JSON: {e}") from None
-        if not isinstance(config, dict) or set(config) - {"description", "agent", "replace"}:
-            raise VariantError(f"variant {name!r}: variant.json may hold only description, agent and replace")
+        if not isinstance(config, dict) or set(config) - {"description", "agent", "replace", "policy"}:
+            raise VariantError(f"variant {name!r}: variant.json may hold only description, agent, replace "
+                               "and policy")
     replace = {}
     for ns, rel in (config.get("replace") or {}).items():
         target = (path / rel).resolve()
         if not target.is_file():
             raise VariantError(f"variant {name!r}: replacement for {ns} ({rel}) not found")
         replace[ns] = str(target)
-    replaced = set(replace.values())
+    policy = []
+    for rel in config.get("policy") or ():
+        target = (path / str(rel)).resolve()
+        if not target.is_file():
+            raise VariantError(f"variant {name!r}: policy {rel} not found")
+        policy.append(str(target))
+    replaced = set(replace.values()) | set(policy)
     preludes = tuple(str(p) for p in sorted(path.glob("*.clj")) if str(p.resolve()) not in replaced)
     agent = config.get("agent") or {}
     if not isinstance(agent, dict):
         raise VariantError(f"variant {name!r}: 'agent' must be an object")
-    return Variant(name, spec, preludes=preludes, agent=agent, replace=replace,
+    return Variant(name, spec, preludes=preludes, agent=agent, replace=replace, policy=tuple(policy),
                    description=str(config.get("description", "")))
+
+
+def with_policy(variant: Variant, paths) -> Variant:
+    """`variant` with the policy preludes `paths` added (`bench agent --policy`)."""
+    extra = []
+    for p in paths:
+        path = pathlib.Path(p)
+        if not (path.is_file() and path.suffix == ".clj"):
+            raise VariantError(f"--policy {p!r} is not a .clj file")
+        extra.append(str(path.resolve()))
+    return attrs.evolve(variant, policy=tuple(variant.policy) + tuple(extra))
 
 
 def prelude_notes(paths) -> list[str]:

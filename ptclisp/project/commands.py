@@ -243,7 +243,10 @@ def build_host(project: Project, args, trace, env, *, input_value=None, mcp=None
                           alias_options=project.alias_options(env),
                           text_protocol=getattr(args, "text_protocol", False))
     router.max_total_calls = project.max_model_calls()
+    policy = project.policy_preludes() + [adapter.component(read_text(p, "--policy "), p)
+                                          for p in getattr(args, "policy", None) or ()]
     return AgentHost(router, built, workflow=project.workflow_preludes(), result_schema=project.schema("result"),
+                     policy=policy, agent_options=project.agent_options(),
                      limits=limits, on_event=trace.write if trace is not None else None, trace=writer,
                      prices=prices)
 

@@ -415,6 +415,16 @@ class Project:
                     for i, rel in enumerate(spec.get("preludes") or ())]
         return Mission(data=data, capabilities=caps, preludes=preludes, strict_data=spec.get("strict_data", True))
 
+    def policy_preludes(self) -> list:
+        """The [agent] table's policy preludes (loop hooks, ptclisp docs agent)."""
+        return [adapter.component(self.read_text(rel, f"/agent/policy/{i}"), self.path(rel))
+                for i, rel in enumerate((self.doc.get("agent") or {}).get("policy") or ())]
+
+    def agent_options(self) -> dict:
+        """The [agent] table's loop options (compaction, compaction_at)."""
+        table = self.doc.get("agent") or {}
+        return {k: table[k] for k in ("compaction", "compaction_at") if k in table}
+
     def workflow_preludes(self) -> list:
         return [adapter.component(self.read_text(rel, f"/entry/preludes/{i}"), self.path(rel))
                 for i, rel in enumerate(self.entry.get("preludes") or ())]

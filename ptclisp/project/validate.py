@@ -35,6 +35,7 @@ def validate(path: str) -> tuple[Project | None, list[Problem]]:
     _mcp(project, out)
     _missions(project, out, tools_ok)
     _workflow(project, out)
+    _policy(project, out)
     return project, out
 
 
@@ -154,6 +155,20 @@ def _workflow(project: Project, out: list) -> None:
     except PtcError as e:
         where = f"line {e.span.line}, column {e.span.col}" if e.span else ""
         out.append(Problem(project.path(rel), where, f"Error ({e.kind}): {e.message}", "workflow_error"))
+
+
+def _policy(project: Project, out: list) -> None:
+    """The [agent] table's policy preludes compile, attach without tools and export at least one hook."""
+    from ..agent import AgentHost
+    from ..providers import ScriptedProvider
+    preludes = _collect(out, project.policy_preludes)
+    if not preludes:
+        return
+    try:
+        AgentHost({"check": ScriptedProvider([])}, {}, policy=preludes, agent_options=project.agent_options())
+    except adapter.prelude_error_class() as e:
+        out.append(Problem(e.details.get("origin") or project.file, "/agent/policy",
+                           f"Error ({e.kind}): {e.message}" + (f" at {e.span}" if e.span else ""), "policy_error"))
 
 
 __all__ = ["validate", "load_project", "pointer"]

@@ -188,7 +188,7 @@ class Run:
         def get(n):
             if n not in turns:
                 turns[n] = {"turn": n, "request": None, "response": None, "evaluation": None, "tool_calls": [],
-                            "annotations": []}
+                            "annotations": [], "policy": []}
                 order.append(n)
             return turns[n]
 
@@ -226,6 +226,8 @@ class Run:
                 t["tool_calls"].append(call)
             elif kind in ("annotation", "abort"):
                 t["annotations"].append(_strip(e))
+            elif kind in ("policy_fallback", "compaction"):
+                t["policy"].append(_strip(e))
         out = [turns[n] for n in order]
         if self.has_private:            # what the next request added after replaying the call: the feedback
             for a, b in zip(out, out[1:]):

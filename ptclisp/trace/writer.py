@@ -47,6 +47,9 @@ from ..errors import logger
 
 log = logger("ptclisp.trace")
 
+#: Host events of the policy gate and compaction (ptclisp.agent.policy, ptclisp.agent.compaction): written
+#: under their own kinds; every field is a name, a size, a duration or a digest (a summary is private).
+POLICY_EVENTS = ("policy_call", "policy_fallback", "compaction")
 PUBLIC_FILE = "events.jsonl"
 PRIVATE_DIR = "private"
 PRIVATE_FILE = "evidence.jsonl"
@@ -342,6 +345,14 @@ class RunTrace:
         """Annotations and aborts of the workflow (the loop's `agent-action` data is public; others by size)."""
         kind = event.get("type")
         if kind in ("llm_request", "evaluation"):       # written in full by model_*/evaluation
+            return
+        if kind in POLICY_EVENTS:
+            public = {k: v for k, v in event.items() if k not in ("type", "summary") and
+                      (isinstance(v, (int, float, str, bool)) or v is None or
+                       (isinstance(v, list) and all(isinstance(x, int) for x in v)))}
+            public.setdefault("turn", self.turn)
+            private = {"turn": public["turn"], "summary": event["summary"]} if "summary" in event else None
+            self.write(kind, public, private)
             return
         if kind == "abort":
             self.write("abort", {"turn": self.turn, "reason": event.get("reason"),

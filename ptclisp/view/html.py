@@ -401,6 +401,17 @@ def _turn(run: Run, t: dict, anchor: str) -> str:
                         f'<td>{extra}</td></tr>')
         parts.append('<table class="tools"><tr><th>tool call</th><th>effect</th><th>status</th>'
                      f'<th class=num>duration</th><th></th></tr>{"".join(rows)}</table>')
+    for p in t.get("policy") or []:
+        if p.get("kind") == "policy_fallback":
+            what = p.get("function") or p.get("hook")
+            parts.append(f'<p class="err-text">policy fallback: <code>{E(str(what))}</code> '
+                         f'{E(str(p.get("reason")))}{" (" + E(str(p.get("detail"))) + ")" if p.get("detail") else ""}'
+                         f' <span class=meta>the shipped behaviour was used</span></p>')
+        elif p.get("kind") == "compaction":
+            parts.append(f'<p class=meta>compaction: request {E(str(p.get("before_chars")))} -&gt; '
+                         f'{E(str(p.get("after_chars")))} chars (budget {E(str(p.get("budget_chars")))}), '
+                         f'{len(p.get("turns_summarized") or [])} turns summarized'
+                         f'{", structural trimmer" if p.get("fallback_trimmer") else ""}</p>')
     for a in t.get("annotations") or []:
         if a.get("kind") == "abort":
             parts.append(f'<p class="err-text">abort: {E(str(a.get("reason")))}</p>')
