@@ -124,10 +124,14 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
 
 
 def cmd_run(args) -> int:
+    if os.path.isdir(args.file) and getattr(args, "candidate", None):   # ptclisp run DIR --candidate ID
+        from .candidates.cli import cmd_run_candidate
+        return cmd_run_candidate(args)
     if os.path.isdir(args.file):                  # a project directory: ptclisp run DIR
         from .project.commands import cmd_run_project
         return cmd_run_project(args)
-    project_only = [flag for flag, value in (("--input", args.input), ("--mission", args.mission)) if value]
+    project_only = [flag for flag, value in (("--input", args.input), ("--mission", args.mission),
+                                                 ("--candidate", getattr(args, "candidate", None))) if value]
     if project_only:
         raise UsageError(f"{project_only[0]} applies to a project directory (ptclisp run DIR)")
     source = read_text(args.file)
@@ -459,6 +463,11 @@ def _add_models(sub) -> None:
     add_models(sub)
 
 
+def _add_candidate(sub) -> None:
+    from .candidates.cli import add_candidate
+    add_candidate(sub)
+
+
 def _add_docs(sub) -> None:
     from .docs_cmd import add_docs
     add_docs(sub)
@@ -486,7 +495,7 @@ def cmd_agent(args) -> int:
 _COMMANDS = {"repl": _add_repl, "run": _add_run, "eval": _add_eval, "check": _add_check, "fmt": _add_fmt,
              "bench": _add_bench, "agent": _add_agent, "view": _add_view, "transcript": _add_transcript,
              "init": _add_init, "validate": _add_validate, "doctor": _add_doctor, "models": _add_models,
-             "docs": _add_docs, "mcp": _add_mcp}
+             "candidate": _add_candidate, "docs": _add_docs, "mcp": _add_mcp}
 
 
 def _mcp_start_error():
