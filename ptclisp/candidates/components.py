@@ -142,12 +142,14 @@ def arm(project, name: str, override: tuple | None = None) -> Variant:
     """The bench Variant running the project's components in its entry mission, `override` = (ref, absolute
     path) put in place of one of them: the agent loop's replacements, the mission preludes, the policies."""
     doc = project.doc if override is None else doc_with(project.doc, override[0], override[1])
-    replace = {ns: project.path(rel) for ns, rel in ((doc.get("agent") or {}).get("replace") or {}).items()}
+    def path(rel):
+        return os.path.abspath(project.path(rel))
+    replace = {ns: path(rel) for ns, rel in ((doc.get("agent") or {}).get("replace") or {}).items()}
     mission = (doc.get("missions") or {}).get(project.default_mission()) or {}
-    preludes = tuple(project.path(rel) for rel in mission.get("preludes") or ())
+    preludes = tuple(path(rel) for rel in mission.get("preludes") or ())
     fields = {"preludes": preludes, "replace": replace,
               "description": f"the project's components{' with ' + override[0].id + ' replaced' if override else ''}"}
-    files = [project.path(rel) for rel in policies(doc)]
+    files = [path(rel) for rel in policies(doc)]
     if files:
         if "policy" not in attrs.fields_dict(Variant):
             raise CandidateError("this ptclisp has no --policy support in bench variants: a project with "

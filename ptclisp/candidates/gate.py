@@ -56,6 +56,8 @@ def check(project, record: dict, text: str) -> list:
 
 def _compiled(project, ref: ComponentRef, text: str, origin: str):
     """{namespace: CompiledNamespace} of the component's own namespaces, or the compile error as a string."""
+    from ..lib import load
+    load()                      # the builtins the analyzer resolves against
     mine = Component(text, origin)
     if ref.kind == "agent":
         comps = library_components(("agent.main",), {ref.target: mine})
@@ -140,8 +142,8 @@ def _compare(project, old: dict, new: dict) -> dict:
             if grants:
                 out["grant"].append(f"{d.ref} requires {', '.join(sorted(grants))}")
             if _EFFECT_RANK[d.declared_effect] > max(_EFFECT_RANK[od.declared_effect if od is not None else None], 0):
-                out["grant"].append(f"{d.ref} declares :effect {d.declared_effect}"
-                                    f"{'' if od is None else f' (base: {od.declared_effect or 'none'})'}")
+                was = "" if od is None else f" (base: {od.declared_effect or 'none'})"
+                out["grant"].append(f"{d.ref} declares :effect {d.declared_effect}{was}")
     old_tools, new_tools = _tools(old), _tools(new)
     added = sorted(new_tools - old_tools)
     if added:

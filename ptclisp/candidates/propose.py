@@ -60,11 +60,14 @@ def failures(runs: pathlib.Path) -> tuple[list, str | None]:
 
 
 def _provider(model: str):
-    from ..bench_agent.models import parse_model
+    from ..bench_agent.models import ModelEntry
     from ..providers import ModelRouter, build_provider, parse_model_spec
     try:
-        entry = parse_model(model)
-        spec = parse_model_spec(entry.spec)
+        name, sep, text = model.partition("=")
+        if not sep:
+            raise ValueError("expected ALIAS=PROVIDER:MODEL")
+        entry = ModelEntry(name, text)
+        spec = parse_model_spec(text)
         if spec.provider == "scripted":
             from ..agent.cli import load_script
             provider = build_provider(spec, scripts={spec.model: load_script(spec.model)})

@@ -36,7 +36,7 @@ def now() -> str:
 
 
 def root(project) -> pathlib.Path:
-    return pathlib.Path(project.root) / STORE
+    return pathlib.Path(project.root).resolve() / STORE
 
 
 def cdir(project, cid: str) -> pathlib.Path:

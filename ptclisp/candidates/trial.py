@@ -93,7 +93,7 @@ def _record(project, rec, n, suite, entry, repeat, executor, results, out: pathl
     comparison = {"pairs": cmp["pairs"], "both_pass": cmp["both_pass"], "only_incumbent": cmp["only_a"],
                   "only_candidate": cmp["only_b"], "neither": cmp["neither"], "diff": cmp["diff"],
                   "diff_ci95": cmp["diff_ci95"], "mcnemar_p": cmp["mcnemar_p"]}
-    rel = out.relative_to(project.root).as_posix()
+    rel = out.relative_to(pathlib.Path(project.root).resolve()).as_posix()
     return {"format": "ptclisp-trial/1", "id": f"t{n}", "candidate": rec["id"], "component": rec["component"],
             "time": store.now(), "incumbent_sha256": rec["base"]["sha256"],
             "candidate_sha256": rec["source"]["sha256"],
