@@ -103,7 +103,8 @@ def _mission_components(project, ref: ComponentRef, mine: Component) -> list:
 
 def _error_text(e) -> str:
     span = getattr(e, "span", None)
-    where = f" at line {span.line}, column {span.col}" if span is not None and span.line else ""
+    where = f" at line {span.line}, column {span.col}" if span is not None and span.line \
+        and f"line {span.line}, column {span.col}" not in e.message else ""
     return f"Error ({e.kind}): {e.message}{where}"
 
 

@@ -61,7 +61,7 @@ def run_trial(project, cid: str, *, suite_path: str | None, model: str, repeat: 
     tools = _project_tools(project) if executor == "threads" else []
     records = execute(specs, suite, out, record=False, progress=Progress(len(specs), enabled=not quiet),
                       executor=executor, ray_address=ray_address, tools=tools, trace=trace)
-    results = summarize(records, None, suite={"name": suite.name, "tasks": len(tasks), "repeat": repeat,
+    results = summarize(records, _prices(project, entry.name), suite={"name": suite.name, "tasks": len(tasks), "repeat": repeat,
                                                "runs": len(records)})
     table = terminal_table(results)
     write_atomic(out / "results.json", dump(results))
@@ -72,6 +72,15 @@ def run_trial(project, cid: str, *, suite_path: str | None, model: str, repeat: 
     store.validate_record("trial", record)
     store.write_json(out / "trial.json", record)
     return {**record, "table": table}
+
+
+def _prices(project, alias: str) -> dict | None:
+    """The bench price table for the trial's model: the project's [models.ALIAS] price, when the alias is one."""
+    price = project.prices().get(alias)
+    if price is None:
+        return None
+    return {alias: {"input": price["input"], "output": price["output"],
+                    "cached": price.get("cached_input", price["input"])}}
 
 
 def _project_tools(project) -> list:
