@@ -15,7 +15,8 @@ answers every further request from what the request says (a prompt-sensitive mod
                                    good="(return (count data/items))", bad="(return 0)"))
 
 `python tests/fake_openai.py --port 8765 --first P --trigger T --good P --bad P` serves the
-feedback-sensitive model until interrupted (used for docs/improving-agents.md). Nothing leaves
+feedback-sensitive model until interrupted, `--script FILE` a JSON list of programs instead
+(both used for docs/improving-agents.md). Nothing leaves
 the machine.
 """
 from __future__ import annotations
@@ -152,13 +153,19 @@ def main(argv=None) -> int:
     import time
     p = argparse.ArgumentParser(description="serve the feedback-sensitive fake model on 127.0.0.1")
     p.add_argument("--port", type=int, default=8765)
-    p.add_argument("--first", required=True)
-    p.add_argument("--trigger", required=True)
-    p.add_argument("--good", required=True)
-    p.add_argument("--bad", required=True)
+    p.add_argument("--first")
+    p.add_argument("--trigger")
+    p.add_argument("--good")
+    p.add_argument("--bad")
+    p.add_argument("--script", help="instead: a JSON file with a list of programs, answered in order")
     args = p.parse_args(argv)
     fake = FakeOpenAI(port=args.port)
-    fake.respond(feedback_sensitive(args.first, args.trigger, args.good, args.bad))
+    if args.script:
+        with open(args.script, encoding="utf-8") as fh:
+            for program in json.load(fh):
+                fake.program(program)
+    else:
+        fake.respond(feedback_sensitive(args.first, args.trigger, args.good, args.bad))
     print(fake.url, flush=True)
     try:
         while True:

@@ -3,6 +3,7 @@
 `check(project, record, text)` returns the broken rules, each `(rule, message)`, at most one per
 rule (its message lists every instance):
 
+    stale        the base is still the project's current source of the component
     compile      the source reads, analyzes and compiles (against the namespaces it runs with)
     namespace    it defines exactly the namespaces of the base
     exports      every public definition of the base is still there, of the same kind, and accepts
@@ -13,7 +14,6 @@ rule (its message lists every instance):
     visibility   no definition changes between public and private, or its :visibility; the
                  namespace keeps its visibility
     size         the source stays within max(2 x base, base + 16 KiB), and at most 256 KiB
-    stale        the base is still the project's current source of the component
 
 Tool effects are the project's ([tools.X] effect, [mcp.S] effects; unknown when not given).
 Imports components, the agent library table and the prelude loader.
@@ -26,7 +26,7 @@ from ..prelude import Component, build
 from .components import ComponentRef, current, mission_preludes, parse_id, sha256
 
 MAX_BYTES = 256 * 1024
-RULES = ("compile", "namespace", "exports", "tool_call", "grant", "write_tool", "visibility", "size", "stale")
+RULES = ("stale", "compile", "namespace", "exports", "tool_call", "grant", "write_tool", "visibility", "size")
 _EFFECT_RANK = {"read": 0, "write": 1, "unknown": 2, None: -1}
 
 
