@@ -1,5 +1,5 @@
 """The `ptclisp` command: repl, run, eval, check, fmt, bench, agent, view, transcript, init, validate,
-doctor, models, docs, mcp.
+doctor, models, candidate, docs, mcp.
 
     ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr] [--project DIR [--mission M]]
     ptclisp run   FILE.clj [same flags] [--json]
@@ -18,6 +18,7 @@ doctor, models, docs, mcp.
     ptclisp transcript RUN_ID --runs DIR                 (ptclisp/view/cli.py)
     repl, run and eval take --runs DIR: the read-only `analysis` prelude over a trace directory
     ptclisp init DIR [--example NAME] | validate DIR | doctor DIR [--connect] | models DIR
+    ptclisp candidate new|propose|gate|trial|promote|list|show DIR ...   (ptclisp/candidates/cli.py)
     ptclisp docs [PAGE]            (ptclisp/docs_cmd.py)
     ptclisp --version              (also python -m ptclisp)
     ptclisp mcp serve [...]        (ptclisp/mcp/server.py)
