@@ -271,7 +271,10 @@ def test_promotion_refuses_without_a_trial_and_below_the_thresholds(project, tmp
                                   f"McNemar p <= 0.05 (diff +100.0 pts, p = 0.25)")
     worse = new(project, "agent.feedback", feedback_file(tmp_path, "worse", "Keep going."))
     # the incumbent loses nothing against a no-op: diff 0 < --min-delta 0.5
-    trial(project, worse)
+    record = json.loads(trial(project, worse, "--json").stdout)      # --json: one record with both arms
+    jsonschema.validate(record, load_schema("trial"))
+    assert (record["arms"]["incumbent"]["passed"], record["arms"]["candidate"]["passed"]) == (0, 0)
+    assert record["comparison"]["mcnemar_p"] == 1.0
     out = cli("candidate", "promote", project, worse, "--min-delta", "0.5", check=3)
     assert "pass rate is +0.0 pts against the incumbent, below --min-delta +50.0 pts" in out.stderr
     assert not (project / ".ptclisp" / "promotions.jsonl").exists()

@@ -107,9 +107,9 @@ def propose(project, runs_dir: str, model: str, *, component: str | None = None,
     task = _read(task_file, "task.md").replace("{components}", " or ".join(ids))
     tools = list(analysis_tools(trace_dir).values()) if trace_dir else []
     from ..prelude import Component
+    navigate = Component(_read(prelude_file, "navigate.clj"), prelude_file or "debugger/navigate.clj")
     mission = Mission(data={"failures": failed, "components": sources}, capabilities=tools,
-                      preludes=[Component(prelude_source(), "ptclisp.preludes/analysis.clj"),
-                                Component(_read(prelude_file, "navigate.clj"), prelude_file or "debugger/navigate.clj")])
+                      preludes=[Component(prelude_source(), "ptclisp.preludes/analysis.clj"), navigate])
     entry, router = _provider(model)
     host = AgentHost(models=router, missions={"default": mission}, result_schema=schema)
     try:

@@ -61,8 +61,8 @@ def run_trial(project, cid: str, *, suite_path: str | None, model: str, repeat: 
     tools = _project_tools(project) if executor == "threads" else []
     records = execute(specs, suite, out, record=False, progress=Progress(len(specs), enabled=not quiet),
                       executor=executor, ray_address=ray_address, tools=tools, trace=trace)
-    results = summarize(records, _prices(project, entry.name), suite={"name": suite.name, "tasks": len(tasks), "repeat": repeat,
-                                               "runs": len(records)})
+    results = summarize(records, _prices(project, entry.name),
+                        suite={"name": suite.name, "tasks": len(tasks), "repeat": repeat, "runs": len(records)})
     table = terminal_table(results)
     write_atomic(out / "results.json", dump(results))
     write_atomic(out / "report.html", html_report(results, title=f"ptclisp candidate trial: {cid} "
