@@ -401,8 +401,49 @@ def test_the_candidates_docs_page_and_help():
     assert "propose" in out and "exit status" in out
 
 
+def without_tools(project) -> None:
+    """The entry mission without its Python tools and the prelude calling them (Ray workers get neither)."""
+    toml = project / "ptclisp.toml"
+    toml.write_text(toml.read_text().replace('tools = ["lookup", "peek"]\n', "").replace(
+        'preludes = ["preludes/helpers.clj"]   # the mission\'s helpers\n', ""))
+
+
 def test_trial_on_ray(project, tmp_path):
     pytest.importorskip("ray")
+    without_tools(project)
     cid = new(project, "agent.feedback", feedback_file(tmp_path, "better", TRIGGER + "."))
     rec = json.loads(trial(project, cid, "--executor", "ray", "--json").stdout)
     assert rec["executor"] == "ray" and rec["arms"]["candidate"]["passed"] == 3
+
+
+def test_the_trial_arms_carry_their_sources_to_a_ray_worker(project, tmp_path, monkeypatch):
+    """Without Ray itself: the Bundle a trial sends holds the candidate's source, and the worker function
+    runs the candidate arm from it even where the candidate's file does not exist."""
+    from ptclisp.bench_agent.models import parse_model
+    from ptclisp.bench_agent.ray_executor import Bundle, run_in_worker
+    from ptclisp.bench_agent.runs import plan
+    from ptclisp.bench_agent.suite import load_suite
+    from ptclisp.candidates.components import arm, parse_id
+    from ptclisp.project import load_project
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    without_tools(project)
+    cid = new(project, "agent.feedback", feedback_file(tmp_path, "better", TRIGGER + "."))
+    p = load_project(str(project))
+    source = project / ".ptclisp" / "candidates" / cid / "source.clj"
+    variants = [arm(p, "incumbent"), arm(p, "candidate", (parse_id("agent.feedback"), str(source)))]
+    suite = load_suite(str(project / "suite"))
+    specs = plan(suite.tasks[:1], [parse_model(f"main=openai:fake@{_url(project)}")], variants, ["ptc"], 1)
+    bundle = Bundle.of(suite, specs)
+    source.rename(tmp_path / "elsewhere.clj")
+    outcomes = [run_in_worker(s, bundle, record=False, replay=None, limits=None, provider_options=None)["outcome"]
+                for s in specs]
+    assert [o["answer"] for o in outcomes] == [4, 3], outcomes          # count-a has 3 items: the incumbent answers one too many
+
+
+def test_a_ray_trial_refuses_a_project_whose_mission_grants_python_tools(project, tmp_path):
+    from ptclisp.candidates.components import CandidateError
+    from ptclisp.candidates.trial import run_trial
+    from ptclisp.project import load_project
+    cid = new(project, "agent.feedback", feedback_file(tmp_path, "better", TRIGGER + "."))
+    with pytest.raises(CandidateError, match=r"--executor ray: the entry mission grants Python tools \(lookup, peek\)"):
+        run_trial(load_project(str(project)), cid, suite_path=None, model="m=openai:x", executor="ray")

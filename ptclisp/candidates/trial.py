@@ -58,7 +58,11 @@ def run_trial(project, cid: str, *, suite_path: str | None, model: str, repeat: 
     tdir = store.cdir(project, cid) / "trials"
     n = 1 + max((int(d.name[1:]) for d in tdir.iterdir() if d.name[1:].isdigit()), default=0) if tdir.is_dir() else 1
     out = tdir / f"t{n}"
-    tools = _project_tools(project) if executor == "threads" else []
+    tools = _project_tools(project)
+    if tools and executor == "ray":
+        raise CandidateError(f"--executor ray: the entry mission grants Python tools "
+                             f"({', '.join(t.name for t in tools)}), which stay in this process; use --executor "
+                             f"threads", 2)
     records = execute(specs, suite, out, record=False, progress=Progress(len(specs), enabled=not quiet),
                       executor=executor, ray_address=ray_address, tools=tools, trace=trace)
     results = summarize(records, _prices(project, entry.name),
