@@ -118,8 +118,12 @@ def _tool_effects(project) -> dict:
 
 
 def _tools(cns: dict) -> set:
-    return set().union(*(set().union(*c.tools.values()) if c.tools else set() for c in cns.values())) \
-        if cns else set()
+    """The tool names the namespaces' definitions call."""
+    out: set = set()
+    for c in cns.values():
+        for names in c.tools.values():
+            out |= set(names)
+    return out
 
 
 def _compare(project, old: dict, new: dict) -> dict:

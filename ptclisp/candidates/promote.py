@@ -73,9 +73,15 @@ def promote(project, cid: str, *, require_p: float | None = None, min_delta: flo
     new_rel = _new_rel(ref, cid)
     path = project.path(new_rel)
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    existed = os.path.exists(path)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
-    _write_document(project, ref, new_rel)
+    try:
+        _write_document(project, ref, new_rel)
+    except CandidateError:
+        if not existed:
+            os.unlink(path)
+        raise
     record = {"format": "ptclisp-promotion/1", "candidate": cid, "component": ref.id, "time": store.now(),
               "base_sha256": rec["base"]["sha256"], "candidate_sha256": rec["source"]["sha256"],
               "previous_source": before.origin, "new_source": new_rel, "verdict": why,
