@@ -225,7 +225,7 @@ def test_propose_turns_the_failed_runs_of_a_trial_into_a_candidate(project, tmp_
                          '"source" (replace (debug/component "agent.feedback") "stay available to later programs." '
                          '"stay available to later programs.\\nCheck the value against the question.")})')
         out = cli("candidate", "propose", project, "--runs", tdir, "--model", f"dbg=openai:fake@{debugger.url}",
-                  "--component", "agent.feedback", "--json", check=0)
+                  "--component", "agent.feedback", "--trace-dir", tmp_path / "debugger-traces", "--json", check=0)
         second = json.dumps(debugger.requests[2]["messages"])
     rec = json.loads(out.stdout)
     jsonschema.validate(rec, load_schema("candidate"))
@@ -236,6 +236,8 @@ def test_propose_turns_the_failed_runs_of_a_trial_into_a_candidate(project, tmp_
     assert "Check the value against the question." in source
     cli("candidate", "gate", project, rec["id"], check=0)
     assert statuses(project)[rec["id"]] == "gated"
+    [own] = list((tmp_path / "debugger-traces").iterdir())          # the debugging agent's own run, traced
+    assert '"command":"candidate propose"' in (own / "events.jsonl").read_text()
 
 
 def test_propose_without_failed_runs_says_so(project, tmp_path):
@@ -447,3 +449,16 @@ def test_a_ray_trial_refuses_a_project_whose_mission_grants_python_tools(project
     cid = new(project, "agent.feedback", feedback_file(tmp_path, "better", TRIGGER + "."))
     with pytest.raises(CandidateError, match=r"--executor ray: the entry mission grants Python tools \(lookup, peek\)"):
         run_trial(load_project(str(project)), cid, suite_path=None, model="m=openai:x", executor="ray")
+
+
+def test_new_records_the_run_it_came_from(project, tmp_path):
+    f = feedback_file(tmp_path, "better", TRIGGER + ".")
+    (tmp_path / "traces" / "20260101T000000Z-abc123").mkdir(parents=True)
+    out = cli("candidate", "new", project, "--component", "agent.feedback", "--file", f, "--from-run",
+              "20260101T000000Z-abc123", "--runs", tmp_path / "traces", "--json", check=0)
+    rec = json.loads(cli("candidate", "show", project, json.loads(out.stdout)["id"], "--json", check=0).stdout)
+    assert rec["origin"] == {"kind": "runs", "file": str(f), "runs": str(tmp_path / "traces"),
+                             "run": "20260101T000000Z-abc123"}
+    out = cli("candidate", "new", project, "--component", "agent.feedback", "--file", f, "--from-run", "nope",
+              "--runs", tmp_path / "traces", check=2)
+    assert "--from-run nope: no such run under" in out.stderr

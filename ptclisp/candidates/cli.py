@@ -64,6 +64,8 @@ def add_candidate(sub) -> None:
     pr.add_argument("--task-file", metavar="F", help="replace the shipped task text (debugger/task.md)")
     pr.add_argument("--prelude", metavar="F", help="replace the shipped navigation prelude (debugger/navigate.clj)")
     pr.add_argument("--schema", metavar="F", help="replace the shipped result schema (debugger/proposal.schema.json)")
+    pr.add_argument("--trace-dir", metavar="DIR", help="write the debugging agent's own run there")
+    pr.add_argument("--inspect", action="store_true", help="with --trace-dir: keep private evidence too")
     pr.add_argument("--json", action="store_true", help="print the candidate record")
     g = cs.add_parser("gate", help="check a candidate statically (exit 3 with one line per broken rule)")
     g.add_argument("dir", metavar="P")
@@ -132,6 +134,11 @@ def _new(project, args) -> int:
         raise CandidateError(f"--file {args.file}: {getattr(e, 'strerror', None) or e}", 2) from None
     if args.from_run and not args.runs:
         raise CandidateError("--from-run needs --runs DIR (where the run is)", 2)
+    if args.runs and not os.path.isdir(args.runs):
+        raise CandidateError(f"--runs {args.runs}: no such directory", 2)
+    if args.from_run and not os.path.isdir(os.path.join(args.runs, args.from_run)):
+        raise CandidateError(f"--from-run {args.from_run}: no such run under {args.runs} (a trace run id, or a "
+                             f"bench run's runs/MODEL/VARIANT/MODE/TASK/rN)", 2)
     origin = {"kind": "runs" if args.runs else "file", "file": args.file}
     if args.runs:
         origin["runs"] = args.runs
@@ -150,8 +157,11 @@ def _new(project, args) -> int:
 
 def _propose(project, args) -> int:
     from .propose import propose
+    if args.inspect and not args.trace_dir:
+        raise CandidateError("--inspect needs --trace-dir DIR", 2)
+    trace = {"dir": os.path.abspath(args.trace_dir), "inspect": args.inspect} if args.trace_dir else None
     rec = propose(project, args.runs, args.model, component=args.component, max_turns=args.max_turns,
-                  task_file=args.task_file, prelude_file=args.prelude, schema_file=args.schema)
+                  task_file=args.task_file, prelude_file=args.prelude, schema_file=args.schema, trace=trace)
     if args.json:
         _dump(rec)
     else:

@@ -88,8 +88,11 @@ def _read(path: str | None, name: str) -> str:
 
 
 def propose(project, runs_dir: str, model: str, *, component: str | None = None, max_turns: int = 8,
-            task_file: str | None = None, prelude_file: str | None = None, schema_file: str | None = None) -> dict:
-    """Run the debugging agent; the candidate record its proposal became."""
+            task_file: str | None = None, prelude_file: str | None = None, schema_file: str | None = None,
+            trace: dict | None = None) -> dict:
+    """Run the debugging agent; the candidate record its proposal became.
+
+    `trace` ({"dir", "inspect"}) writes the debugging agent's own run there (ptclisp.trace)."""
     from ..agent import AgentHost, Mission
     from ..trace.analysis import analysis_tools, prelude_source
     runs = pathlib.Path(runs_dir)
@@ -111,7 +114,12 @@ def propose(project, runs_dir: str, model: str, *, component: str | None = None,
     mission = Mission(data={"failures": failed, "components": sources}, capabilities=tools,
                       preludes=[Component(prelude_source(), "ptclisp.preludes/analysis.clj"), navigate])
     entry, router = _provider(model)
-    host = AgentHost(models=router, missions={"default": mission}, result_schema=schema)
+    writer = None
+    if trace is not None:
+        from ..trace import TraceWriter
+        writer = TraceWriter(trace["dir"], inspect=bool(trace.get("inspect")),
+                             meta={"command": "candidate propose", "runs": str(runs)})
+    host = AgentHost(models=router, missions={"default": mission}, result_schema=schema, trace=writer)
     try:
         out = host.run_entry("agent.main/run", {"task": task, "agent": {"max_turns": max_turns}})
     finally:
