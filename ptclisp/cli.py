@@ -1,5 +1,5 @@
 """The `ptclisp` command: repl, run, eval, check, fmt, bench, agent, view, transcript, init, validate,
-doctor, models, docs, mcp, lsp.
+doctor, models, candidate, docs, mcp, lsp.
 
     ptclisp repl  [--prelude FILE]... [--data FILE.json] [--tools module:attr] [--project DIR [--mission M]]
     ptclisp run   FILE.clj [same flags] [--json]
@@ -18,6 +18,7 @@ doctor, models, docs, mcp, lsp.
     ptclisp transcript RUN_ID --runs DIR                 (ptclisp/view/cli.py)
     repl, run and eval take --runs DIR: the read-only `analysis` prelude over a trace directory
     ptclisp init DIR [--example NAME] | validate DIR | doctor DIR [--connect] | models DIR
+    ptclisp candidate new|propose|gate|trial|promote|list|show DIR ...   (ptclisp/candidates/cli.py)
     ptclisp docs [PAGE]            (ptclisp/docs_cmd.py)
     ptclisp --version              (also python -m ptclisp)
     ptclisp mcp serve [...]        (ptclisp/mcp/server.py)
@@ -126,10 +127,14 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
 
 
 def cmd_run(args) -> int:
+    if os.path.isdir(args.file) and getattr(args, "candidate", None):   # ptclisp run DIR --candidate ID
+        from .candidates.cli import cmd_run_candidate
+        return cmd_run_candidate(args)
     if os.path.isdir(args.file):                  # a project directory: ptclisp run DIR
         from .project.commands import cmd_run_project
         return cmd_run_project(args)
-    project_only = [flag for flag, value in (("--input", args.input), ("--mission", args.mission)) if value]
+    project_only = [flag for flag, value in (("--input", args.input), ("--mission", args.mission),
+                                                 ("--candidate", getattr(args, "candidate", None))) if value]
     if project_only:
         raise UsageError(f"{project_only[0]} applies to a project directory (ptclisp run DIR)")
     source = read_text(args.file)
@@ -465,6 +470,11 @@ def _add_models(sub) -> None:
     add_models(sub)
 
 
+def _add_candidate(sub) -> None:
+    from .candidates.cli import add_candidate
+    add_candidate(sub)
+
+
 def _add_docs(sub) -> None:
     from .docs_cmd import add_docs
     add_docs(sub)
@@ -518,7 +528,7 @@ def cmd_agent(args) -> int:
 _COMMANDS = {"repl": _add_repl, "run": _add_run, "eval": _add_eval, "check": _add_check, "fmt": _add_fmt,
              "bench": _add_bench, "agent": _add_agent, "view": _add_view, "transcript": _add_transcript,
              "init": _add_init, "validate": _add_validate, "doctor": _add_doctor, "models": _add_models,
-             "docs": _add_docs, "mcp": _add_mcp, "lsp": _add_lsp}
+             "candidate": _add_candidate, "docs": _add_docs, "mcp": _add_mcp, "lsp": _add_lsp}
 
 
 def _mcp_start_error():

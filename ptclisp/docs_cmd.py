@@ -12,6 +12,8 @@ Pages:
     cli              the command line: commands, exit classes, --envelope, --output, retries
     project-schema   the JSON Schema of ptclisp.toml
     envelope-schema  the JSON Schema of the --envelope document
+    candidates       improving an agent: candidate new, propose, gate, trial, promote, list, show
+    candidate-schema / trial-schema / promotion-schema   the JSON Schemas of the candidate records
 
 The prose pages are package data (`ptclisp/docs/*.md`); `render(page)`
 returns a page's text.  Imports the adapter (registry, special forms,
@@ -38,6 +40,10 @@ PAGES = {
     "cli": "the command line: commands, exit classes, --envelope, --output, retries, --text-protocol",
     "project-schema": "the JSON Schema of ptclisp.toml",
     "envelope-schema": "the JSON Schema of the --envelope document",
+    "candidates": "improving an agent: candidate new, propose, gate, trial, promote, list, show",
+    "candidate-schema": "the JSON Schema of a candidate record (.ptclisp/candidates/ID/candidate.json)",
+    "trial-schema": "the JSON Schema of a trial record (candidate trial --json, trials/tN/trial.json)",
+    "promotion-schema": "the JSON Schema of a promotion record (a line of .ptclisp/promotions.jsonl)",
 }
 
 GROUP_QUALIFIERS = {"core": ("clojure.core", "core"), "string": ("clojure.string", "str", "string"),

@@ -7,7 +7,17 @@
         llm.url                               # http://127.0.0.1:PORT/v1
         llm.requests                          # the JSON bodies received, in order
 
-When the script runs out the server answers HTTP 500. Nothing leaves the machine.
+When the script runs out the server answers HTTP 500, unless a responder is set: then it
+answers every further request from what the request says (a prompt-sensitive model):
+
+    llm.respond(fn)                           # fn(request body) -> a program (str) or a message dict
+    llm.respond(feedback_sensitive(first="(count data/items)", trigger="Check the value",
+                                   good="(return (count data/items))", bad="(return 0)"))
+
+`python tests/fake_openai.py --port 8765 --first P --trigger T --good P --bad P` serves the
+feedback-sensitive model until interrupted, `--script FILE` a JSON list of programs instead
+(both used for docs/improving-agents.md). Nothing leaves
+the machine.
 """
 from __future__ import annotations
 
@@ -17,8 +27,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class FakeOpenAI:
-    def __init__(self):
+    def __init__(self, port: int = 0):
         self.script: list = []
+        self.responder = None
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         self.release = threading.Event()
@@ -32,7 +43,12 @@ class FakeOpenAI:
                 with fake._lock:
                     fake.requests.append(json.loads(raw) if raw else None)
                     fake.headers.append({k.lower(): v for k, v in self.headers.items()})
-                    status, body, headers, delay = fake.script.pop(0) if fake.script else (500, b"{}", {}, 0)
+                    if fake.script:
+                        status, body, headers, delay = fake.script.pop(0)
+                    elif fake.responder is not None:
+                        status, body, headers, delay = fake.responded(fake.requests[-1])
+                    else:
+                        status, body, headers, delay = (500, b"{}", {}, 0)
                 if delay:
                     fake.release.wait(delay)
                 try:
@@ -48,7 +64,7 @@ class FakeOpenAI:
             def log_message(self, *args):
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
                                        daemon=True)
@@ -67,6 +83,23 @@ class FakeOpenAI:
         call = {"id": f"call-{self._ids}", "type": "function",
                 "function": {"name": "run_ptc_lisp", "arguments": json.dumps({"program": program})}}
         return self._answer({"content": content, "tool_calls": [call]}, "tool_calls", delay=delay)
+
+    def respond(self, fn):
+        """Answer every request past the script with `fn(body)`: a program string or a message dict."""
+        self.responder = fn
+        return self
+
+    def responded(self, body) -> tuple:
+        answer = self.responder(body)
+        if isinstance(answer, str):
+            self._ids += 1
+            answer = {"content": None, "tool_calls": [{"id": f"call-{self._ids}", "type": "function", "function": {
+                "name": "run_ptc_lisp", "arguments": json.dumps({"program": answer})}}]}
+        finish = "tool_calls" if answer.get("tool_calls") else "stop"
+        payload = {"id": "fake", "object": "chat.completion", "model": "fake-model",
+                   "choices": [{"index": 0, "message": {"role": "assistant", **answer}, "finish_reason": finish}],
+                   "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}
+        return 200, json.dumps(payload).encode(), {}, 0
 
     def text(self, content: str):
         return self._answer({"content": content}, "stop")
@@ -100,3 +133,47 @@ class FakeOpenAI:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def feedback_sensitive(first: str, trigger: str, good: str, bad: str):
+    """A responder: `first` on the first turn; later `good` when anything the loop sent back after the task
+    (the feedback) contains `trigger`, else `bad`. So a better feedback text really changes the answer."""
+    def answer(body) -> str:
+        messages = body.get("messages") or []
+        if not any(m.get("role") == "assistant" for m in messages):
+            return first
+        later = messages[next(i for i, m in enumerate(messages) if m.get("role") == "assistant"):]
+        text = " ".join(str(m.get("content") or "") for m in later if m.get("role") != "assistant")
+        return good if trigger in text else bad
+    return answer
+
+
+def main(argv=None) -> int:
+    import argparse
+    import time
+    p = argparse.ArgumentParser(description="serve the feedback-sensitive fake model on 127.0.0.1")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--first")
+    p.add_argument("--trigger")
+    p.add_argument("--good")
+    p.add_argument("--bad")
+    p.add_argument("--script", help="instead: a JSON file with a list of programs, answered in order")
+    args = p.parse_args(argv)
+    fake = FakeOpenAI(port=args.port)
+    if args.script:
+        with open(args.script, encoding="utf-8") as fh:
+            for program in json.load(fh):
+                fake.program(program)
+    else:
+        fake.respond(feedback_sensitive(args.first, args.trigger, args.good, args.bad))
+    print(fake.url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        fake.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

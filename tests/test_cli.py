@@ -99,7 +99,7 @@ def test_json_record(workdir, capsys):
 
 #: Every subcommand of `ptclisp` (the merged issues 15, 16 and 17 each added some).
 COMMANDS = ["repl", "run", "eval", "check", "fmt", "bench", "agent", "view", "transcript", "init", "validate",
-            "doctor", "models", "docs", "mcp", "lsp"]
+            "doctor", "models", "candidate", "docs", "mcp", "lsp"]
 
 
 @pytest.mark.parametrize("command", [c for c in COMMANDS if c not in ("bench", "agent")])

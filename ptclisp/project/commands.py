@@ -84,6 +84,8 @@ def add_project_run_flags(parser) -> None:
                    help="the run's input (a JSON document, checked against [schemas] input): data/input for "
                         "the workflow and every mission")
     g.add_argument("--mission", metavar="M", help="run the task entry in mission M instead of [entry] mission")
+    g.add_argument("--candidate", metavar="ID", help="run with candidate ID (ptclisp candidate) in place of its "
+                                                     "component, for a look before a trial; nothing is written")
     # --trace-dir/--inspect/--price and --mcp are the run command's own flags: for a project they add to
     # [traces] (the flags win) and [mcp] (the servers of --mcp are granted to every mission)
 
@@ -246,16 +248,17 @@ def build_host(project: Project, args, trace, env, *, input_value=None, mcp=None
     policy = project.policy_preludes() + [adapter.component(read_text(p, "--policy "), p)
                                           for p in getattr(args, "policy", None) or ()]
     return AgentHost(router, built, workflow=project.workflow_preludes(), result_schema=project.schema("result"),
-                     policy=policy, agent_options=project.agent_options(),
+                     policy=policy, agent_options=project.agent_options(), replace=project.workflow_replacements(),
                      limits=limits, on_event=trace.write if trace is not None else None, trace=writer,
                      prices=prices)
 
 
-def cmd_run_project(args) -> int:
+def cmd_run_project(args, project: Project | None = None) -> int:
+    """`ptclisp run DIR`; `project` (e.g. with a candidate in place) instead of loading DIR's."""
     from ..agent.cli import open_kit, setup_errors
     try:
         _refuse_flags(args)
-        project = load_project(args.file)
+        project = project or load_project(args.file)
         input_value = _read_input(project, args.input)
         task = project.entry.get("task")
         mission = args.mission or project.default_mission()
@@ -368,7 +371,7 @@ def context_text(project: Project, mission: str, missions: dict, limits) -> str:
     from ..agent import AgentHost
     from ..providers import ScriptedProvider
     host = AgentHost({"context": ScriptedProvider([])}, missions, result_schema=project.schema("result"),
-                     limits=limits)
+                     replace=project.workflow_replacements(), limits=limits)
     cfg = {"mission": mission, "max_turns": project.max_turns(), "max_observation_chars": 2048,
            "max_program_chars": 64000}
     out = host.eval("(agent.prompt/render (agent.prompt/initial-state data/cfg))", {"cfg": cfg})

@@ -192,6 +192,8 @@ class Project:
         self.schemas = dict(doc.get("schemas") or {})
         self.limit_table = dict(doc.get("limits") or {})
         self.traces = dict(doc.get("traces") or {})
+        self.agent = dict(doc.get("agent") or {})
+        self.bench = dict(doc.get("bench") or {})
 
     # -- paths
     def path(self, rel: str) -> str:
@@ -428,6 +430,15 @@ class Project:
     def workflow_preludes(self) -> list:
         return [adapter.component(self.read_text(rel, f"/entry/preludes/{i}"), self.path(rel))
                 for i, rel in enumerate(self.entry.get("preludes") or ())]
+
+    def workflow_replacements(self) -> dict | None:
+        """[agent] replace as {shipped id: prelude Component} for AgentHost(replace=...); None without it."""
+        table = self.agent.get("replace") or {}
+        if not table:
+            return None
+        from ..prelude import Component
+        return {cid: Component(self.read_text(rel, f"/agent/replace/{cid}"), self.path(rel))
+                for cid, rel in table.items()}
 
     def workflow_source(self) -> str | None:
         rel = self.entry.get("workflow")

@@ -36,6 +36,7 @@ def validate(path: str) -> tuple[Project | None, list[Problem]]:
     _missions(project, out, tools_ok)
     _workflow(project, out)
     _policy(project, out)
+    _bench(project, out)
     return project, out
 
 
@@ -138,12 +139,16 @@ def _workflow(project: Project, out: list) -> None:
     from ..providers import ScriptedProvider
     preludes = _collect(out, project.workflow_preludes)
     source = _collect(out, project.workflow_source)
-    if preludes is None:
+    before = len(out)
+    replace = _collect(out, project.workflow_replacements)
+    if preludes is None or len(out) > before:
         return
     try:
-        host = AgentHost({"check": ScriptedProvider([])}, {}, workflow=preludes)
+        host = AgentHost({"check": ScriptedProvider([])}, {}, workflow=preludes, replace=replace)
     except adapter.prelude_error_class() as e:
-        out.append(Problem(e.details.get("origin") or project.file, "/entry/preludes",
+        ptr = "/agent/replace" if replace and e.details.get("origin") in {c.origin for c in replace.values()} \
+            else "/entry/preludes"
+        out.append(Problem(e.details.get("origin") or project.file, ptr,
                            f"Error ({e.kind}): {e.message}" + (f" at {e.span}" if e.span else ""), "prelude_error"))
         return
     if source is None:
@@ -169,6 +174,21 @@ def _policy(project: Project, out: list) -> None:
     except adapter.prelude_error_class() as e:
         out.append(Problem(e.details.get("origin") or project.file, "/agent/policy",
                            f"Error ({e.kind}): {e.message}" + (f" at {e.span}" if e.span else ""), "policy_error"))
+
+
+def _bench(project: Project, out: list) -> None:
+    """[bench] suite names a task suite that loads ('bench agent' format)."""
+    rel = project.bench.get("suite")
+    if rel is None:
+        return
+    from ..bench_agent.suite import SuiteError, load_suite
+    if not os.path.isdir(project.path(rel)):
+        out.append(project.problem("/bench/suite", f"{rel}: no such suite directory", "file_missing"))
+        return
+    try:
+        load_suite(project.path(rel))
+    except SuiteError as e:
+        out.append(project.problem("/bench/suite", f"{rel}: {e}", "suite_invalid"))
 
 
 __all__ = ["validate", "load_project", "pointer"]
