@@ -24,7 +24,7 @@ from .. import values as V
 from ..analyzer import nodes as N
 from ..analyzer.lastuse import last_reads
 from ..errors import PTC_FILENAME, PtcError
-from ..meter import compile_tick
+from ..meter import compile_tick, map_cost, seq_cost
 from ..registry import BUILTINS, SPECIALIZERS, THREAD_METER, UNKNOWN
 from ..values import Keyword, Map, Set, VarRef, Vector, hk
 from .inline import Inliner
@@ -435,19 +435,21 @@ class Compiler(Inliner):
     def e_vector(self, node, stmts):
         if all(type(i) is N.Const for i in node.items):
             return self.const(Vector([i.value for i in node.items], None))
-        items = self.emit_args(node.items, stmts)
-        return call("_mkvec", [A.List(elts=items, ctx=LOAD)], node.span)
+        items = self.emit_args(node.items, stmts)   # charged as it is built (compiled_runtime, literals)
+        return call("_lit_vec", [A.List(elts=items, ctx=LOAD), A.Constant(seq_cost(len(items)))], node.span)
 
     def e_set(self, node, stmts):
         if all(type(i) is N.Const for i in node.items):
             return self.const(Set({hk(i.value): i.value for i in node.items}, None))
         items = self.emit_args(node.items, stmts)
-        return call("_mkset", [A.List(elts=items, ctx=LOAD)], node.span)
+        return call("_mkset", [A.List(elts=items, ctx=LOAD), A.Constant(map_cost(len(items)))], node.span)
 
     def e_map(self, node, stmts):
         if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
             return self.const(Map({hk(k.value): v.value for k, v in node.pairs}))
         flat = self.emit_args([x for kv in node.pairs for x in kv], stmts)
+        # charged once its parts are evaluated, as the closures do (compiled_runtime, literals)
+        cost = A.Constant(map_cost(len(node.pairs)))
         keys, vals = [], []
         for i in range(0, len(flat), 2):
             kn = node.pairs[i // 2][0]
@@ -462,8 +464,9 @@ class Compiler(Inliner):
             stmts.append(assign(t, call("_Map", [])))
             for k, v in zip(keys, vals):
                 stmts.append(A.Assign(targets=[A.Subscript(value=var(t), slice=k, ctx=STORE)], value=v))
+            stmts.append(at(A.Expr(call("_lit_charge", [cost])), node.span))
             return var(t)
-        return call("_Map", [A.Dict(keys=keys, values=vals)])
+        return call("_lit_map", [A.Dict(keys=keys, values=vals), cost], node.span)
 
     def e_juxt(self, node, stmts):
         return call("_juxt", self.emit_args(node.fns, stmts), node.span)
