@@ -275,3 +275,25 @@ def test_generated_hostile_programs_end_typed_within_bounds(programs):
     for src, report in zip(programs, run_children(programs)):
         assert report["kind"] != "internal_error", (src, report)
         check_bounded(report, src)
+
+
+def test_parallel_workers_running_at_once_share_the_evaluation_budget():
+    from ptclisp.meter import Meter
+    from ptclisp.parallel import WorkerMeter
+    root = Meter(ptclisp.Limits(memory_bytes=100_000))
+    root.alloc(20_000)
+    w1, w2 = WorkerMeter(root, 0.0, 0), WorkerMeter(root, 0.0, 1)
+    w1.alloc(50_000)
+    with pytest.raises(ptclisp.PtcError) as e:
+        w2.alloc(40_000)        # 20,000 (root) + 50,000 (w1) + 40,000 > 100,000
+    assert e.value.kind == "memory_exceeded" and "shared by its parallel workers" in e.value.message
+    w2.alloc(20_000)            # what is left still can be leased
+    w1.give_back()
+    w2.alloc(40_000)            # w1's lease came back
+    w2.give_back()
+    assert root.leased == 0
+    # in a program: what fits together runs, and the caller can allocate afterwards
+    r = ptclisp.run("(let [xs (pmap (fn [i] (count (vec (range 50000)))) (range 8))] "
+                    "[(reduce + xs) (count (vec (range 500000)))])")
+    assert r.error is None, r.error
+    assert ptclisp.to_python(r.value) == [400000, 500000]
