@@ -17,7 +17,10 @@ from .meter import Limits
 from .printer import pr_str as _pr_str
 from .reader import read_string as _read_string
 from .session import Result, Session, run_checked
+from .errors import PtcError
+from .values import Map, Set, Vector
 from .values import equal as _equal
+from .values.walk import ExpansionBudget, map_parts, set_parts, vector_parts, walk
 
 __all__ = ["run", "Session", "read_string", "equal", "pr_str", "to_python", "from_python"]
 
@@ -60,5 +63,20 @@ def equal(a, b) -> bool:
 
 
 def pr_str(value) -> str:
-    """The language's `pr-str`."""
+    """The language's `pr-str`, for the host: a value that shares its parts so widely that its text
+    would stand for far more than it holds (`values.walk.ExpansionBudget`: more than twice its cells,
+    past a floor of a million) is refused with a `memory_exceeded` PtcError instead of being written out."""
+    if type(value) in (Vector, Map, Set):
+        budget = ExpansionBudget(value)
+
+        def parts(x, depth):
+            n = len(x)
+            if not budget.add(2 * n if type(x) is Map else n):
+                raise PtcError("memory_exceeded", f"the value shares its parts so widely that its text would have "
+                                                  f"more than {budget.limit} parts (twice what it holds, at least "
+                                                  f"{budget.FLOOR}); print a summary of it",
+                               details={"limit": "conversion_cells", "value": budget.limit})
+            return vector_parts(x, depth) if type(x) is Vector else map_parts(x, depth) if type(x) is Map \
+                else set_parts(x, depth)
+        walk(value, vector=parts, map=parts, set=parts)
     return _pr_str(value)

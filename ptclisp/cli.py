@@ -54,6 +54,7 @@ import sys
 
 from . import api
 from .cli_common import UsageError, lenient_output, load_data, load_tools, read_text
+from .errors import PtcError
 from .exitcodes import PROVIDER_NOT_READY
 from .mcp.cli import add_mcp_flags, open_mcp_tools
 from .meter import MAX_TIME_MS, Limits
@@ -122,7 +123,12 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
         elif result.status == "failed":
             print(f"fail: {preview(result.value)}", file=sys.stderr)
         else:
-            print(api.pr_str(result.value))
+            try:
+                text = api.pr_str(result.value)
+            except PtcError as pe:   # a value too widely shared to write out (api.pr_str)
+                print(f"{source_name}: Error ({pe.kind}): {pe.message}", file=sys.stderr)
+                return 2
+            print(text)
     return {"ok": 0, "returned": 0, "failed": 1}.get(status, 2)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from . import registry as R
 from .errors import PtcError
+from .meter import _local as _meter_local
 from .meter import current, seq_cost
 from .registry import as_fn
 from .values import Keyword, Map, Set, Vector, VarRef, hk, type_name
@@ -32,13 +33,46 @@ def rt_def(ns, name: str, value, doc=None):
 
 # ------------------------------------------------------------------ literals
 
-# a literal wraps the fresh list or dict built by the generated code (no owner): the classes
-# themselves, so building one costs no extra call
+# A literal built at run time (one with a part that is not a constant) is charged like any other
+# collection a program builds: seq_cost(n) for a vector, map_cost(n) for a map or set of n written
+# entries, computed when the literal is compiled and charged each time it is built, by both back
+# ends the same way (a literal in a loop would otherwise build memory the budget never sees).
+# mkvec/mkmap remain the classes themselves, for constant literals and the compiler's own use.
 mkvec = Vector
 mkmap = Map
 
 
-def mkset(items: list) -> Set:
+def lit_charge(cost: int):
+    """`meter.charge(cost)` for the literal about to be built, with the thread's meter read here."""
+    m = _meter_local.meter
+    if m is None:
+        return
+    a = m.allocated + cost
+    if a > m.budget or m.expired:
+        m.alloc(cost)
+    m.allocated = a
+
+
+def lit_vec(items: list, cost: int) -> Vector:
+    """A vector literal built at run time: charged `cost` (seq_cost of its length), then wrapped."""
+    m = _meter_local.meter
+    if m is not None:
+        a = m.allocated + cost
+        if a > m.budget or m.expired:
+            m.alloc(cost)
+        m.allocated = a
+    return Vector(items, None)
+
+
+def lit_map(d: dict, cost: int) -> Map:
+    """A map literal built at run time from the dict of its stored keys: charged `cost`, then wrapped."""
+    lit_charge(cost)
+    return Map(d)
+
+
+def mkset(items: list, cost: int = 0) -> Set:
+    if cost:
+        lit_charge(cost)
     return Set({hk(x): x for x in items}, None)
 
 

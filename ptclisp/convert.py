@@ -38,7 +38,7 @@ from .errors import PtcError
 from .values import JavaObject, Keyword, Map, Regex, Set, SymbolRef, VarRef, Vector, detach, detach_all, hk, \
     pr_str, unhk
 from .values.keys import _BoolKey, _FloatKey
-from .values.walk import IN_PROGRESS, walk
+from .values.walk import IN_PROGRESS, ExpansionBudget, walk
 
 MAX_DEPTH = 10_000
 _TICK = 1024   # containers converted between two deadline checks (with a meter)
@@ -416,6 +416,27 @@ def to_python(x, *, keyword_names: bool = True):
     if type(x) in _PLAIN:
         return x
     kn = keyword_names
+    budget = ExpansionBudget(x)
+
+    def items(v, depth):
+        xs = v.lst()
+        if not budget.add(len(xs)):
+            raise _too_large(budget)
+        _deep(depth)
+        return iter(xs)
+
+    def entries(m, depth):   # original keys (the Python side sees 1.0, not its storage key)
+        if not budget.add(2 * len(m)):
+            raise _too_large(budget)
+        _deep(depth)
+        return chain.from_iterable(m.items())
+
+    def members(s, depth):
+        xs = s.members()
+        if not budget.add(len(xs)):
+            raise _too_large(budget)
+        _deep(depth)
+        return iter(xs)
 
     def leaf(v, t):
         if t is Keyword:
@@ -442,7 +463,7 @@ def to_python(x, *, keyword_names: bool = True):
             raise _merged("set members", src.members(), kn)
         return out
 
-    return walk(x, vector=_items, map=_entries, set=_members, leaf=leaf, leave=leave, build=True, skip=_PLAIN)
+    return walk(x, vector=items, map=entries, set=members, leaf=leaf, leave=leave, build=True, skip=_PLAIN)
 
 
 def _deep(depth: int):
@@ -450,19 +471,11 @@ def _deep(depth: int):
         raise PtcError("memory_exceeded", "value nested too deeply to convert")
 
 
-def _items(v, depth):
-    _deep(depth)
-    return iter(v.lst())
-
-
-def _entries(m, depth):   # original keys (the Python side sees 1.0, not its storage key)
-    _deep(depth)
-    return chain.from_iterable(m.items())
-
-
-def _members(s, depth):
-    _deep(depth)
-    return iter(s.members())
+def _too_large(budget) -> PtcError:
+    return PtcError("memory_exceeded", f"the value shares its parts so widely that a copy of it would have more "
+                                       f"than {budget.limit} cells (twice what it holds, at least "
+                                       f"{budget.FLOOR}); convert a summary of it",
+                    details={"limit": "conversion_cells", "value": budget.limit})
 
 
 def _merged(kind: str, originals, kn) -> PtcError:

@@ -79,7 +79,7 @@ _VALUES_SAFE = frozenset({
     "Vector.__init__", "Vector.lst", "Vector.__len__", "Vector.__iter__", "Vector.__getitem__", "Vector.__call__",
     "Vector.__eq__", "Vector.__hash__",
     "Map.from_pairs", "Map.d", "Map.items", "Map.keys", "Map.values", "Map.get_exact",
-    "Map.lookup", "Map.find_key", "Map.__call__", "Map.__eq__", "Map.__hash__",
+    "Map.lookup", "Map.find_key", "Map.__call__", "Map.__eq__", "Map.__ne__", "Map.__hash__", "_map_hash",
     "Set.__init__", "Set.of", "Set.d", "Set.__len__", "Set.__iter__", "Set.members", "Set.contains", "Set.__call__",
     "Set.__eq__", "Set.__hash__",
 })

@@ -30,7 +30,7 @@ from . import registry as R
 from .compiler import compile_subprogram, facts, free_locals, inlinable_hof, mangle, runtime_table
 from .error_translation import span_from_traceback as _span_from_traceback, to_ptc_error
 from .errors import FailSignal, PtcError, ReturnSignal
-from .meter import compile_tick
+from .meter import compile_tick, map_cost, seq_cost
 from .values import Map, Vector, hk
 
 HOT_CALLS = 24        # calls of a fn form after which it is compiled
@@ -462,11 +462,14 @@ class Builder:
             v = Vector(consts, None)
             return lambda f: v
         items = self._build_all(node.items, layout)
-        return lambda f: Vector([i(f) for i in items], None)
+        cost = seq_cost(len(items))   # charged as it is built, as the compiler's (compiled_runtime, literals)
+        lit_vec = rt.lit_vec
+        return lambda f: lit_vec([i(f) for i in items], cost)
 
     def b_set(self, node, layout):
         items = [self.build(i, layout) for i in node.items]
-        return lambda f: rt.mkset([i(f) for i in items])
+        cost = map_cost(len(items))
+        return lambda f: rt.mkset([i(f) for i in items], cost)
 
     def b_map(self, node, layout):
         if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
@@ -475,14 +478,23 @@ class Builder:
         if all(type(k) is N.Const for k, _v in node.pairs):  # {:a x :b y}: the stored keys are known
             keys = [hk(k.value) for k, _v in node.pairs]
             vals = [self.build(v, layout) for _k, v in node.pairs]
-            return lambda f: Map(zip(keys, [vb(f) for vb in vals]))
+            lit_charge = rt.lit_charge
+            cost = map_cost(len(keys))   # charged after its parts, as the compiler's (compiled_runtime, literals)
+
+            def mkmap_known(f):
+                m = Map(zip(keys, [vb(f) for vb in vals]))
+                lit_charge(cost)
+                return m
+            return mkmap_known
         pairs = [(self.build(k, layout), self.build(v, layout)) for k, v in node.pairs]
+        cost = map_cost(len(pairs))
 
         def mkmap(f):
+            parts = [(kb(f), vb(f)) for kb, vb in pairs]
+            rt.lit_charge(cost)
             m = Map()
-            for kb, vb in pairs:
-                k = kb(f)
-                m[hk(k)] = vb(f)
+            for k, v in parts:
+                m[hk(k)] = v
             return m
         return mkmap
 

@@ -39,6 +39,7 @@ import sys
 
 from .errors import PtcError
 from .values import JavaObject, Keyword, Map, Set, Vector, sorted_items, sorted_members, type_name
+from .values.walk import ExpansionBudget
 
 #: Deeper data is refused (the same bound as ptclisp.convert).
 MAX_DEPTH = 10_000
@@ -49,7 +50,8 @@ _LONG_INT_BITS = 10_000
 
 
 class JsonValueError(PtcError, ValueError):
-    """A value has no JSON form: `kind` is type_error or public_projection_collision; `path` locates it."""
+    """A value has no JSON form: `kind` is type_error, public_projection_collision or memory_exceeded (it would
+    expand past `ExpansionBudget`); `path` locates it."""
 
     def __init__(self, kind: str, message: str, path: tuple = ()):
         super().__init__(kind, message, details={"path": [_plain_path_item(p) for p in path[:32]]})
@@ -150,6 +152,7 @@ def _convert(value):
     # (value, container, slot, depth, path node) where a path node is (parent node, key) or None
     stack = [(value, root, 0, 0, None)]
     pop, push = stack.pop, stack.append
+    budget = ExpansionBudget(value)   # a value sharing one part many times may not expand past it
     while stack:
         x, parent, slot, depth, node = pop()
         t = type(x)
@@ -167,6 +170,8 @@ def _convert(value):
             parent[slot] = x.name
         elif t is Vector or t is Set or t is list or t is tuple:
             items = x.lst() if t is Vector else sorted_members(x) if t is Set else x
+            if not budget.add(len(items)):
+                raise _too_large(budget, node)
             out = [None] * len(items)
             parent[slot] = out
             if items:
@@ -178,6 +183,8 @@ def _convert(value):
                 for i in range(len(items) - 1, -1, -1):
                     push((items[i], out, i, depth, (node, i)))
         elif t is Map or isinstance(x, dict):
+            if not budget.add(2 * len(x)):
+                raise _too_large(budget, node)
             items = sorted_items(x) if t is Map else list(x.items())
             out = {}
             parent[slot] = out
@@ -216,6 +223,12 @@ def _convert(value):
             name = type_name(x)
             raise _refuse(f"a {name if name != 'unknown' else 'Python ' + type(x).__name__}", node)
     return root[0], deepest
+
+
+def _too_large(budget, node) -> JsonValueError:
+    return JsonValueError("memory_exceeded", f"the value shares its parts so widely that its JSON would have more "
+                                             f"than {budget.limit} cells (twice what it holds, at least "
+                                             f"{budget.FLOOR}){_where(node)}; return a summary of it", _path_of(node))
 
 
 def to_json(value):

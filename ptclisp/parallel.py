@@ -71,7 +71,7 @@ class WorkerMeter(Meter):
     records.
     """
 
-    __slots__ = ("root", "pdeadline", "index")
+    __slots__ = ("root", "pdeadline", "index", "lease")
     in_worker = True
 
     def __init__(self, root: Meter, pdeadline: float, index: int):
@@ -85,7 +85,10 @@ class WorkerMeter(Meter):
         self.pdeadline = pdeadline
         self.index = index
         self.allocated = 0
-        self.budget = root.limits.memory_bytes
+        # the worker's budget is leased from the evaluation's, slice by slice (`alloc`), so the workers
+        # running at once share one budget: eight of them cannot hold eight budgets' worth of memory
+        self.budget = 0
+        self.lease = 0
         self.prints = []
         self.print_chars = 0
         self.tool_calls = []
@@ -100,6 +103,37 @@ class WorkerMeter(Meter):
                              lambda self, v: setattr(self.root, "parallel_live", v))
     stop_error = property(lambda self: self.root.stop_error, lambda self, v: setattr(self.root, "stop_error", v))
 
+    def alloc(self, nbytes: int):
+        """Charge `nbytes`, leasing more of the evaluation's budget when this worker's lease is used up
+        (what is left of it: the root's budget less what the root allocated and the live workers hold);
+        `memory_exceeded`, naming the evaluation's budget, when there is not enough left."""
+        a = self.allocated + nbytes
+        if a > self.budget:
+            root = self.root
+            need = a - self.budget
+            with root.parallel_lock:
+                room = root.budget - root.allocated - root.leased
+                if need > room:
+                    limit = root.budget
+                    raise PtcError("memory_exceeded",
+                                   f"evaluation exceeded its memory budget of {limit} bytes (shared by its parallel "
+                                   f"workers)", details={"limit_bytes": limit, "requested_bytes": nbytes})
+                take = min(room, max(need, limit_slice(root)))
+                root.leased += take
+            self.lease += take
+            self.budget += take
+        self.allocated = a
+        if self.expired:
+            self.raise_expired()
+
+    def give_back(self):
+        """Return this worker's lease to the evaluation (it has finished; its result is charged to the caller)."""
+        n, self.lease = self.lease, 0
+        if n:
+            root = self.root
+            with root.parallel_lock:
+                root.leased -= n
+
     def start(self):  # the root's watchdog already covers the clock
         pass
 
@@ -110,7 +144,12 @@ class WorkerMeter(Meter):
         self.root.raise_expired()
 
 
-_SHARED = frozenset({"expired", "cancelled", "tool_count", "parallel_live", "stop_error"})
+_SHARED = frozenset({"expired", "cancelled", "tool_count", "parallel_live", "stop_error", "leased"})
+
+
+def limit_slice(root: Meter) -> int:
+    """How much of the evaluation's budget a worker leases at a time."""
+    return max(4096, root.budget // 32)
 
 
 def halt(root: Meter, err: PtcError):
@@ -288,17 +327,19 @@ def _work(out: queue.SimpleQueue, wm: WorkerMeter, who: str, fn, args):
             wm.raise_expired()
         with guard(wm, depth=False):
             value = fn(*args)
-        out.put(_Done(wm.index, True, value, wm, disown(value)))
+        done = _Done(wm.index, True, value, wm, disown(value))
     except ReturnSignal:
-        out.put(_Done(wm.index, False, PtcError(f"{who}_error", f"return called inside {who}",
-                                                details={"index": wm.index}), wm))
+        done = _Done(wm.index, False, PtcError(f"{who}_error", f"return called inside {who}",
+                                               details={"index": wm.index}), wm)
     except FailSignal:
-        out.put(_Done(wm.index, False, PtcError(f"{who}_error", f"fail called inside {who}",
-                                                details={"index": wm.index}), wm))
+        done = _Done(wm.index, False, PtcError(f"{who}_error", f"fail called inside {who}",
+                                               details={"index": wm.index}), wm)
     except BaseException as exc:  # noqa: BLE001 - every failure travels back to the waiting parent
-        out.put(_Done(wm.index, False, exc, wm))
+        done = _Done(wm.index, False, exc, wm)
     finally:
         M.install(prev)
+    wm.give_back()   # before the parent hears of it (it then charges the result it keeps)
+    out.put(done)
 
 
 def worker_error(who: str, index: int, exc: BaseException) -> PtcError:

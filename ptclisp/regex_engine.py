@@ -9,7 +9,9 @@ classes). A few Java/PCRE spellings that `regex` lacks are rewritten first:
 `\\Q...\\E`, `\\e`, `\\cX`, `\\x{h..}`, `\\0ooo`, `\\k<name>`, `\\z`/`\\Z` (Java
 meaning) and `\\v`/`\\V` (vertical whitespace).
 
-Safety (docs/spec/runtime.md §7): patterns are at most 256 UTF-8 bytes; the text a
+Safety (docs/spec/runtime.md §7): patterns are at most 256 UTF-8 bytes and may not expand
+past `regex_size.MAX_EXPANSION` once their repeat counts are written out
+(checked before the compiler sees them: it cannot be interrupted); the text a
 pattern runs over is cut to its first 32,768 UTF-8 bytes (on a code point
 boundary); every engine call carries a timeout taken from
 `limits.regex_timeout_ms`, never longer than the evaluation has left. A
@@ -26,6 +28,7 @@ import re as _re
 
 from .errors import PtcError
 from .meter import charge, current, str_cost
+from .regex_size import MAX_EXPANSION, too_large
 from .values import Regex, Vector
 
 MAX_PATTERN_BYTES = 256
@@ -147,6 +150,10 @@ class _BadPattern(Exception):
     pass
 
 
+class _TooLarge(_BadPattern):
+    """A pattern whose expansion (regex_size) is over the limit: never handed to the compiler."""
+
+
 # ------------------------------------------------------------------ compiling
 
 _CACHE: dict[str, object] = {}
@@ -161,7 +168,11 @@ def engine():
 def _compile_raw(source: str):
     compiled = _CACHE.get(source)
     if compiled is None:
-        compiled = engine().compile(_translate(source))
+        text = _translate(source)
+        why = too_large(text)
+        if why is not None:
+            raise _TooLarge(why)
+        compiled = engine().compile(text)
         if len(_CACHE) >= 512:
             _CACHE.clear()
         _CACHE[source] = compiled
@@ -181,6 +192,8 @@ def compile_regex(source: str, kind: str = "invalid_form", who: str | None = Non
         raise PtcError(kind, f"{lead}pattern is {nbytes} bytes; the limit is {MAX_PATTERN_BYTES}")
     try:
         compiled = _compile_raw(source)
+    except _TooLarge as e:
+        raise PtcError(kind, f"{lead}{e}", details={"limit": "regex_expansion", "value": MAX_EXPANSION}) from None
     except (engine().error, _BadPattern, ValueError, OverflowError, RecursionError) as e:
         msg = str(e).split("\n")[0][:120]
         raise PtcError(kind, f"{lead}{msg}") from None

@@ -173,16 +173,28 @@ def normalize_key(k) -> str:
     return pr_str(k)
 
 
+_PLAIN_ARG = frozenset({type(None), bool, int, float, str})   # passed to a tool as they are
+
+
 def normalize_arg(x):
-    """PTC value -> JSON-like Python value for a tool callback."""
+    """PTC value -> JSON-like Python value for a tool callback.
+
+    The copy is charged to the running evaluation's meter as it is made (every list and dict it
+    builds), so a value that shares one part many times cannot be copied past the memory budget or
+    the deadline: it ends as `memory_exceeded` or `timeout` before the tool is called."""
     t = type(x)
     if t is Keyword:
         return x.name
     if t is Vector:
-        return [normalize_arg(v) for v in x.lst()]
+        items = x.lst()
+        M.charge(M.seq_cost(len(items)))
+        return [v if type(v) in _PLAIN_ARG else normalize_arg(v) for v in items]
     if t is Set:
-        return [normalize_arg(v) for v in x.members()]
+        items = x.members()
+        M.charge(M.seq_cost(len(items)))
+        return [v if type(v) in _PLAIN_ARG else normalize_arg(v) for v in items]
     if t is Map:
+        M.charge(M.map_cost(len(x)))
         out = {}
         for k, v in x.items():
             nk = normalize_key(k)

@@ -45,6 +45,7 @@ import time
 from .. import exitcodes as X
 from .. import operate
 from ..cli_common import UsageError, load_tools, read_text
+from ..errors import PtcError
 from ..jsonout import JsonValueError, dumps, write_json
 from ..operate import CommandFailure, DocumentError, NotReady
 from ..trace.cli import add_trace_flags, print_summary, prices_from_args, writer_from_args
@@ -721,7 +722,10 @@ def run_workflow_source(kit: RunKit, args, source: str, source_name: str, data, 
         for line in out.prints:
             print(line)
         if show_value:
-            print(api.pr_str(out.raw))
+            try:
+                print(api.pr_str(out.raw))
+            except PtcError as pe:   # a value too widely shared to write out (api.pr_str)
+                print(f"Error ({pe.kind}): {pe.message}", file=sys.stderr)
 
     def record(err, code):
         res = out.result

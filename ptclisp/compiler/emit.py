@@ -24,7 +24,7 @@ from .. import values as V
 from ..analyzer import nodes as N
 from ..analyzer.lastuse import last_reads
 from ..errors import PTC_FILENAME, PtcError
-from ..meter import compile_tick
+from ..meter import compile_tick, map_cost, seq_cost
 from ..registry import BUILTINS, SPECIALIZERS, THREAD_METER, UNKNOWN
 from ..values import Keyword, Map, Set, VarRef, Vector, hk
 from .inline import Inliner
@@ -435,19 +435,39 @@ class Compiler(Inliner):
     def e_vector(self, node, stmts):
         if all(type(i) is N.Const for i in node.items):
             return self.const(Vector([i.value for i in node.items], None))
-        items = self.emit_args(node.items, stmts)
-        return call("_mkvec", [A.List(elts=items, ctx=LOAD)], node.span)
+        items = self.emit_args(node.items, stmts)   # charged once built (compiled_runtime, literals)
+        t = self.tmp("lv")
+        stmts.append(assign(t, A.List(elts=items, ctx=LOAD)))
+        self._charge_literal(seq_cost(len(items)), stmts, node)
+        return call("_mkvec", [var(t)])
+
+    def _charge_literal(self, cost: int, stmts, node):
+        """The charge of a literal built at run time, written out: added to this thread's meter when it
+        fits the budget, else `_lit_charge` (which raises as `meter.charge` does); the same amount
+        the closures charge (compiled_runtime, literals)."""
+        meter, room = self.meter_var(), self.tmp("al")
+        fits = A.BoolOp(op=ast.And(), values=[
+            is_(var(meter), NONE, True),
+            A.Compare(left=A.NamedExpr(target=var(room, True),
+                                       value=A.BinOp(left=attr(meter, "allocated"), op=ast.Add(),
+                                                     right=A.Constant(cost))),
+                      ops=[ast.LtE()], comparators=[attr(meter, "budget")])])
+        fast = [A.Assign(targets=[A.Attribute(value=var(meter), attr="allocated", ctx=STORE)], value=var(room))]
+        slow = [A.Expr(call("_lit_charge", [A.Constant(cost)]))]
+        stmts.append(at(A.If(test=fits, body=fast, orelse=slow), node.span))
 
     def e_set(self, node, stmts):
         if all(type(i) is N.Const for i in node.items):
             return self.const(Set({hk(i.value): i.value for i in node.items}, None))
         items = self.emit_args(node.items, stmts)
-        return call("_mkset", [A.List(elts=items, ctx=LOAD)], node.span)
+        return call("_mkset", [A.List(elts=items, ctx=LOAD), A.Constant(map_cost(len(items)))], node.span)
 
     def e_map(self, node, stmts):
         if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
             return self.const(Map({hk(k.value): v.value for k, v in node.pairs}))
         flat = self.emit_args([x for kv in node.pairs for x in kv], stmts)
+        # charged once its parts are evaluated, as the closures do (compiled_runtime, literals)
+        cost = map_cost(len(node.pairs))
         keys, vals = [], []
         for i in range(0, len(flat), 2):
             kn = node.pairs[i // 2][0]
@@ -462,8 +482,12 @@ class Compiler(Inliner):
             stmts.append(assign(t, call("_Map", [])))
             for k, v in zip(keys, vals):
                 stmts.append(A.Assign(targets=[A.Subscript(value=var(t), slice=k, ctx=STORE)], value=v))
+            self._charge_literal(cost, stmts, node)
             return var(t)
-        return call("_Map", [A.Dict(keys=keys, values=vals)])
+        t = self.tmp("lm")
+        stmts.append(assign(t, A.Dict(keys=keys, values=vals)))
+        self._charge_literal(cost, stmts, node)
+        return call("_Map", [var(t)])
 
     def e_juxt(self, node, stmts):
         return call("_juxt", self.emit_args(node.fns, stmts), node.span)

@@ -307,15 +307,31 @@ def group_by(k, coll):
     kf = keyfn(k, "group-by")
     items = seq_items(coll, "group-by")
     keys = key_values(kf, items)
-    groups = defaultdict(list)  # in first-seen order, like a dict
-    for x, key in zip(items, keys):
-        groups[key].append(x)
+    groups = _grouped(items, keys, False)
     if not _python_equality_is_exact(groups, keys):
-        groups = defaultdict(list)
-        for x, key in zip(items, keys):
-            groups[hk(key)].append(x)
-    charge(map_cost(len(groups)) + 8 * len(items) + 56 * len(groups))
+        groups = _grouped(items, keys, True)
     return Map({hkey: Vector(g) for hkey, g in groups.items()})
+
+
+_CHUNK = 1 << 15   # items grouped or counted between two charges (what is built before it is paid for)
+
+
+def _grouped(items: list, keys: list, by_hk: bool) -> dict:
+    """{key: [items]} in first-seen order (keys by `hk` when `by_hk`), charged as it grows: in all
+    map_cost(groups) + 8 per item + 56 per group, paid chunk by chunk, never after the whole is built."""
+    groups = defaultdict(list)  # in first-seen order, like a dict
+    charged = 0
+    for i in range(0, len(items), _CHUNK):
+        part = keys[i:i + _CHUNK]
+        for x, key in zip(items[i:i + _CHUNK], map(hk, part) if by_hk else part):
+            groups[key].append(x)
+        n = len(groups)
+        cost = map_cost(n) + 8 * min(len(items), i + _CHUNK) + 56 * n
+        charge(cost - charged)
+        charged = cost
+    if not items:
+        charge(map_cost(0))
+    return groups
 
 
 @builtin("frequencies", "(frequencies coll)", groups=("core",), category="aggregation",
@@ -323,10 +339,24 @@ def group_by(k, coll):
          examples=("(frequencies [:a :b :a]) ;=> {:a 2 :b 1}", "(frequencies \"hello\") ;=> {\"e\" 1 \"h\" 1 \"l\" 2 \"o\" 1}"))
 def frequencies(coll):
     items = seq_items(coll, "frequencies")
-    d = Counter(items)
-    d = dict(d) if _python_equality_is_exact(d, items) else dict(Counter(map(hk, items)))
-    charge(map_cost(len(d)))
+    d = _counted(items, False)
+    d = dict(d) if _python_equality_is_exact(d, items) else dict(_counted(items, True))
     return Map(d)
+
+
+def _counted(items: list, by_hk: bool) -> Counter:
+    """Counter of `items` (by `hk` when `by_hk`), charged map_cost(distinct) as it grows, chunk by chunk."""
+    d: Counter = Counter()
+    charged = 0
+    for i in range(0, len(items), _CHUNK):
+        part = items[i:i + _CHUNK]
+        d.update(map(hk, part) if by_hk else part)
+        cost = map_cost(len(d))
+        charge(cost - charged)
+        charged = cost
+    if not items:
+        charge(map_cost(0))
+    return d
 
 
 # ------------------------------------------------------------------ collection predicates (§1.15)

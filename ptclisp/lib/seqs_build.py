@@ -155,11 +155,15 @@ def flatten(x):
         return out_vec([])
     out = []
     app = out.append
-    stack = [iter(x.lst())]
+    items = x.lst()
+    charge_slots(len(items))   # each vector entered is charged as it is entered (output at most its slots):
+    stack = [iter(items)]      # a vector shared a million times inside x is paid for a million times
     while stack:
         for y in stack[-1]:
             if type(y) is Vector:
-                stack.append(iter(y.lst()))
+                items = y.lst()
+                charge_slots(len(items))
+                stack.append(iter(items))
                 break
             app(y)
         else:

@@ -15,8 +15,11 @@ from .sets import Set
 from .vectors import Vector
 
 
-def equal(a, b, nan_equal: bool = False) -> bool:
-    """PTC `=`: structural; numbers by value across int/float; NaN never equal (unless nan_equal)."""
+def equal(a, b, nan_equal: bool = False, _pairs: dict | None = None) -> bool:
+    """PTC `=`: structural; numbers by value across int/float; NaN never equal (unless nan_equal).
+
+    `_pairs` (internal) holds (id(x), id(y)) of the collections already found equal during this
+    call, so a part shared many times inside both values is compared once, not once per path to it."""
     ta, tb = type(a), type(b)
     if ta is int or ta is float:
         if tb is int or tb is float:
@@ -32,18 +35,28 @@ def equal(a, b, nan_equal: bool = False) -> bool:
         xs, ys = a.lst(), b.lst()
         if len(xs) != len(ys):
             return False
+        if _pairs is None:
+            _pairs = {}
+        elif (id(a), id(b)) in _pairs:
+            return True
         for x, y in zip(xs, ys):
-            if not equal(x, y, nan_equal):
+            if not equal(x, y, nan_equal, _pairs):
                 return False
+        _pairs[(id(a), id(b))] = True
         return True
     if ta is Map:
         if len(a) != len(b):
             return False
+        if _pairs is None:
+            _pairs = {}
+        elif (id(a), id(b)) in _pairs:
+            return True
         get = b.get
         for k, v in dict.items(a):
             w = get(k, _MISSING)
-            if w is _MISSING or not equal(v, w, nan_equal):
+            if w is _MISSING or not equal(v, w, nan_equal, _pairs):
                 return False
+        _pairs[(id(a), id(b))] = True
         return True
     if ta is Set:
         da, db = a.d(), b.d()
@@ -58,9 +71,10 @@ def utf16_key(s: str):
     return s.encode("utf-16-be")
 
 
-def compare(a, b) -> int:
+def compare(a, b, _pairs: dict | None = None) -> int:
     """Natural order (docs/spec/language.md §3.6): -1, 0 or 1; `type_error` for kinds that have no order
-    between them. NaN compares 0 with every number (Clojure's compare)."""
+    between them. NaN compares 0 with every number (Clojure's compare). `_pairs` (internal):
+    the vectors already found to compare 0 during this call (shared parts are compared once)."""
     if a is None:
         return 0 if b is None else -1
     if b is None:
@@ -84,10 +98,15 @@ def compare(a, b) -> int:
         xs, ys = a.lst(), b.lst()
         if len(xs) != len(ys):
             return -1 if len(xs) < len(ys) else 1
+        if _pairs is None:
+            _pairs = {}
+        elif (id(a), id(b)) in _pairs:
+            return 0
         for x, y in zip(xs, ys):
-            c = compare(x, y)
+            c = compare(x, y, _pairs)
             if c:
                 return c
+        _pairs[(id(a), id(b))] = True
         return 0
     if isinstance(a, JavaObject) and isinstance(b, JavaObject) and type(a) is type(b):
         ka, kb = a.sort_key(), b.sort_key()

@@ -2,12 +2,31 @@
 
 Python's dict treats 1, 1.0 and True as one key; PTC does not. Keys and set
 members are therefore stored under `hk(x)`, which wraps floats and booleans
-(`unhk` undoes it). Also the `MISSING` marker lookups use for "no entry".
+(`unhk` undoes it). Also the `MISSING` marker lookups use for "no entry", and
+`WALKING`, the per-thread memo that makes hashing and key comparison of
+collections cost what they hold rather than what they stand for.
 Imports nothing from ptclisp.
 """
 from __future__ import annotations
 
+import threading
+
 MISSING = object()   # "no such entry" (a map may hold nil)
+
+
+class _Walking(threading.local):
+    """What the outermost hash or key comparison under way on this thread has already worked out, so
+    that a value shared many times inside another costs once, not once per path to it (a vector of
+    1,000 references to one vector of 1,000 references stands for 10^6 leaves but holds 2,000 slots).
+    `memo` maps id(map) -> its hash; `pairs` holds (id(a), id(b)) of collections found equal as keys.
+    Both live only while that outermost call runs (everything they name is reachable from its
+    arguments, so no id is reused meanwhile); vectors and sets also cache their own hash."""
+
+    memo = None
+    pairs = None
+
+
+WALKING = _Walking()
 
 
 class _FloatKey:

@@ -18,7 +18,7 @@ from _weakref import _remove_dead_weakref
 from typing import Iterable
 
 from ..errors import PtcError
-from .keys import MISSING, hk, unhk
+from .keys import MISSING, WALKING, hk, unhk
 
 _MISSING = MISSING
 
@@ -231,24 +231,56 @@ class Map(dict):
         del m[k]
         return m
 
-    # identity as a key
+    # identity as a key (values/keys.WALKING: shared parts are compared and hashed once per call)
     def __eq__(self, other):
+        if self is other:
+            return True
         if type(other) is not Map:
             return False
         if len(self) != len(other):
             return False
-        get = other.get
-        for k, v in dict.items(self):
-            w = get(k, _MISSING)
-            if w is _MISSING or hk(v) != hk(w):
-                return False
-        return True
+        w = WALKING
+        pairs = w.pairs
+        key = (id(self), id(other))
+        if pairs is not None:
+            if key in pairs:
+                return True
+            outer = False
+        else:
+            pairs = w.pairs = {}
+            outer = True
+        try:
+            get = other.get
+            for k, v in dict.items(self):
+                u = get(k, _MISSING)
+                if u is _MISSING or (u is not v and hk(v) != hk(u)):
+                    return False
+            pairs[key] = True
+            return True
+        finally:
+            if outer:
+                w.pairs = None
 
     def __ne__(self, other):
         return not self.__eq__(other)
 
     def __hash__(self):
-        h = 0
-        for k, v in dict.items(self):
-            h ^= hash((k, hk(v)))
-        return hash(("map", h))
+        w = WALKING
+        memo = w.memo
+        if memo is not None:
+            h = memo.get(id(self))
+            if h is None:
+                h = memo[id(self)] = _map_hash(self)
+            return h
+        w.memo = {}
+        try:
+            return _map_hash(self)
+        finally:
+            w.memo = None
+
+
+def _map_hash(m) -> int:
+    h = 0
+    for k, v in dict.items(m):
+        h ^= hash((k, hk(v)))
+    return hash(("map", h))

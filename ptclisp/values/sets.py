@@ -13,6 +13,7 @@ from typing import Iterable
 
 from ..errors import PtcError
 from .keys import MISSING as _MISSING
+from .keys import WALKING as _walking
 from .keys import hk
 from .ownership import LOCK as _lock
 from .ownership import OWNER as _owner_local
@@ -25,7 +26,8 @@ class Set:
     """
 
     # `_parent`/`_undo` are set (and read) only once the set is stale (`_d` is None)
-    __slots__ = ("_d", "_parent", "_undo", "_owner", "__weakref__")
+    # `_h`: its hash once computed (a set's members never change)
+    __slots__ = ("_d", "_parent", "_undo", "_owner", "_h", "__weakref__")
 
     def __init__(self, d: dict | None = None, owner=None):
         self._d = d if d is not None else {}
@@ -118,13 +120,30 @@ class Set:
         return Set(d, _owner_local.tok)
 
     def __eq__(self, other):
+        if self is other:
+            return True
         if type(other) is not Set:
+            return False
+        h1, h2 = getattr(self, "_h", None), getattr(other, "_h", None)
+        if h1 is not None and h2 is not None and h1 != h2:
             return False
         a, b = self.d(), other.d()
         return len(a) == len(b) and all(k in b for k in a)
 
     def __hash__(self):
-        h = 0
-        for k in self.d():
-            h ^= hash(k)
-        return hash(("set", h))
+        h = getattr(self, "_h", None)
+        if h is not None:
+            return h
+        w = _walking
+        outer = w.memo is None
+        if outer:
+            w.memo = {}
+        try:
+            h = 0
+            for k in self.d():
+                h ^= hash(k)
+        finally:
+            if outer:
+                w.memo = None
+        h = self._h = hash(("set", h))
+        return h

@@ -16,6 +16,7 @@ from sys import getrefcount as _getrefcount
 from typing import Iterable
 
 from ..errors import PtcError
+from .keys import WALKING as _walking
 from .keys import hk
 from .ownership import LOCK as _lock
 from .ownership import OWNER as _owner_local
@@ -31,7 +32,9 @@ class Vector:
 
     # `_src`/`_n` are set (and read) only once the vector is stale (`_items` is None): `_src` is the
     # version that took the list over, whose own items (or, stale too, its `_src`'s) start with ours
-    __slots__ = ("_items", "_src", "_n", "_owner", "__weakref__")
+    # `_h`: (length, hash) once hashed; a vector only ever grows in place (an append), so a cached
+    # hash is good while the length is the same
+    __slots__ = ("_items", "_src", "_n", "_owner", "_h", "__weakref__")
 
     def __init__(self, items: list | None = None, owner=None):
         self._items = items if items is not None else []
@@ -116,17 +119,54 @@ class Vector:
         items.extend(xs)
         return Vector(items, me)
 
-    # identity as a key
+    # identity as a key (values/keys.WALKING: shared parts are compared and hashed once per call)
     def __eq__(self, other):
+        if self is other:
+            return True
         if type(other) is not Vector:
             return False
         a, b = self.lst(), other.lst()
         if len(a) != len(b):
             return False
-        return all(hk(x) == hk(y) for x, y in zip(a, b))
+        h1, h2 = getattr(self, "_h", None), getattr(other, "_h", None)
+        if h1 is not None and h2 is not None and h1[0] == h2[0] == len(a) and h1[1] != h2[1]:
+            return False
+        w = _walking
+        pairs = w.pairs
+        key = (id(self), id(other))
+        if pairs is not None:
+            if key in pairs:
+                return True
+            outer = False
+        else:
+            pairs = w.pairs = {}
+            outer = True
+        try:
+            for x, y in zip(a, b):
+                if x is not y and hk(x) != hk(y):
+                    return False
+            pairs[key] = True
+            return True
+        finally:
+            if outer:
+                w.pairs = None
 
     def __hash__(self):
-        return hash(("vec",) + tuple(hk(x) for x in self.lst()))
+        items = self.lst()
+        c = getattr(self, "_h", None)
+        if c is not None and c[0] == len(items):
+            return c[1]
+        w = _walking
+        if w.memo is not None:
+            h = hash(("vec",) + tuple([hk(x) for x in items]))
+        else:
+            w.memo = {}
+            try:
+                h = hash(("vec",) + tuple([hk(x) for x in items]))
+            finally:
+                w.memo = None
+        self._h = (len(items), h)
+        return h
 
 
 def _refs_of_an_unshared_list() -> int:

@@ -130,3 +130,53 @@ def walk(root, *, vector=vector_parts, map=map_parts, set=set_parts, other=no_pa
                     out.append(result)
     except Stop:
         return None
+
+
+# ------------------------------------------------------------------ conversions that copy every path
+
+class ExpansionBudget:
+    """How many cells a conversion that copies a value as a tree (to_python, to_json: every path to a
+    shared part gives a copy of its own) may make: `FLOOR`, or twice the cells the value really holds
+    (its parts counted once each), whichever is more. A value built without sharing always fits; one
+    that shares a part a million times cannot make the host build a million copies.
+
+    `add(n)` counts n cells made and returns False once the copy is past what the value allows (the
+    caller raises its own typed error); the value's own size is walked only once the floor is passed.
+    """
+
+    FLOOR = 1_000_000
+
+    __slots__ = ("root", "made", "limit")
+
+    def __init__(self, root):
+        self.root = root
+        self.made = 0
+        self.limit = None
+
+    def add(self, n: int) -> bool:
+        made = self.made = self.made + n + 1
+        if made <= self.FLOOR:
+            return True
+        if self.limit is None:
+            self.limit = max(self.FLOOR, 2 * held_cells(self.root))
+        return made <= self.limit
+
+
+def held_cells(root) -> int:
+    """The cells `root` holds: one per container and per item, entry or member, shared parts once."""
+    total = 0
+
+    def vector(v, depth):
+        nonlocal total
+        items = v.lst()
+        total += len(items) + 1
+        return iter(items)
+
+    def table(c, depth):
+        nonlocal total
+        d = c.d()
+        total += len(d) + 1
+        return chain(dict.keys(d), dict.values(d))
+
+    walk(root, vector=vector, map=table, set=table, once=True)
+    return total
