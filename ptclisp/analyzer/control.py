@@ -291,7 +291,7 @@ def analyze_program(az, form, scope, tail):
     return N.RtCall("make_program", [N.Const(Vector([repr(f) for f in form.items[1:]]))], form.span)
 
 
-@special("ns", "defn-", "defmacro", "try", "catch", "throw", "letfn", "binding")
+@special("ns", "defn-", "defmacro", "try", "catch", "throw", "binding")
 def analyze_unsupported(az, form, scope, tail):
     head = form.items[0].name
     hints = {
@@ -301,7 +301,6 @@ def analyze_unsupported(az, form, scope, tail):
         "try": "there is no try/catch; use (fail value) to stop with a failure",
         "catch": "there is no try/catch",
         "throw": "there is no throw; use (fail value)",
-        "letfn": "letfn is not supported; use let with fn",
         "binding": "dynamic binding is not supported",
     }
     if head in ("ns", "defn-") and az.env.own_namespace is not None:

@@ -38,7 +38,7 @@ def in_place_name(variant: str) -> str:
 
 
 _RT_HELPERS = ("ds_seq", "ds_nth", "ds_rest", "ds_kwargs", "ds_get", "ds_get_or", "iter_items", "seq_or_nil",
-               "first_of", "make_program", "kw_get", "take_range")
+               "first_of", "make_program", "kw_get", "take_range", "arity_fail")
 
 
 def _build_rt() -> dict:

@@ -86,7 +86,7 @@ def sorted_members(s: Set) -> list:
 
 # ------------------------------------------------------------------------ text
 
-_ESC = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+_ESC = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
 
 
 def quote(s: str) -> str:
@@ -97,7 +97,8 @@ def quote(s: str) -> str:
 
 
 def float_readable(x: float) -> str:
-    """pr-str of a float: compact decimal, <= 10 fractional digits, no exponent."""
+    """pr-str of a float: the shortest decimal that reads back as the same double, without an exponent
+    where it fits in 10 fractional digits of fixed notation."""
     if x != x:
         return "##NaN"
     if x == math.inf:
@@ -105,7 +106,7 @@ def float_readable(x: float) -> str:
     if x == -math.inf:
         return "##-Inf"
     r = repr(x)
-    if "e" not in r and "." in r and len(r.split(".")[1]) <= 10:
+    if "e" not in r:   # the shortest digits that read back as x (Clojure's, as Java's Double.toString)
         return r
     if x != 0 and abs(x) < 1e-4:
         # fixed notation would collapse small magnitudes to 0.0: keep the shortest exact text
