@@ -90,7 +90,8 @@ class Inliner:
             tests = [is_(call("type", [local]), var("_Vector")), holds,
                      is_(A.NamedExpr(target=var(items, True), value=A.Attribute(value=local, attr="_items", ctx=LOAD)),
                          NONE, True),
-                     refs_are(var(items), V.SLOT_LIST_REFS)]
+                     refs_are(var(items), V.SLOT_LIST_REFS),
+                     is_(A.Attribute(value=local, attr="_owner", ctx=LOAD), var("_LIST"), True)]   # conj onto a list prepends
             grow = A.Expr(call(attr(items, "append"), [item]))
         fast = [A.Assign(targets=[A.Attribute(value=var(meter), attr="allocated", ctx=STORE)], value=var(room)), grow]
         slow = [at(A.Assign(targets=[var(local.id, True)],

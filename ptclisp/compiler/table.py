@@ -17,7 +17,7 @@ from .. import registry as R
 from .. import compiled_runtime as rt
 from ..errors import FailSignal, PtcError, ReturnSignal
 from ..meter import _local as _meter_slot
-from ..values import Keyword, Map, Vector, hk
+from ..values import LIST, Keyword, Map, Vector, hk
 
 ABSENT = object()   # `_absent`: the default of a dict probe that must tell a missing key from nil
 
@@ -49,7 +49,7 @@ def _build_rt() -> dict:
         "_Return": ReturnSignal, "_Fail": FailSignal, "_PtcError": PtcError,
         "_truthy": rt.truthy, "_kw_get": rt.kw_get, "_loop_limit": rt.loop_limit_exceeded,
         "_rest": rt.rest_args, "_juxt": rt.juxt, "_def": rt.rt_def,
-        "_mkvec": rt.mkvec, "_mkmap": rt.mkmap, "_mkset": rt.mkset, "_hk": hk, "_Map": Map, "_Vector": Vector,
+        "_mkvec": rt.mkvec, "_mkmap": rt.mkmap, "_mkset": rt.mkset, "_hk": hk, "_Map": Map, "_Vector": Vector, "_LIST": LIST,
         "_Keyword": Keyword, "_absent": ABSENT,
         "_out_for": rt.out_for, "_for_too_big": rt.for_too_big,
         "_seq_items": R.provided("seq_items"), "_out_vec": R.provided("out_vec"),

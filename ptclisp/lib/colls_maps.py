@@ -18,7 +18,7 @@ from ..errors import PtcError, brief_int
 from ..meter import SLOT, _local as _meter_slot, current, map_cost, seq_cost
 from sys import getrefcount as _getrefcount
 
-from ..values import LIST_REFS, OWNED_REFS, Keyword, Map, Set, Vector, hk, sorted_items, type_name
+from ..values import LIST, LIST_REFS, OWNED_REFS, Keyword, Map, Set, Vector, hk, sorted_items, type_name
 from ..registry import builtin, in_place, provides
 from .common import charge, entries, graphemes, need_fn, need_map, out_vec, seq_items
 from .seqs_build import conj as _conj
@@ -284,7 +284,7 @@ def conj_owned(m, x):
             charge(SLOT)
         else:
             meter.allocated = a
-        if _getrefcount(m) == OWNED_REFS:
+        if _getrefcount(m) == OWNED_REFS and m._owner is not LIST:
             it = m._items
             if it is not None and _getrefcount(it) == LIST_REFS:
                 it.append(x)

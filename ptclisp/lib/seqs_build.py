@@ -16,7 +16,7 @@ import math
 
 from ..errors import PtcError
 from ..meter import SLOT, current, map_cost, seq_cost
-from ..values import Map, Set, Vector, hk, type_name
+from ..values import Map, Set, Vector, hk, is_list, make_list, type_name
 from .common import need_count, need_fn, need_vector, out_vec, positional_items, seq_items
 from ..registry import builtin, provides
 from .seqs_common import NO, charge_slots, charge_vecs
@@ -233,23 +233,30 @@ def empty(coll):
 
 
 @builtin("peek", "(peek v)", groups=("core",), category="sequences",
-         doc="The last item of a vector; nil for an empty vector or nil.",
-         examples=("(peek [1 2 3]) ;=> 3",))
+         doc="The last item of a vector, the first of a list; nil for an empty one or nil.",
+         examples=("(peek [1 2 3]) ;=> 3", "(peek '(1 2 3)) ;=> 1"))
 def peek(v):
     if v is None:
         return None
     items = need_vector(v, "peek").lst()
-    return items[-1] if items else None
+    if not items:
+        return None
+    return items[0] if is_list(v) else items[-1]
 
 
 @builtin("pop", "(pop v)", groups=("core",), category="sequences",
-         doc="The vector without its last item; nil for an empty vector or nil.",
-         examples=("(pop [1 2 3]) ;=> [1 2]", "(pop []) ;=> nil"))
+         doc="The vector without its last item, the list without its first; nil for an empty one or nil.",
+         examples=("(pop [1 2 3]) ;=> [1 2]", "(pop '(1 2 3)) ;=> (2 3)", "(pop []) ;=> nil"))
 def pop(v):
     if v is None:
         return None
     items = need_vector(v, "pop").lst()
-    return out_vec(items[:-1]) if items else None
+    if not items:
+        return None
+    if is_list(v):
+        charge_slots(len(items) - 1)
+        return make_list(items[1:])
+    return out_vec(items[:-1])
 
 
 @builtin("subvec", "(subvec v start)", "(subvec v start end)", groups=("core",), category="sequences",
@@ -265,10 +272,12 @@ def subvec(v, start, end=NO):
 
 
 @builtin("list", "(list & items)", groups=("core",), category="sequences",
-         doc="A vector of the arguments (there is no separate list type).",
-         examples=("(list 1 2) ;=> [1 2]",))
+         doc="A list of the arguments: like a vector, but conj and into add at the front, peek and pop "
+             "work at the front, and it prints as (a b).",
+         examples=("(list 1 2) ;=> (1 2)", "(conj (list 1 2) 0) ;=> (0 1 2)"))
 def list_(*xs):
-    return out_vec(list(xs))
+    charge_slots(len(xs))
+    return make_list(list(xs))
 
 
 def _map_of(who: str):

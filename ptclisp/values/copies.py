@@ -17,7 +17,7 @@ from .keys import hk
 from .maps import Keyword, Map
 from .sets import Set
 from .text import fn_label
-from .vectors import Vector
+from .vectors import LIST, Vector
 from .walk import walk
 
 _ATOMS = frozenset({type(None), bool, int, float, str, Keyword})
@@ -48,7 +48,7 @@ def _label(x, t):
 def _rebuild(src, parts: list):
     t = type(src)
     if t is Vector:
-        return Vector(parts)
+        return Vector(parts, LIST if src._owner is LIST else None)
     if t is Map:
         return Map(zip(parts[0::2], parts[1::2]))   # the parts of a map are its stored keys already
     return Set({hk(v): v for v in parts})

@@ -17,7 +17,7 @@ from ..intstr import int_text
 from .atoms import JavaObject, Regex, SymbolRef, VarRef
 from .maps import Keyword, Map
 from .sets import Set
-from .vectors import Vector
+from .vectors import LIST, Vector
 
 # ------------------------------------------------------------------------ view order
 
@@ -221,14 +221,15 @@ _SP = _Lit(" ")
 def _pieces(c):
     t = type(c)
     if t is Vector:
-        yield _Lit("[")
+        lst = c._owner is LIST
+        yield _Lit("(" if lst else "[")
         first = True
         for v in c.lst():
             if not first:
                 yield _SP
             first = False
             yield v
-        yield _Lit("]")
+        yield _Lit(")" if lst else "]")
     elif t is Map:
         yield _Lit("{")
         first = True
