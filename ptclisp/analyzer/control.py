@@ -314,11 +314,10 @@ def analyze_program(az, form, scope, tail):
     return N.RtCall("make_program", [N.Const(Vector([repr(f) for f in form.items[1:]]))], form.span)
 
 
-@special("ns", "defn-", "defmacro", "try", "catch", "throw", "binding")
+@special("defn-", "defmacro", "try", "catch", "throw", "binding")
 def analyze_unsupported(az, form, scope, tail):
     head = form.items[0].name
     hints = {
-        "ns": "namespaces cannot be declared in programs (only in prelude source)",
         "defn-": "defn- is only available in prelude source; use defn",
         "defmacro": "macros are not supported",
         "try": "there is no try/catch; use (fail value) to stop with a failure",
@@ -326,10 +325,9 @@ def analyze_unsupported(az, form, scope, tail):
         "throw": "there is no throw; use (fail value)",
         "binding": "dynamic binding is not supported",
     }
-    if head in ("ns", "defn-") and az.env.own_namespace is not None:
+    if head == "defn-" and az.env.own_namespace is not None:
         raise err("invalid_form", f"{head} is not allowed here", form)
-    raise err("unbound_var" if head not in ("ns",) else "invalid_form",
-              f"{head} is not available: {hints[head]}", form, unbound_names=[head])
+    raise err("unbound_var", f"{head} is not available: {hints[head]}", form, unbound_names=[head])
 
 
 # ------------------------------------------------------------------ threading macros
