@@ -88,6 +88,7 @@ class WorkerMeter(Meter):
         self.budget = root.limits.memory_bytes
         self.prints = []
         self.print_chars = 0
+        self.line_open = False
         self.tool_calls = []
         self._wd_id = None
         self.token = OwnerToken()  # a task of its own: it never extends in place what another task built

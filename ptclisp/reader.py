@@ -33,7 +33,7 @@ from .meter import compile_tick
 from .forms import (
     Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm, split_symbol,
 )
-from .values import Keyword, Map, Set, SymbolRef, VarRef, Vector, hk
+from .values import LIST, Keyword, Map, Set, SymbolRef, VarRef, Vector, hk
 
 MAX_DEPTH = 64
 MAX_INT_DIGITS = 100
@@ -743,8 +743,10 @@ def form_to_value(f: Form):
     t = type(f)
     if t is Lit:
         return f.value
-    if t is VecForm or t is List:
+    if t is VecForm:
         return Vector([form_to_value(x) for x in f.items])
+    if t is List:   # (a b) reads as a list (values/vectors.py make_list)
+        return Vector([form_to_value(x) for x in f.items], LIST)
     if t is MapForm:
         it = f.items
         d = {}

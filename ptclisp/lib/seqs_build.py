@@ -16,7 +16,8 @@ import math
 
 from ..errors import PtcError
 from ..meter import SLOT, current, map_cost, seq_cost
-from ..values import Map, Set, Vector, hk, is_list, make_list, type_name
+from ..values import SORTED, Map, Set, Vector, hk, is_list, make_list, type_name
+from .lazy import endless_range
 from .common import need_count, need_fn, need_vector, out_vec, positional_items, seq_items
 from ..registry import builtin, provides
 from .seqs_common import NO, charge_slots, charge_vecs
@@ -60,7 +61,7 @@ def _add_members(s: Set, xs: list) -> Set:
         d = dict(s.d())
         for x in xs:
             d[hk(x)] = x
-        return Set(d)
+        return Set(d, SORTED if s._owner is SORTED else None)
     for x in xs:
         s = s.conj(x)
     return s
@@ -294,6 +295,10 @@ builtin("hash-map", "(hash-map & keyvals)", groups=("core",), category="sequence
         doc="A map of the key/value arguments; a repeated key keeps its last value.",
         examples=("(hash-map :a 1 :b 2) ;=> {:a 1 :b 2}",),
         )(_map_of("hash-map"))
+builtin("sorted-map", "(sorted-map & keyvals)", groups=("core",), category="sequences",
+        doc="Same as hash-map: every map already walks (seq, keys, vals, first) and prints in key order.",
+        examples=("(first (sorted-map :b 2 :a 1)) ;=> [:a 1]",),
+        )(_map_of("sorted-map"))
 builtin("array-map", "(array-map & keyvals)", groups=("core",), category="sequences",
         doc="Same as hash-map.",
         examples=("(array-map :a 1) ;=> {:a 1}",),
@@ -375,13 +380,16 @@ def range_count(start, end, step) -> float:
     return n
 
 
-@builtin("range", "(range end)", "(range start end)", "(range start end step)", groups=("core",),
+@builtin("range", "(range)", "(range end)", "(range start end)", "(range start end step)", groups=("core",),
          category="sequences",
          doc="A vector of numbers from start (default 0) up to but not including end, counting by step "
-             "(default 1; may be negative or fractional). Always finite: there is no endless (range), "
-             "and step 0 is only allowed in the shape (take n (range a b 0)).",
-         examples=("(range 4) ;=> [0 1 2 3]", "(range 10 0 -3) ;=> [10 7 4 1]", "(range 0 1 0.25) ;=> [0 0.25 0.5 0.75]"))
-def range_(a, b=NO, c=NO):
+             "(default 1; may be negative or fractional). (range) with no end is the endless 0, 1, 2, ... "
+             "for take and friends; step 0 is only allowed in the shape (take n (range a b 0)).",
+         examples=("(range 4) ;=> [0 1 2 3]", "(range 10 0 -3) ;=> [10 7 4 1]", "(range 0 1 0.25) ;=> [0 0.25 0.5 0.75]",
+                   "(take 3 (range)) ;=> [0 1 2]"))
+def range_(a=NO, b=NO, c=NO):
+    if a is NO:
+        return endless_range()
     if b is NO:
         start, end, step = 0, _range_num(a, "end"), 1
     else:

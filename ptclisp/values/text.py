@@ -180,11 +180,13 @@ def _atom(x, readable: bool) -> str | None:
         return x.to_text() if not readable else f"#java[{x.java_class} {x.to_text()}]"
     if callable(x):
         return fn_label(x)
-    return "#<unknown>"
+    text = getattr(t, "ptc_text", None)   # a library value kind's own text (lib/cells.py: atom)
+    return text(x, readable) if text is not None else "#<unknown>"
 
 
-def pr_str(x, readable: bool = True) -> str:
-    """Readable text of any value. Collections nest iteratively."""
+def pr_str(x, readable: bool = True, plain: bool = False) -> str:
+    """Readable text of any value. Collections nest iteratively. `plain` (`print`, `print-str`):
+    strings inside collections are written as they are, everything else readably."""
     a = _atom(x, readable)
     if a is not None:
         return a
@@ -200,7 +202,7 @@ def pr_str(x, readable: bool = True) -> str:
         if type(item) is _Lit:
             out.append(item.s)
             continue
-        a = _atom(item, True)
+        a = _atom(item, True) if not plain or type(item) is not str else item
         if a is not None:
             out.append(a)
             continue
