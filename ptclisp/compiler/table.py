@@ -49,7 +49,7 @@ def _build_rt() -> dict:
         "_Return": ReturnSignal, "_Fail": FailSignal, "_PtcError": PtcError,
         "_truthy": rt.truthy, "_kw_get": rt.kw_get, "_loop_limit": rt.loop_limit_exceeded,
         "_rest": rt.rest_args, "_juxt": rt.juxt, "_def": rt.rt_def,
-        "_mkvec": rt.mkvec, "_mkmap": rt.mkmap, "_mkset": rt.mkset, "_hk": hk, "_Map": Map, "_Vector": Vector, "_LIST": LIST,
+        "_mkvec": rt.mkvec, "_mkmap": rt.mkmap, "_mkset": rt.mkset, "_hk": hk, "_Map": Map, "_Vector": Vector, "_LIST": LIST, "_write_key": Map.write_key,
         "_Keyword": Keyword, "_absent": ABSENT,
         "_out_for": rt.out_for, "_for_too_big": rt.for_too_big,
         "_seq_items": R.provided("seq_items"), "_out_vec": R.provided("out_vec"),
