@@ -157,3 +157,23 @@ def endless_range() -> Endless:
     """(range) with no arguments: 0, 1, 2, ..."""
     current().alloc(OBJ)
     return Endless("range", 0, 1)
+
+
+@builtin("doall", "(doall coll)", "(doall n coll)", groups=("core",), category="sequences",
+         doc="coll itself: every sequence is already realized (an endless one is refused; take a part first).",
+         examples=("(doall (map inc [1 2])) ;=> [2 3]",))
+def doall(a, b=_NO):
+    coll = a if b is _NO else b
+    if type(coll) is Endless:
+        raise endless_error("doall", coll)
+    return coll
+
+
+@builtin("dorun", "(dorun coll)", "(dorun n coll)", groups=("core",), category="sequences",
+         doc="nil: every sequence is already realized, so its effects have happened (an endless one is refused).",
+         examples=("(dorun (map inc [1 2])) ;=> nil",))
+def dorun(a, b=_NO):
+    coll = a if b is _NO else b
+    if type(coll) is Endless:
+        raise endless_error("dorun", coll)
+    return None

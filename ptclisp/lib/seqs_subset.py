@@ -10,7 +10,7 @@ Imports values, errors and the lib helpers (common, seqs_common, registry).
 from __future__ import annotations
 
 from ..errors import PtcError, brief_int
-from ..values import SORTED, Map, Set, Vector, equal, type_name
+from ..values import Map, Set, Vector, equal, type_name
 from .common import graphemes, need_count, need_fn, out_vec, positional_items, seq_items
 from ..registry import builtin
 from .seqs_common import NO, charge_vecs
@@ -95,7 +95,7 @@ def nth(coll, index, not_found=NO):
     t = type(coll)
     if t is Endless:
         return nth_endless(coll, i)
-    if t is not Vector and t is not str and not (t is Set and coll._owner is SORTED):
+    if t is not Vector and t is not str:   # (a sorted set too: Clojure's nth refuses it)
         if t is Map or t is Set:
             positional_items(coll, "nth")
         raise PtcError("type_error", f"nth: expected a vector or string, got {type_name(coll)}")
