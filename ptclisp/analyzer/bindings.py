@@ -457,8 +457,8 @@ def multi_arity_fn(az, name, clauses: list, scope, form, doc, bind_self) -> N.Fn
 def analyze_arity_fail(az, form: List, scope, tail):
     """The end of a multi-arity fn's dispatch (only `multi_arity_fn` writes this form)."""
     label, want, args = form.items[1:]
-    return N.RtCall("arity_fail", [N.Const(label.value, label.span), N.Const(want.value, want.span),
-                                   az.analyze(args, scope, NOT_TAIL)], form.span)
+    # no position of its own: the error is located at the call that gave the wrong count
+    return N.RtCall("arity_fail", [N.Const(label.value), N.Const(want.value), az.analyze(args, scope, NOT_TAIL)])
 
 
 # ------------------------------------------------------------------ letfn
@@ -480,7 +480,9 @@ def analyze_letfn(az, form: List, scope, tail):
     for spec in specs:
         if type(spec) is not List or len(spec.items) < 2 or type(spec.items[0]) is not Sym:
             raise err("invalid_form", f"a letfn spec is (name [params] body...), got {spec!r}", spec)
-    span = form.span
+    # the generated parts have no position: an error inside them (a wrong argument count) is
+    # located at the program's call, as for any fn
+    span = None
     me, index, fargs, xs = (Sym(None, n, span) for n in ("letfn#", "i#", "a#", "xs#"))
     wrappers: list = []
     for i, spec in enumerate(specs):
@@ -497,7 +499,7 @@ def analyze_letfn(az, form: List, scope, tail):
                          dispatch], span)
     group = List([Sym(None, "fn", span), me, VecForm([index, fargs], span),
                   List([Sym(None, "let", span), VecForm(list(wrappers), span), dispatch], span)], span)
-    lowered = List([Sym(None, "let", span), VecForm([me, group, *wrappers], span), *items[2:]], span)
+    lowered = List([Sym(None, "let", form.span), VecForm([me, group, *wrappers], span), *items[2:]], form.span)
     return az.analyze(lowered, scope, tail)
 
 
