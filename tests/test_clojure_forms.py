@@ -215,3 +215,12 @@ def test_writes_act_on_the_spelling_the_map_holds(src, want, backend):
 def test_json_data_updated_by_keyword_stays_encodable(backend):
     r = run('(update (json/parse-string "{\\"salary\\": 1}") :salary inc)', backend)
     assert ptclisp.to_python(r.value) == {"salary": 2}
+
+
+@pytest.mark.parametrize("text,pos,incomplete", [("'", (1, 1), True), ("(+ 1 #_)", (1, 6), False),
+                                                 ("[@]", (1, 2), False), ("#_", (1, 1), True)])
+def test_a_prefix_without_a_form_is_a_clear_read_error(text, pos, incomplete):
+    with pytest.raises(ReadError) as e:
+        read(text)
+    assert "must be followed by a form" in e.value.message
+    assert (e.value.span.line, e.value.span.col) == pos and e.value.incomplete is incomplete
