@@ -453,7 +453,7 @@ def multi_arity_fn(az, name, clauses: list, scope, form, doc, bind_self) -> N.Fn
     return node
 
 
-@special("arity-fail#", unshadowable=True)
+@special("arity-fail#")   # (a name no program can write: it needs no protection)
 def analyze_arity_fail(az, form: List, scope, tail):
     """The end of a multi-arity fn's dispatch (only `multi_arity_fn` writes this form)."""
     label, want, args = form.items[1:]
