@@ -40,7 +40,7 @@
   (join "\n"
         ["PTC-Lisp"
          "- A small Clojure-like language for data work, with bounded time and memory: let, fn, if, cond, loop/recur, map, filter, reduce, get-in, assoc, update and the usual string and collection functions."
-         "- Decoded JSON keeps string keys: read fields with (get m \"key\") or (get-in m [\"a\" \"b\"]). A keyword lookup such as (:key m) also finds a string key of the same name."
+         "- Decoded JSON keeps string keys: read fields with (get m \"key\") or (get-in m [\"a\" \"b\"]). A keyword lookup such as (:key m) also finds a string key of the same name, and assoc, update, dissoc and merge with :key change that string key."
          (if terminal-only?
            "- This phase is terminal-only: send exactly one top-level (return ...) or (fail ...) form and nothing else."
            "- Work in small steps: look at data first, then define helpers with defn and reuse them on later turns.")
@@ -48,7 +48,7 @@
          "- The Available API section below is complete: nothing else of the mission exists."
          "- To learn more about a function use (doc ns/name), (apropos \"text\"), (dir \"ns\"), (export-meta ns/name) or (source ns/name)."
          "- Call tools exactly in the form shown, for example (tool/name {\"arg\" value}); never invent tool names."
-         "- Namespaces are fixed. There is no ns, require, macro definition, eval or file access."]))
+         "- Namespaces are fixed: (require '[clojure.string :as str]) only names an alias for this program. There is no macro definition, eval, try/catch, lazy-seq, transducer or file access; iterate, repeatedly and (range) must be consumed with take or take-while."]))
 
 (defn- examples []
   (join "\n"

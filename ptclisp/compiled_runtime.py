@@ -140,6 +140,12 @@ def ds_rest(items: list, i: int):
     return Vector(items[i:], None) if i < len(items) else None
 
 
+def arity_fail(label: str, want: str, args):
+    """No arity of a multi-arity fn takes this many arguments (analyzer/arities.py)."""
+    n = len(args) if args is not None else 0
+    raise PtcError("arity_mismatch", f"wrong number of arguments to {label}: expects {want}, got {n}")
+
+
 def ds_kwargs(v):
     """The map a `& {...}` rest pattern destructures: one trailing map is taken as is, otherwise the
     flat key/value items are paired up; nil (no rest arguments) stays nil."""

@@ -166,7 +166,8 @@ class Meter:
     __slots__ = (
         "limits", "deadline", "expired", "cancelled", "allocated", "budget",
         "prints", "print_chars", "tool_calls", "pmap_calls", "tool_count", "parallel_live",
-        "parallel_lock", "_wd_id", "env", "loop_limit", "stop_error", "token", "compiling", "leased", "__weakref__",
+        "parallel_lock", "_wd_id", "env", "loop_limit", "stop_error", "token", "compiling", "leased", "line_open",
+        "__weakref__",
     )
     in_worker = False  # parallel.WorkerMeter: True (a worker's `def`s are discarded)
 
@@ -179,6 +180,7 @@ class Meter:
         self.budget = self.limits.memory_bytes
         self.prints: list[str] = []
         self.print_chars = 0
+        self.line_open = False   # the last printed line has no end yet (`print`, `printf`)
         self.tool_calls: list = []
         self.pmap_calls: list = []   # one ParallelRecord per pmap/pcalls (workers append to the root's list)
         self.tool_count = 0
@@ -239,6 +241,10 @@ class Meter:
 
     # -- output
     def print_line(self, text: str):
+        if self.line_open:   # println after print: the open line ends with this text
+            self.line_open = False
+            if self.prints:
+                text = self.prints.pop() + text
         cap = self.limits.max_print_chars
         if len(text) > cap:
             text = text[:cap] + f"... ({cap}/{len(text)} chars)"
@@ -246,6 +252,16 @@ class Meter:
             raise PtcError("memory_exceeded", f"too many printed lines (limit {self.limits.max_prints})")
         self.alloc(str_cost(len(text)))
         self.prints.append(text)
+
+    def print_text(self, text: str):
+        """`print`: text that ends a line only where it holds a newline; what follows its last
+        newline stays open, continued by the next print (lines as print_line keeps them)."""
+        pieces = text.split("\n")
+        for piece in pieces[:-1]:
+            self.print_line(piece)
+        if pieces[-1]:
+            self.print_line(pieces[-1])
+            self.line_open = True
 
 
 class _Watchdog:

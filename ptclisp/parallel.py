@@ -45,7 +45,7 @@ from .errors import FailSignal, PtcError, ReturnSignal
 from .error_translation import to_error_info
 from .guards import ENFORCER, grace_s, guard
 from .meter import Meter, map_cost, merge_worker_caches, seq_cost, str_cost
-from .values import Keyword, OwnerToken, Set, Vector
+from .values import LIST, Keyword, OwnerToken, Set, Vector
 from .lib import parallel as _builtins
 
 # kinds a worker failure keeps as they are; anything else is wrapped in pmap_error / pcalls_error
@@ -91,6 +91,7 @@ class WorkerMeter(Meter):
         self.lease = 0
         self.prints = []
         self.print_chars = 0
+        self.line_open = False
         self.tool_calls = []
         self._wd_id = None
         self.token = OwnerToken()  # a task of its own: it never extends in place what another task built
@@ -268,7 +269,8 @@ def disown(value) -> int:
 
     def vector(v, depth):
         nonlocal cost
-        v._owner = None
+        if v._owner is not LIST:
+            v._owner = None
         items = v.lst()
         cost += seq_cost(len(items))
         return iter(items)

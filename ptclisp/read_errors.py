@@ -99,8 +99,6 @@ def _char_hint(text: str, pos: int) -> str | None:
     c = text[pos]
     nxt = text[pos + 1] if pos + 1 < len(text) else ""
     if c == "#":
-        if nxt == "_":
-            return "reader discard syntax (#_) is not supported. Use ; for comments"
         if nxt == "?":
             return "reader conditionals (#?) are not supported"
         if nxt == "!":
@@ -108,8 +106,6 @@ def _char_hint(text: str, pos: int) -> str | None:
         if nxt == "#":
             return "unknown special value; only ##Inf, ##-Inf and ##NaN exist"
         return f"unsupported reader syntax #{nxt} (tagged literals are not supported)"
-    if c == "@":
-        return "deref syntax (@var) is not supported"
     if c == "^":
         return "metadata syntax (^) is not supported"
     if c == "`":
@@ -117,9 +113,7 @@ def _char_hint(text: str, pos: int) -> str | None:
     if c == "~":
         return "unquote (~) is not supported"
     if c == "'":
-        if nxt in "([{":
-            return "quoted collections are not supported; only symbols can be quoted ('name)"
-        return "quote (') must be followed by a symbol"
+        return "quote (') must be followed by a form"
     if c == "\\":
         return "invalid character literal (use \\a, \\newline, \\space, \\tab, ...)"
     if c == ":":
@@ -131,6 +125,19 @@ def _char_hint(text: str, pos: int) -> str | None:
     if not c.isascii():
         return f"character {c!r} is not allowed here (symbols are ASCII-only)"
     return None
+
+
+_PREFIXES = ("QUOTE", "AT", "DISCARD")
+
+
+def _dangling_prefix(exc):
+    """The `'`, `@` or `#_` just before a closing bracket or the end (it has no form to apply to)."""
+    tok = exc.token
+    if tok.type not in ("RPAR", "RSQB", "RBRACE", "$END"):
+        return None
+    stack = getattr(getattr(exc, "state", None), "value_stack", None) or []
+    last = stack[-1] if stack else None
+    return last if getattr(last, "type", None) in _PREFIXES else None
 
 
 def classify(text: str, exc) -> ReadError:
@@ -154,5 +161,9 @@ def classify(text: str, exc) -> ReadError:
         return ReadError(problem[0], problem[1], incomplete=problem[2])
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
+        prefix = _dangling_prefix(exc)
+        if prefix is not None:
+            return ReadError(f"{prefix.value} at line {prefix.line}, column {prefix.column} must be followed by a form",
+                             _span(prefix), incomplete=tok.type == "$END")
         return ReadError(f"unexpected {tok.value!r} at line {tok.line}, column {tok.column}", _span(tok))
     return ReadError("unexpected end of input", None, incomplete=True)

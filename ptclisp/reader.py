@@ -33,7 +33,7 @@ from .meter import compile_tick
 from .forms import (
     Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm, split_symbol,
 )
-from .values import Keyword, Map, Set, SymbolRef, VarRef, Vector, hk
+from .values import LIST, Keyword, Map, Set, SymbolRef, VarRef, Vector, hk
 
 MAX_DEPTH = 64
 MAX_INT_DIGITS = 100
@@ -44,8 +44,8 @@ _CHAR_NAMES = {
 }
 _SPECIAL_FLOATS = {"##Inf": math.inf, "##-Inf": -math.inf, "##NaN": math.nan}
 _WORDS = {"nil": None, "true": True, "false": False}
-_ESCAPES = {"\\": "\\", '"': '"', "n": "\n", "t": "\t", "r": "\r"}
-_ESC_RE = re.compile(r"\\(.)", re.S)
+_ESCAPES = {"\\": "\\", '"': '"', "n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+_ESC_RE = re.compile(r"\\(u[0-9A-Fa-f]{4}|.)", re.S)
 _OPENERS = {"LPAR": "list", "LSQB": "vector", "LBRACE": "map", "HASH_LBRACE": "set", "HASH_LPAR": "short function"}
 
 
@@ -53,7 +53,19 @@ def decode_string(body: str) -> str:
     """Decode the escapes of docs/spec/language.md §2.6; any other backslash pair stays verbatim."""
     if "\\" not in body:
         return body
-    return _ESC_RE.sub(lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), body)
+    out = _ESC_RE.sub(_unescape, body)
+    if "\\u" in body and any("\ud800" <= c <= "\udfff" for c in out):
+        # a pair of \u escapes for one character beyond the BMP becomes that character; a lone
+        # half has no text of its own and becomes U+FFFD
+        out = out.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return out
+
+
+def _unescape(m) -> str:
+    e = m.group(1)
+    if len(e) == 5:   # \uXXXX: the UTF-16 code unit (a surrogate pair stays two units, as in Java)
+        return chr(int(e[1:], 16))
+    return _ESCAPES.get(e, "\\" + e)
 
 
 def _span(tok: Token) -> Span:
@@ -105,7 +117,18 @@ def atom_form(kind: str, text: str, span: Span) -> Form:
         return Lit(_CHAR_NAMES.get(body, body), span)
     if kind == "SPECIAL_FLOAT":
         return Lit(_SPECIAL_FLOATS[text], span)
+    if kind == "SUFFIXED_NUMBER":
+        raise ReadError(_suffix_message(text, span), span)
     raise ReadError(f"unexpected token {text!r}", span)  # pragma: no cover
+
+
+def _suffix_message(text: str, span: Span) -> str:
+    where = f"(line {span.line}, column {span.col})"
+    if text.endswith("N"):
+        return (f"{text}: BigInt literals (N) are not supported; integers have no size limit here, "
+                f"write {text[:-1]} {where}")
+    return (f"{text}: BigDecimal literals (M) are not supported; numbers with a point are doubles, "
+            f"write {text[:-1]} {where}")
 
 
 def _open(tok: Token):
@@ -155,6 +178,21 @@ def _lark():
     return _LARK
 
 
+_DROPPED = object()   # what a `#_ form` reads as: left out of the enclosing sequence
+
+
+def _kept(items: list) -> list:
+    """`items` without the forms `#_` discarded."""
+    return [x for x in items if x is not _DROPPED] if _DROPPED in items else items
+
+
+def _wrapped(name: str, tok: Token, form: Form) -> Form:
+    """`'form` as (quote form), `@form` as (deref form): the list spans the prefix and the form."""
+    s = form.span
+    span = Span(tok.line, tok.column, s.end_line, s.end_col) if s is not None else _span(tok)
+    return List([Sym(None, name, _span(tok)), form], span)
+
+
 def _build_lark():
     from lark import Lark, Transformer
 
@@ -162,26 +200,35 @@ def _build_lark():
         """Internal LALR transformer: builds forms directly (no parse tree)."""
 
         def start(self, children):
-            return children
+            return _kept(children)
+
+        def discard(self, c):
+            return _DROPPED
+
+        def quoted(self, c):
+            return _wrapped("quote", c[0], c[-1])
+
+        def deref(self, c):
+            return _wrapped("deref", c[0], c[-1])
 
         def list(self, c):
-            return List(c[1:-1], _span2(c[0], c[-1]))
+            return List(_kept(c[1:-1]), _span2(c[0], c[-1]))
 
         def vector(self, c):
-            return VecForm(c[1:-1], _span2(c[0], c[-1]))
+            return VecForm(_kept(c[1:-1]), _span2(c[0], c[-1]))
 
         def map(self, c):
-            items = c[1:-1]
+            items = _kept(c[1:-1])
             if len(items) % 2:
                 raise ReadError(f"map literal at line {c[0].line}, column {c[0].column} has an odd number of forms "
                                 f"({len(items)}); every key needs a value", _span(c[0]))
             return MapForm(items, _span2(c[0], c[-1]))
 
         def set(self, c):
-            return SetForm(c[1:-1], _span2(c[0], c[-1]))
+            return SetForm(_kept(c[1:-1]), _span2(c[0], c[-1]))
 
         def short_fn(self, c):
-            return ShortFn(c[1:-1], _span2(c[0], c[-1]))
+            return ShortFn(_kept(c[1:-1]), _span2(c[0], c[-1]))
 
         def var_quote(self, c):
             sym = self._symbol(c[1])
@@ -696,8 +743,10 @@ def form_to_value(f: Form):
     t = type(f)
     if t is Lit:
         return f.value
-    if t is VecForm or t is List:
+    if t is VecForm:
         return Vector([form_to_value(x) for x in f.items])
+    if t is List:   # (a b) reads as a list (values/vectors.py make_list)
+        return Vector([form_to_value(x) for x in f.items], LIST)
     if t is MapForm:
         it = f.items
         d = {}

@@ -111,7 +111,7 @@ def test_programs_round_trip(src):
     ("(foo))", 1, 6),
     ("[:a/b]", 1, 2),
     ("(+ 1N 2)", 1, 4),
-    ("@x", 1, 1),
+    ("^x", 1, 1),
     ("`(a ~b)", 1, 1),
 ])
 def test_unreadable_programs_are_refused_with_their_position(src, line, col):
@@ -193,3 +193,7 @@ def test_cli_fmt_parse_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{f}:2:3" in err and "parse_error" in err
     assert f.read_text(encoding="utf-8") == "(a\n  [b"
+
+
+def test_quote_and_deref_prefixes_stay_on_their_form():
+    assert format_source("(let [a (atom ' (1 2))] @ a)\n#_ (x)\n") == "(let [a (atom '(1 2))] @a)\n#_ (x)\n"

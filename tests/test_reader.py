@@ -31,7 +31,7 @@ def test_literals(text, value):
 
 READ_ERRORS = [
     ("(+ 1", (1, 1), True), ("[1 2", (1, 1), True), ('"abc', (1, 1), True), (")", (1, 1), False),
-    ("(]", (1, 2), False), ("#_x", (1, 1), False), ("@x", (1, 1), False), ("'(1 2)", (1, 1), False),
+    ("(]", (1, 2), False), ("1N", (1, 1), False), ("1.5M", (1, 1), False), ("^x", (1, 1), False),
     (":a/b", (1, 1), False), ("::x", (1, 1), False), ("\\abc", (1, 1), False), ("{:a}", (1, 1), False),
     ("(" * 65, (1, 65), False), ("12abc", (1, 1), False), ("`x", (1, 1), False), ("1" * 101, (1, 1), False),
     ("(a\n  (b]", (2, 5), False),
@@ -247,5 +247,5 @@ def test_text_longer_than_the_findall_limit_reads_the_same():
     forms = read(text)
     assert len(forms) == n and _spans(forms[-1:]) == _spans(_token_read("\n" * (n - 1) + "(+ 1 2)", 64, None))
     with pytest.raises(ReadError) as e:
-        read(text + "@x")
+        read(text + "^x")
     assert (e.value.span.line, e.value.span.col) == (n + 1, 1)

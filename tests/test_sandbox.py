@@ -94,7 +94,7 @@ HOST_ACCESS = [
     "(ns-resolve 'clojure.core 'inc)", "(var inc)", "(find-var 'clojure.core/inc)", "(intern 'user 'x 1)",
     "(alter-var-root #'inc (constantly 1))", "(import 'java.io.File)", "(require 'clojure.java.io)",
     "(ns foo (:import java.io.File))", "(in-ns 'clojure.core)", "(defmacro m [] 1)",
-    "(set! *warn-on-reflection* true)", "(binding [*out* nil] 1)", "(future 1)", "(agent 1)", "(atom 1)",
+    "(set! *warn-on-reflection* true)", "(binding [*out* nil] 1)", "(future 1)", "(agent 1)", "(add-watch (atom 1) :k inc)",
     "(locking 1 2)", "(clojure.core/eval 1)", '(core/slurp "x")', '(clojure.java.shell/sh "ls")',
     '(sh "ls")', "(shutdown-agents)", "(meta inc)", "(with-meta [1] {:a 1})", "(vary-meta [1] assoc :a 1)",
     "^{:tag String} [1]", "(def clojure.core/inc 1)",

@@ -276,7 +276,7 @@ def test_compat_namespaces(src, expected):
 
 
 def test_compat_namespace_errors():
-    r = ptclisp.run('(str/capitalize "x")')
+    r = ptclisp.run('(str/frobnicate "x")')
     assert r.error.kind == "invalid_form" and "join" in r.error.message   # lists the namespace's members
     r = ptclisp.run("(foo/bar 1)")
     assert r.error.kind == "invalid_form"

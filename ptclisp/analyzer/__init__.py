@@ -7,6 +7,6 @@ analyzed. Imports errors, meter, values, reader, forms, the builtin registry,
 the Java-interop table and the regex engine; never the compiler or the
 builtin library.
 """
-from . import bindings, control, iteration  # noqa: F401 - register the special forms
+from . import bindings, control, iteration, requires  # noqa: F401 - register the special forms
 from .base import SPECIALS, Scope  # noqa: F401
 from .core import DEFINING_HEADS, Analyzer, Env  # noqa: F401

@@ -247,9 +247,10 @@ def analyze_recur(az, form: List, scope, tail):
 # ------------------------------------------------------------------ fn / defn / #()
 
 def analyze_fn_tail(az, name: str | None, params_form, body_forms, scope, form, doc=None, bind_self=True) -> N.Fn:
-    """Build a Fn from a params vector and body (shared by fn, defn and preludes)."""
+    """Build a Fn from a params vector and body (shared by fn, defn and preludes); a list in place
+    of the vector starts the clauses of a multi-arity fn (`multi_arity_fn`)."""
     if type(params_form) is List:
-        raise err("invalid_form", "multi-arity functions are not supported; use one parameter vector", params_form)
+        return multi_arity_fn(az, name, [params_form, *body_forms], scope, form, doc, bind_self)
     if type(params_form) is not VecForm:
         raise err("invalid_form", f"function parameters must be a vector, got {params_form!r}", params_form or form)
     node = N.Fn(name, None, [], None, [], None, False, doc, [], form.span)
@@ -376,11 +377,130 @@ def analyze_defn(az, form: List, scope, tail):
         raise err("invalid_form", "metadata maps on defn are only allowed in prelude source", rest[0])
     if not rest:
         raise err("invalid_form", f"defn {name} needs a parameter vector", form)
-    if type(rest[0]) is List:
-        raise err("invalid_form", "multi-arity defn not supported; define one parameter vector", rest[0])
     # defn recursion goes through the user namespace (a later redefinition is seen)
     fn = analyze_fn_tail(az, name, rest[0], rest[1:], scope, form, doc, bind_self=False)
     return N.Def(name, fn, doc, False, form.span)
+
+
+# ------------------------------------------------------------------ multi-arity fn
+
+_ARGS = "args#"   # names no program can write (a symbol has no `#`): the generated code's own
+
+
+def _core(name: str, span) -> Sym:
+    return Sym("clojure.core", name, span)
+
+
+def _arity_clauses(clauses: list, form):
+    """[(params VecForm, body forms, fixed count, variadic?)] of `([params] body...)` clauses,
+    checked as Clojure checks them."""
+    out, fixed, variadic = [], set(), None
+    for c in clauses:
+        if type(c) is not List or not c.items or type(c.items[0]) is not VecForm:
+            raise err("invalid_form", f"each arity of a multi-arity fn is a list ([params] body...), got {c!r}",
+                      c if hasattr(c, "span") else form)
+        params = c.items[0]
+        ps = params.items
+        amp = next((i for i, p in enumerate(ps) if _is_amp(p)), None)
+        n = len(ps) if amp is None else amp
+        if amp is not None:
+            if variadic is not None:
+                raise err("invalid_form", "a multi-arity fn can have only one variadic arity (with &)", c)
+            variadic = n
+        elif n in fixed:
+            raise err("invalid_form", f"a multi-arity fn has two arities of {n} parameter{'s' * (n != 1)}", c)
+        else:
+            fixed.add(n)
+        out.append((params, c.items[1:], n, amp is not None))
+    if variadic is not None and fixed and max(fixed) > variadic:
+        raise err("invalid_form", "a fixed arity cannot have more parameters than the variadic one", form)
+    return out
+
+
+def _arity_want(arities) -> str:
+    counts = sorted(n for _, _, n, v in arities if not v)
+    words = [str(n) for n in counts] + [f"at least {n}" for _, _, n, v in arities if v]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def multi_arity_fn(az, name, clauses: list, scope, form, doc, bind_self) -> N.Fn:
+    """`(fn name ([x] ...) ([x y] ...))`: one fn of any number of arguments that counts them and calls
+    the clause for that count, a fn literal of its own (so `recur` in a clause re-enters that clause,
+    and the name, or the global for defn, reaches the whole fn). No clause for the count is the
+    arity_mismatch a single-arity fn raises."""
+    arities = _arity_clauses(clauses, form)
+    span = form.span
+    args = Sym(None, _ARGS, span)
+    count = List([_core("count", span), args], span)
+    fallback = List([Sym(None, "arity-fail#", span), Lit(name or "fn", span),
+                     Lit(_arity_want(arities), span), args], span)
+    body = fallback
+    fixed = sorted((a for a in arities if not a[3]), key=lambda a: -a[2])
+    variadic = [a for a in arities if a[3]]
+    for params, forms, n, _ in variadic:
+        clause_fn = List([Sym(None, "fn", params.span), params, *forms], params.span)
+        call = List([_core("apply", span), clause_fn, args], span)
+        test = List([_core(">=", span), count, Lit(n, span)], span)
+        body = List([Sym(None, "if", span), test, call, body], span)
+    for params, forms, n, _ in fixed:
+        clause_fn = List([Sym(None, "fn", params.span), params, *forms], params.span)
+        call = List([clause_fn, *[List([_core("nth", span), args, Lit(i, span)], span) for i in range(n)]], span)
+        test = List([_core("=", span), count, Lit(n, span)], span)
+        body = List([Sym(None, "if", span), test, call, body], span)
+    outer = VecForm([Sym(None, "&", span), args], span)
+    node = analyze_fn_tail(az, name, outer, [body], scope, form, doc, bind_self)
+    node.param_names = [repr(params) for params, _, _, _ in arities]
+    return node
+
+
+@special("arity-fail#")   # (a name no program can write: it needs no protection)
+def analyze_arity_fail(az, form: List, scope, tail):
+    """The end of a multi-arity fn's dispatch (only `multi_arity_fn` writes this form)."""
+    label, want, args = form.items[1:]
+    # no position of its own: the error is located at the call that gave the wrong count
+    return N.RtCall("arity_fail", [N.Const(label.value), N.Const(want.value), az.analyze(args, scope, NOT_TAIL)])
+
+
+# ------------------------------------------------------------------ letfn
+
+@special("letfn")
+def analyze_letfn(az, form: List, scope, tail):
+    """`(letfn [(f [x] ...) (g [y] ...)] body)`: functions that see each other (and themselves).
+    Fn values capture values, not cells, so the group is one dispatcher fn that names itself and
+    binds every name to a small fn calling it with the index of its function:
+
+        (let [letfn# (fn letfn# [i# a#] (let [f (fn f [& xs#] (letfn# 0 xs#)) ...]
+                                           (if (= i# 0) (apply (fn f [x] ...) a#) ...)))
+              f (fn f [& xs#] (letfn# 0 xs#)) ...]
+          body)"""
+    items = form.items
+    if len(items) < 2 or type(items[1]) is not VecForm:
+        raise err("invalid_form", "letfn needs a vector of function specs: (letfn [(f [x] ...)] body...)", form)
+    specs = items[1].items
+    for spec in specs:
+        if type(spec) is not List or len(spec.items) < 2 or type(spec.items[0]) is not Sym:
+            raise err("invalid_form", f"a letfn spec is (name [params] body...), got {spec!r}", spec)
+    # the generated parts have no position: an error inside them (a wrong argument count) is
+    # located at the program's call, as for any fn
+    span = None
+    me, index, fargs, xs = (Sym(None, n, span) for n in ("letfn#", "i#", "a#", "xs#"))
+    wrappers: list = []
+    for i, spec in enumerate(specs):
+        name = spec.items[0]
+        bind_name(name)
+        call = List([me, Lit(i, span), xs], span)
+        wrappers += [name, List([Sym(None, "fn", span), name, VecForm([Sym(None, "&", span), xs], span), call], span)]
+    dispatch = List([Sym(None, "arity-fail#", span), Lit("letfn", span), Lit("a known index", span), fargs], span)
+    for i in reversed(range(len(specs))):
+        spec = specs[i]
+        clause = List([Sym(None, "fn", spec.span), *spec.items], spec.span)
+        test = List([_core("=", span), index, Lit(i, span)], span)
+        dispatch = List([Sym(None, "if", span), test, List([_core("apply", span), clause, fargs], span),
+                         dispatch], span)
+    group = List([Sym(None, "fn", span), me, VecForm([index, fargs], span),
+                  List([Sym(None, "let", span), VecForm(list(wrappers), span), dispatch], span)], span)
+    lowered = List([Sym(None, "let", form.span), VecForm([me, group, *wrappers], span), *items[2:]], form.span)
+    return az.analyze(lowered, scope, tail)
 
 
 def analyze_short_fn(az, form: ShortFn, scope):

@@ -6,12 +6,12 @@ re-analyze them so special forms work inside steps.
 """
 from __future__ import annotations
 
-from ..forms import Form, List, Lit, MapForm, SetForm, Sym, VecForm
+from ..forms import Form, List, Lit, MapForm, Quote, SetForm, Sym, VecForm
 from ..reader import form_to_value
-from ..values import Keyword, SymbolRef
+from ..values import Keyword, Map, Set, SymbolRef, Vector, hk, make_list
 from . import nodes as N
 from .bindings import destructure
-from .base import NOT_TAIL, err, form_key, special
+from .base import NOT_TAIL, check_duplicates, err, form_key, special
 
 
 def _parts(form: List, lo: int, hi: int | None, shape: str, kind="invalid_arity"):
@@ -260,12 +260,35 @@ def analyze_comment(az, form, scope, tail):
 
 @special("quote", unshadowable=True)
 def analyze_quote(az, form, scope, tail):
+    """`'name` is an inert symbol reference; `'(1 2)`, `'[a b]`, `'{:a 1}`, `'#{x}` are data, read and
+    not evaluated: a list is a list value (values/vectors.py `make_list`), a symbol in it a reference."""
     if len(form.items) != 2:
-        raise err("invalid_arity", "quote takes exactly one symbol: (quote name)", form)
-    s = form.items[1]
-    if type(s) is not Sym:
-        raise err("invalid_form", f"only symbols can be quoted, got {s!r}", s)
-    return N.Const(SymbolRef(s.ns, s.name), form.span)
+        raise err("invalid_arity", "quote takes exactly one form: (quote form)", form)
+    return N.Const(quoted_value(form.items[1]), form.span)
+
+
+def quoted_value(f):
+    """The data value of a quoted form."""
+    t = type(f)
+    if t is Sym:
+        return SymbolRef(f.ns, f.name)
+    if t is Lit:
+        return f.value
+    if t is List:
+        return make_list([quoted_value(x) for x in f.items])
+    if t is VecForm:
+        return Vector([quoted_value(x) for x in f.items])
+    if t is MapForm:
+        items = f.items
+        check_duplicates(items[0::2], f)
+        return Map({hk(k): v for k, v in ((quoted_value(items[i]), quoted_value(items[i + 1]))
+                                         for i in range(0, len(items), 2))})
+    if t is SetForm:
+        check_duplicates(list(f.items), f)
+        return Set.of(quoted_value(x) for x in f.items)
+    if t is Quote:
+        return make_list([SymbolRef(None, "quote"), SymbolRef(f.sym.ns, f.sym.name)])
+    raise err("invalid_form", f"{f!r} cannot be quoted as data (only literals, symbols and collections)", f)
 
 
 @special("return", "fail", unshadowable=True)
@@ -291,23 +314,20 @@ def analyze_program(az, form, scope, tail):
     return N.RtCall("make_program", [N.Const(Vector([repr(f) for f in form.items[1:]]))], form.span)
 
 
-@special("ns", "defn-", "defmacro", "try", "catch", "throw", "letfn", "binding")
+@special("defn-", "defmacro", "try", "catch", "throw", "binding")
 def analyze_unsupported(az, form, scope, tail):
     head = form.items[0].name
     hints = {
-        "ns": "namespaces cannot be declared in programs (only in prelude source)",
         "defn-": "defn- is only available in prelude source; use defn",
         "defmacro": "macros are not supported",
         "try": "there is no try/catch; use (fail value) to stop with a failure",
         "catch": "there is no try/catch",
         "throw": "there is no throw; use (fail value)",
-        "letfn": "letfn is not supported; use let with fn",
         "binding": "dynamic binding is not supported",
     }
-    if head in ("ns", "defn-") and az.env.own_namespace is not None:
+    if head == "defn-" and az.env.own_namespace is not None:
         raise err("invalid_form", f"{head} is not allowed here", form)
-    raise err("unbound_var" if head not in ("ns",) else "invalid_form",
-              f"{head} is not available: {hints[head]}", form, unbound_names=[head])
+    raise err("unbound_var", f"{head} is not available: {hints[head]}", form, unbound_names=[head])
 
 
 # ------------------------------------------------------------------ threading macros

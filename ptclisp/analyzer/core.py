@@ -20,6 +20,7 @@ from ..values import Keyword, SymbolRef, type_name
 from . import nodes as N
 from . import bindings as _bindings
 from . import resolve as _resolve
+from .requires import collect_aliases
 from .base import NOT_TAIL, SPECIALS, UNSHADOWABLE, Scope, Tail, check_duplicates, err
 
 class Env:
@@ -38,7 +39,7 @@ class Env:
 
 _DEF_HEADS = frozenset(("def", "defonce", "defn", "defn-"))
 # the symbols a program must contain to define a name (`_collect_defs`)
-DEFINING_HEADS = _DEF_HEADS | {"declare"}
+DEFINING_HEADS = _DEF_HEADS | {"declare", "require", "ns"}   # (require/ns: aliases to collect)
 _OTHER_SEQS = frozenset((VecForm, MapForm, SetForm, ShortFn))
 
 
@@ -53,6 +54,8 @@ class Analyzer:
         self.host_refs: dict = {}             # key -> value the compiled code needs (Java members, exports)
         self.tools_used: set[str] = set()
         self.data_used: set[str] = set()
+        self.aliases: dict[str, str] = {}     # alias -> namespace, from top-level require/ns forms
+        self.top_requires: set[int] = set()   # ids of those forms (analyzer/requires.py)
 
     # ---------------------------------------------------------------- entry
     def analyze_program(self, forms: list[Form], may_define: bool = True) -> N.Node:
@@ -60,6 +63,7 @@ class Analyzer:
         DEFINING_HEADS (the reader's symbol set shows it), so there are no definitions to collect."""
         if may_define:
             self._collect_defs(forms)
+            self.aliases = collect_aliases(self, forms)
         if not forms:
             return N.Const(None)
         body = [self.analyze(f, Scope(), NOT_TAIL) for f in forms]
@@ -202,7 +206,12 @@ class Analyzer:
         return N.LocalRef(locs[n - 1], sym.span)
 
     def qualified(self, sym: Sym, scope: Scope) -> N.Node:
-        return _resolve.resolve_qualified(self, sym)
+        return _resolve.resolve_qualified(self, self.unalias(sym))
+
+    def unalias(self, sym: Sym) -> Sym:
+        """`s/union` as `clojure.set/union` where the program required clojure.set :as s."""
+        target = self.aliases.get(sym.ns) if self.aliases else None
+        return sym if target is None else Sym(target, sym.name, sym.span)
 
     def java_method_ref(self, sym: Sym) -> N.Node:
         return _resolve.java_method_node(self, sym, None)
@@ -267,7 +276,7 @@ class Analyzer:
                     if node is not None:
                         return node
             else:
-                return _resolve.qualified_call(self, head, rest, scope, form)
+                return _resolve.qualified_call(self, self.unalias(head), rest, scope, form)
         elif th is Lit:
             v = head.value
             if type(v) is Keyword:

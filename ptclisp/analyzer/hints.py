@@ -4,15 +4,16 @@ from __future__ import annotations
 import difflib
 
 NOT_AVAILABLE = {
-    "atom": "no mutable state; thread values through let/loop or def",
-    "swap!": "no mutable state; use def to rebind a name",
-    "reset!": "no mutable state; use def to rebind a name",
-    "print": "only println is available",
-    "prn": "only println is available",
-    "printf": "use (println (format ...))",
-    "iterate": "no lazy sequences; use range, loop/recur or reduce",
-    "repeatedly": "no lazy sequences; use (for [_ (range n)] ...)",
-    "lazy-seq": "everything is eager",
+    "lazy-seq": "everything is eager; iterate, repeatedly and (range) are endless only under take",
+    "lazy-cat": "everything is eager; use concat",
+    "transduce": "no transducers; use (reduce f init (map g coll))",
+    "sequence": "everything is eager; use vec, or map/filter directly",
+    "eduction": "no transducers; use map/filter and reduce",
+    "volatile!": "use (atom x) with swap!/reset!",
+    "delay": "everything is eager; compute the value with let",
+    "future": "use pmap or pcalls for parallel work",
+    "sorted-map-by": "maps walk and print in key order already; use sort-by on entries",
+    "sorted-set-by": "use (sort-by f coll) on the members",
     "slurp": "no file access; data comes through data/ and tools through tool/",
     "eval": "no eval",
     "read-string": "no read-string; use json/parse-string or parse-long",
@@ -20,8 +21,6 @@ NOT_AVAILABLE = {
     "rand-int": "no randomness; programs are deterministic",
     "dotimes": "use (doseq [i (range n)] ...)",
     "while": "use loop/recur",
-    "sorted-map": "maps print sorted already; use sort-by on entries",
-    "list?": "there are no lists; use vector?",
 }
 
 

@@ -83,6 +83,13 @@ class Inliner:
                 kt = self.tmp("kt")
                 tests += [is_(A.NamedExpr(target=var(kt, True), value=call("type", [key])), var("_float"), True),
                           is_(var(kt), var("_bool"), True)]
+            # a key the map holds under another spelling is the variant's case (colls_maps.write_key):
+            # the store is written out when the map holds the key exactly or the key is not a
+            # keyword or string, or the map holds no other spelling of it
+            if not (isinstance(key, ast.Constant) and type(key.value) is int):
+                tests.append(A.BoolOp(op=ast.Or(), values=[
+                    A.Compare(left=key, ops=[ast.In()], comparators=[local]),
+                    is_(call("_write_key", [local, key]), key)]))
             grow = A.Assign(targets=[A.Subscript(value=local, slice=key, ctx=STORE)], value=value)
         else:
             item, = rest
@@ -90,7 +97,8 @@ class Inliner:
             tests = [is_(call("type", [local]), var("_Vector")), holds,
                      is_(A.NamedExpr(target=var(items, True), value=A.Attribute(value=local, attr="_items", ctx=LOAD)),
                          NONE, True),
-                     refs_are(var(items), V.SLOT_LIST_REFS)]
+                     refs_are(var(items), V.SLOT_LIST_REFS),
+                     is_(A.Attribute(value=local, attr="_owner", ctx=LOAD), var("_LIST"), True)]   # conj onto a list prepends
             grow = A.Expr(call(attr(items, "append"), [item]))
         fast = [A.Assign(targets=[A.Attribute(value=var(meter), attr="allocated", ctx=STORE)], value=var(room)), grow]
         slow = [at(A.Assign(targets=[var(local.id, True)],

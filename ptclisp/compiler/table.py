@@ -17,7 +17,7 @@ from .. import registry as R
 from .. import compiled_runtime as rt
 from ..errors import FailSignal, PtcError, ReturnSignal
 from ..meter import _local as _meter_slot
-from ..values import Keyword, Map, Vector, hk
+from ..values import LIST, Keyword, Map, Vector, hk
 
 ABSENT = object()   # `_absent`: the default of a dict probe that must tell a missing key from nil
 
@@ -38,7 +38,7 @@ def in_place_name(variant: str) -> str:
 
 
 _RT_HELPERS = ("ds_seq", "ds_nth", "ds_rest", "ds_kwargs", "ds_get", "ds_get_or", "iter_items", "seq_or_nil",
-               "first_of", "make_program", "kw_get", "take_range")
+               "first_of", "make_program", "kw_get", "take_range", "arity_fail")
 
 
 def _build_rt() -> dict:
@@ -51,6 +51,7 @@ def _build_rt() -> dict:
         "_rest": rt.rest_args, "_juxt": rt.juxt, "_def": rt.rt_def,
         "_mkvec": rt.mkvec, "_mkmap": rt.mkmap, "_mkset": rt.mkset, "_lit_vec": rt.lit_vec,
         "_lit_charge": rt.lit_charge, "_lit_map": rt.lit_map, "_hk": hk, "_Map": Map, "_Vector": Vector,
+        "_LIST": LIST, "_write_key": Map.write_key,
         "_Keyword": Keyword, "_absent": ABSENT,
         "_out_for": rt.out_for, "_for_too_big": rt.for_too_big,
         "_seq_items": R.provided("seq_items"), "_out_vec": R.provided("out_vec"),

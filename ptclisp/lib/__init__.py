@@ -21,6 +21,6 @@ def load() -> None:
         colls, colls_fns, colls_maps, sets, walk,
         strings, regexes, printf, jsonlib, specialized,
         java, java_text, java_time,
-        output, parallel, introspect,
+        output, cells, lazy, strings_edit, parallel, introspect,
     )
     _loaded = True

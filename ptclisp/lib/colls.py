@@ -14,7 +14,7 @@ import re
 from collections import Counter, defaultdict
 
 from ..errors import PtcError
-from ..meter import map_cost
+from ..meter import current, map_cost, seq_cost
 from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, type_name
 from .common import LazyPattern, charge, count_str, entries, graphemes, key_values, keyfn, need_fn, out_vec, seq_items
 from .numbers import add as _num_add
@@ -157,6 +157,29 @@ def reduce_(f, a, b=_NO):
     for x in rest:
         put(f(take(), x))
     return take()
+
+
+@builtin("reductions", "(reductions f coll)", "(reductions f init coll)", groups=("core",),
+         category="aggregation",
+         doc="A vector of the accumulators reduce goes through: init (or the first item), then "
+             "(f acc item) after each item. An empty coll without init gives [(f)].",
+         examples=("(reductions + [1 2 3]) ;=> [1 3 6]", "(reductions conj [] [1 2]) ;=> [[] [1] [1 2]]"))
+def reductions(f, a, b=_NO):
+    f = need_fn(f, "reductions")
+    if b is _NO:
+        items = seq_items(a, "reductions")
+        if not items:
+            return out_vec([f()])
+        acc, rest = items[0], items[1:]
+    else:
+        acc, rest = a, seq_items(b, "reductions")
+    current().alloc(seq_cost(len(rest) + 1))
+    f = hot(f, len(rest), 2)
+    out = [acc]
+    for x in rest:
+        acc = f(acc, x)
+        out.append(acc)
+    return Vector(out)
 
 
 def _add(acc, x, who):

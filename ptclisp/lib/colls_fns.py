@@ -177,3 +177,42 @@ def apply_(f, *args):
     fn = need_fn(f, "apply")
     spread = seq_items(args[-1], "apply")
     return fn(*args[:-1], *spread)
+
+
+@builtin("memoize", "(memoize f)", groups=("core",), category="functions",
+         doc="A function that calls f once per distinct list of arguments and answers later calls "
+             "with the same arguments from its memory. A recursive def through it, "
+             "(def fib (memoize (fn [n] ... (fib (dec n)) ...))), is memoized at every level.",
+         examples=("(let [f (memoize inc)] [(f 1) (f 1)]) ;=> [2 2]",))
+def memoize(f):
+    from ..meter import current
+    from ..values import hk
+    memory: dict = {}
+
+    def memoized(*args):
+        key = tuple(hk(a) for a in args)
+        try:
+            return memory[key]
+        except KeyError:
+            pass
+        except TypeError:   # an argument that is no key (a mutable cell): not remembered
+            return _call(f, args)
+        value = _call(f, args)
+        current().alloc(64 + 8 * len(args))   # the entry (its values are charged where they were made)
+        memory[key] = value
+        return value
+    return _fn(memoized, "memoize")
+
+
+@builtin("comparator", "(comparator pred)", groups=("core",), category="functions",
+         doc="A comparator (for sort and sort-by) from a two-argument predicate meaning 'goes "
+             "before': -1 when (pred a b), 1 when (pred b a), otherwise 0.",
+         examples=("(sort (comparator >) [1 3 2]) ;=> [3 2 1]",))
+def comparator(pred):
+    def compare(a, b):
+        if truthy(_call(pred, (a, b))):
+            return -1
+        if truthy(_call(pred, (b, a))):
+            return 1
+        return 0
+    return _fn(compare, "comparator")

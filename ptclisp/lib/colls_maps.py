@@ -2,9 +2,13 @@
 
 Lookup rules (docs/spec/language.md §3.5): `get`, `get-in`, `contains?` on maps,
 `select-keys`, the intermediate steps of `assoc-in`/`update-in` and the
-old-value read of `update-in` use flexible keyword/string lookup. `keys`,
-`vals`, `dissoc`, the old-value read of `update` and every key *written*
-(`assoc`, `assoc-in`, `update`, `update-in`) use the exact key.
+old-value read of `update-in` use flexible keyword/string lookup. `keys` and
+`vals` give the stored keys. A key *written* (`assoc`, `assoc-in`, `update`,
+`update-in`, `dissoc`, the keys `select-keys` keeps, `merge`/`merge-with`
+combining by key) is the key the map already holds under one of the spellings
+flexible lookup tries (`write_key`, through `Map.find_key`): an exact match
+wins, and a key with no spelling in the map is written as given. So
+`(update e :salary inc)` on JSON data with a "salary" key updates "salary".
 
 Memory: results are charged for the entries they add, not for the entries
 they share with their input (the accounting a persistent map would give),
@@ -18,7 +22,7 @@ from ..errors import PtcError, brief_int
 from ..meter import SLOT, _local as _meter_slot, current, map_cost, seq_cost
 from sys import getrefcount as _getrefcount
 
-from ..values import LIST_REFS, OWNED_REFS, Keyword, Map, Set, Vector, hk, sorted_items, type_name
+from ..values import LIST, LIST_REFS, OWNED_REFS, Keyword, Map, Set, Vector, hk, sorted_items, type_name
 from ..registry import builtin, in_place, provides
 from .common import charge, entries, graphemes, need_fn, need_map, out_vec, seq_items
 from .seqs_build import conj as _conj
@@ -89,12 +93,14 @@ def contains_key(coll, k) -> bool:
 
 # ------------------------------------------------------------------ writing steps
 
+write_key = Map.write_key   # (m, k) -> the key a write of k into m acts on
+
 def assoc1(coll, k, v, who: str):
     """Associate one key in a map, vector (index <= count) or nil (new map)."""
     t = type(coll)
     if t is Map:
         charge(ENTRY)
-        return coll.assoc(k, v)
+        return coll.assoc(write_key(coll, k), v)
     if coll is None:
         charge(map_cost(1))
         return Map({hk(k): v})
@@ -151,7 +157,7 @@ def get_in(m, ks, default=None):
 def assoc(m, k, v, *kvs):
     if not kvs and type(m) is Map:  # the common case, without the dispatch of assoc1
         current().alloc(ENTRY)
-        return m.assoc(k, v)
+        return m.assoc(write_key(m, k), v)
     if len(kvs) % 2:
         raise PtcError("arity_error", "assoc: expects key/value pairs after the collection (got an odd count)")
     m = assoc1(m, k, v, "assoc")
@@ -198,14 +204,16 @@ def assoc_in(m, ks, v):
 
 
 @builtin("update", "(update m k f & args)", owned="update_owned", owned_arity=(3, 8), groups=("core",), category="maps",
-         doc="Replaces the value under k with (f old & args), reading the old value with the exact key; "
-             "nil is treated as an empty map and a vector index equal to the count appends.",
+         doc="Replaces the value under k with (f old & args); on a map that holds k under another spelling "
+             "(\"salary\" for :salary) that key is the one updated. nil is treated as an empty map and a "
+             "vector index equal to the count appends.",
          examples=("(update {:n 1} :n inc) ;=> {:n 2}", "(update {:n 1} :n + 5) ;=> {:n 6}",
                    "(update {:n nil} :n (fnil inc 0)) ;=> {:n 1}"))
 def update(m, k, f, *args):
     f = need_fn(f, "update")
     t = type(m)
     if t is Map:
+        k = write_key(m, k)
         old = m.get_exact(k)
     elif m is None:
         old = None
@@ -227,14 +235,15 @@ def update_in(m, ks, f, *args):
 
 
 @builtin("dissoc", "(dissoc m & ks)", owned="dissoc_owned", owned_arity=(2, 2), groups=("core",), category="maps",
-         doc="Returns the map without the given keys (matched exactly). nil stays nil.",
+         doc="Returns the map without the given keys (a key the map holds under another spelling, "
+             "\"address\" for :address, is removed too; an exact match wins). nil stays nil.",
          examples=("(dissoc {:a 1 :b 2 :c 3} :a :b) ;=> {:c 3}",))
 def dissoc(m, *ks):
     if m is None:
         return None
     m = need_map(m, "dissoc")
     for k in ks:
-        m = m.dissoc(k)
+        m = m.dissoc(write_key(m, k))
     return m
 
 
@@ -258,7 +267,7 @@ def assoc_owned(m, k, v):
         else:
             meter.allocated = a
         t = type(k)
-        m[k if t is not float and t is not bool else hk(k)] = v
+        m[write_key(m, k) if t is Keyword or t is str else (hk(k) if t is float or t is bool else k)] = v
         return m
     return assoc(m, k, v)
 
@@ -266,7 +275,7 @@ def assoc_owned(m, k, v):
 @in_place("dissoc_owned")
 def dissoc_owned(m, k):
     if type(m) is Map and _getrefcount(m) == OWNED_REFS:
-        m.pop(hk(k), None)
+        m.pop(hk(write_key(m, k)), None)
         return m
     return dissoc(m, k)
 
@@ -284,7 +293,7 @@ def conj_owned(m, x):
             charge(SLOT)
         else:
             meter.allocated = a
-        if _getrefcount(m) == OWNED_REFS:
+        if _getrefcount(m) == OWNED_REFS and m._owner is not LIST:
             it = m._items
             if it is not None and _getrefcount(it) == LIST_REFS:
                 it.append(x)
@@ -302,7 +311,7 @@ def conj_owned(m, x):
 def update_owned(m, k, f, *args):
     if type(m) is Map and _getrefcount(m) == OWNED_REFS:
         t = type(k)
-        key = k if t is not float and t is not bool else hk(k)
+        key = write_key(m, k) if t is not float and t is not bool else hk(k)
         new = need_fn(f, "update")(m.get(key), *args)
         meter = _meter_slot.meter   # charge(ENTRY) written out, as in assoc_owned
         if meter is None or (a := meter.allocated + ENTRY) > meter.budget or meter.expired:
@@ -321,12 +330,16 @@ def _conj_into_map(out: Map, x, who: str):
     t = type(x)
     if t is Map:
         charge(ENTRY * len(x))
-        out.update(x)
+        if not out:
+            out.update(x)
+            return
+        for k, v in dict.items(x):   # (stored keys: keywords and strings are their own)
+            out[k if k in out else write_key(out, k)] = v
         return
     if t is Vector and len(x) == 2:
         k, v = x.lst()
         charge(ENTRY)
-        out[hk(k)] = v
+        out[hk(write_key(out, k))] = v
         return
     raise PtcError("type_error", f"{who}: cannot merge a {type_name(x)} into a map")
 
@@ -374,7 +387,7 @@ def merge_with(f, *maps):
         charge(ENTRY * len(x))
         acc = Map(acc)
         for k, v in sorted_items(x):
-            key = hk(k)
+            key = hk(write_key(acc, k))
             old = acc.get(key, _ABSENT)
             acc[key] = v if old is _ABSENT else f(old, v)
     return None if acc is _NO else acc
@@ -383,10 +396,10 @@ def merge_with(f, *maps):
 # ------------------------------------------------------------------ selection and views
 
 @builtin("select-keys", "(select-keys m keyseq)", groups=("core",), category="maps",
-         doc="A map of just the keys in keyseq that m has (flexible matching; the result uses the spelling "
-             "from keyseq). On a vector the keys are indexes.",
+         doc="A map of just the keys in keyseq that m has (flexible matching; the result keeps the "
+             "spelling m has). On a vector the keys are indexes.",
          examples=("(select-keys {:a 1 :b 2 :c 3} [:a :c]) ;=> {:a 1 :c 3}",
-                   "(select-keys {:a 1 :b 2} [\"a\"]) ;=> {\"a\" 1}"))
+                   "(select-keys {:a 1 :b 2} [\"a\"]) ;=> {:a 1}"))
 def select_keys(m, keyseq):
     ks = seq_items(keyseq, "select-keys")
     t = type(m)
@@ -398,7 +411,7 @@ def select_keys(m, keyseq):
         for k in ks:
             v = step_get(m, k, _ABSENT)
             if v is not _ABSENT:
-                d[hk(k)] = v
+                d[hk(write_key(m, k) if t is Map else k)] = v
     return Map(d)
 
 

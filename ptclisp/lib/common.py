@@ -19,7 +19,7 @@ from ..meter import charge, seq_cost
 from ..printer import str_of
 from ..regex_engine import compile_regex
 from ..registry import as_fn, hot, provides
-from ..values import Keyword, Map, Regex, Set, Vector, sorted_items, sorted_members, type_name
+from ..values import SORTED, Keyword, Map, Regex, Set, Vector, sorted_items, sorted_members, type_name
 
 class LazyPattern:
     """A `re` pattern compiled on its first use: `LazyPattern(r"...", flags)` stands for
@@ -82,7 +82,10 @@ def seq_items(x, who: str, *, maps: bool = True, sets: bool = True, strings: boo
     if t is Map and maps:
         return entries(x)
     if t is Set and sets:
-        return sorted_members(x) if len(x) < 4096 else x.members()
+        return sorted_members(x) if len(x) < 4096 or x._owner is SORTED else x.members()
+    if getattr(t, "ptc_kind", None) == "endless sequence":   # lib/lazy.py
+        raise PtcError("type_error", f"{who}: ({x.kind} ...) is endless; take a bounded part first, "
+                                     f"e.g. (take 10 ({x.kind} ...)) or take-while")
     raise PtcError("type_error", f"{who}: expected a collection, got {type_name(x)}")
 
 
@@ -91,7 +94,7 @@ def positional_items(x, who: str) -> list:
     t = type(x)
     if t is Map:
         raise PtcError("type_error", f"{who}: maps have no position; take a view first: (seq m), (keys m), (vals m)")
-    if t is Set:
+    if t is Set and x._owner is not SORTED:
         raise PtcError("type_error", f"{who}: sets have no position; use (sort s) or (vec s) first")
     return seq_items(x, who)
 

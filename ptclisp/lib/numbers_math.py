@@ -156,6 +156,56 @@ def int_(x):
     return _trunc(x) if t is float else x
 
 
+_LONG_MIN = -(1 << 63)
+_LONG_MAX = (1 << 63) - 1
+
+
+@builtin("long", "(long x)", groups=("core",), category="math",
+         doc="Truncates a number toward zero to an integer that must fit in 64 bits (otherwise an "
+             "arithmetic_error; the infinities too). NaN gives 0. A one-character string gives its code point.",
+         examples=("(long 3.7) ;=> 3", "(long -3.7) ;=> -3", "(long \\A) ;=> 65"))
+def long_(x):
+    t = type(x)
+    if t is str:
+        if len(x) == 1:
+            return ord(x)
+        raise PtcError("type_error", f"long: expected a number or a single character, got a string of length {len(x)}")
+    if t is not int and t is not float:
+        raise _not_num("long", x)
+    if x != x:
+        return 0
+    if x < _LONG_MIN or x > _LONG_MAX:
+        shown = x if t is float or x.bit_length() < 128 else "a large integer"
+        raise PtcError("arithmetic_error", f"long: value out of range for a 64-bit long: {shown}")
+    return _trunc(x) if t is float else x
+
+
+@builtin("num", "(num x)", groups=("core",), category="math",
+         doc="x itself when it is a number; anything else is a type_error.",
+         examples=("(num 3) ;=> 3", "(num 2.5) ;=> 2.5"))
+def num(x):
+    if not _is_num(x):
+        raise _not_num("num", x)
+    return x
+
+
+@builtin("char", "(char x)", groups=("core",), category="math",
+         doc="The character (a one-character string) with code point x; a character is returned as it is.",
+         examples=("(char 97) ;=> \\a", "(char \\a) ;=> \\a"))
+def char(x):
+    t = type(x)
+    if t is str and len(x) == 1:
+        return x
+    if t is float and x == x and abs(x) != math.inf:
+        x = _trunc(x)
+        t = int
+    if t is not int:
+        raise PtcError("type_error", f"char: expected a code point or a character, got {type_name(x)}")
+    if not 0 <= x <= 0x10FFFF or 0xD800 <= x <= 0xDFFF:
+        raise PtcError("arithmetic_error", f"char: value out of range for a character: {x}")
+    return chr(x)
+
+
 @builtin("sqrt", "(sqrt x)", category="math",
          doc="The square root as a float; a negative number gives NaN.",
          examples=("(sqrt 16) ;=> 4.0", "(sqrt -1) ;=> ##NaN"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ..values import JavaObject, Keyword, Map, Regex, Set, Vector, is_fn
+from ..values import JavaObject, Keyword, Map, Regex, Set, Vector, is_fn, is_list
 from .common import count_str
 from ..registry import builtin
 
@@ -145,10 +145,16 @@ def is_symbol(x):
     return False
 
 
-@_pred("vector?", "True for vectors (what `list` builds is a vector too).", "(vector? [1]) ;=> true",
-       "(vector? #{1}) ;=> false")
+@_pred("vector?", "True for vectors (not for lists: '(1 2) or what `list` builds).", "(vector? [1]) ;=> true",
+       "(vector? '(1)) ;=> false")
 def is_vector(x):
-    return type(x) is Vector
+    return type(x) is Vector and not is_list(x)
+
+
+@_pred("list?", "True for lists: '(1 2) and what `list` builds (a sequence function's result is a vector).",
+       "(list? '(1 2)) ;=> true", "(list? [1 2]) ;=> false")
+def is_list_(x):
+    return is_list(x)
 
 
 @_pred("map?", "True for maps.", "(map? {:a 1}) ;=> true", "(map? [[:a 1]]) ;=> false")

@@ -14,6 +14,7 @@ from .common import (graphemes, key_getter, key_values, keyfn, kw_values, need_f
                      positional_items, seq_items)
 from ..registry import builtin, hot, provides
 from .seqs_common import NO, sort_by_keys, sort_values
+from .lazy import Endless, take_while_endless
 
 _ABSENT = object()
 
@@ -193,6 +194,8 @@ def _leading_run(f, items) -> int:
          examples=("(take-while pos? [2 1 0 3]) ;=> [2 1]",))
 def take_while(pred, coll):
     f = need_fn(pred, "take-while")
+    if type(coll) is Endless:
+        return take_while_endless(f, coll)
     items = seq_items(coll, "take-while")
     return out_vec(items[:_leading_run(f, items)])
 
@@ -354,8 +357,6 @@ def map_indexed(f, coll):
 
 def _sort_items(coll, who: str, allow_map: bool) -> list:
     t = type(coll)
-    if t is Set:
-        raise PtcError("type_error", f"{who}: sets have no order to keep; use (sort (vec s)) or sort-by")
     if t is Map and not allow_map:
         raise PtcError("type_error", f"{who}: with a comparator the collection cannot be a map; sort (seq m) instead")
     return seq_items(coll, who)
@@ -365,7 +366,7 @@ def _sort_items(coll, who: str, allow_map: bool) -> list:
          doc="The items of coll in ascending natural order (stable). cmp may be :asc, :desc, a "
              "function returning a number (negative: first argument goes first) or a boolean "
              "(true: first argument goes first). Values of different kinds cannot be sorted "
-             "together. A map sorts its [k v] entries; a set must be made a vector first.",
+             "together. A map sorts its [k v] entries, a set its members.",
          examples=("(sort [3 1 2]) ;=> [1 2 3]", "(sort :desc [1 3 2]) ;=> [3 2 1]", "(sort > [1 3 2]) ;=> [3 2 1]"))
 def sort(a, b=NO):
     if b is NO:

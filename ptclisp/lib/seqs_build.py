@@ -16,7 +16,8 @@ import math
 
 from ..errors import PtcError
 from ..meter import SLOT, current, map_cost, seq_cost
-from ..values import Map, Set, Vector, hk, type_name
+from ..values import SORTED, Map, Set, Vector, hk, is_list, make_list, type_name
+from .lazy import endless_range
 from .common import need_count, need_fn, need_vector, out_vec, positional_items, seq_items
 from ..registry import builtin, provides
 from .seqs_common import NO, charge_slots, charge_vecs
@@ -60,7 +61,7 @@ def _add_members(s: Set, xs: list) -> Set:
         d = dict(s.d())
         for x in xs:
             d[hk(x)] = x
-        return Set(d)
+        return Set(d, SORTED if s._owner is SORTED else None)
     for x in xs:
         s = s.conj(x)
     return s
@@ -237,23 +238,30 @@ def empty(coll):
 
 
 @builtin("peek", "(peek v)", groups=("core",), category="sequences",
-         doc="The last item of a vector; nil for an empty vector or nil.",
-         examples=("(peek [1 2 3]) ;=> 3",))
+         doc="The last item of a vector, the first of a list; nil for an empty one or nil.",
+         examples=("(peek [1 2 3]) ;=> 3", "(peek '(1 2 3)) ;=> 1"))
 def peek(v):
     if v is None:
         return None
     items = need_vector(v, "peek").lst()
-    return items[-1] if items else None
+    if not items:
+        return None
+    return items[0] if is_list(v) else items[-1]
 
 
 @builtin("pop", "(pop v)", groups=("core",), category="sequences",
-         doc="The vector without its last item; nil for an empty vector or nil.",
-         examples=("(pop [1 2 3]) ;=> [1 2]", "(pop []) ;=> nil"))
+         doc="The vector without its last item, the list without its first; nil for an empty one or nil.",
+         examples=("(pop [1 2 3]) ;=> [1 2]", "(pop '(1 2 3)) ;=> (2 3)", "(pop []) ;=> nil"))
 def pop(v):
     if v is None:
         return None
     items = need_vector(v, "pop").lst()
-    return out_vec(items[:-1]) if items else None
+    if not items:
+        return None
+    if is_list(v):
+        charge_slots(len(items) - 1)
+        return make_list(items[1:])
+    return out_vec(items[:-1])
 
 
 @builtin("subvec", "(subvec v start)", "(subvec v start end)", groups=("core",), category="sequences",
@@ -269,10 +277,12 @@ def subvec(v, start, end=NO):
 
 
 @builtin("list", "(list & items)", groups=("core",), category="sequences",
-         doc="A vector of the arguments (there is no separate list type).",
-         examples=("(list 1 2) ;=> [1 2]",))
+         doc="A list of the arguments: like a vector, but conj and into add at the front, peek and pop "
+             "work at the front, and it prints as (a b).",
+         examples=("(list 1 2) ;=> (1 2)", "(conj (list 1 2) 0) ;=> (0 1 2)"))
 def list_(*xs):
-    return out_vec(list(xs))
+    charge_slots(len(xs))
+    return make_list(list(xs))
 
 
 def _map_of(who: str):
@@ -289,6 +299,10 @@ builtin("hash-map", "(hash-map & keyvals)", groups=("core",), category="sequence
         doc="A map of the key/value arguments; a repeated key keeps its last value.",
         examples=("(hash-map :a 1 :b 2) ;=> {:a 1 :b 2}",),
         )(_map_of("hash-map"))
+builtin("sorted-map", "(sorted-map & keyvals)", groups=("core",), category="sequences",
+        doc="Same as hash-map: every map already walks (seq, keys, vals, first) and prints in key order.",
+        examples=("(first (sorted-map :b 2 :a 1)) ;=> [:a 1]",),
+        )(_map_of("sorted-map"))
 builtin("array-map", "(array-map & keyvals)", groups=("core",), category="sequences",
         doc="Same as hash-map.",
         examples=("(array-map :a 1) ;=> {:a 1}",),
@@ -370,13 +384,16 @@ def range_count(start, end, step) -> float:
     return n
 
 
-@builtin("range", "(range end)", "(range start end)", "(range start end step)", groups=("core",),
+@builtin("range", "(range)", "(range end)", "(range start end)", "(range start end step)", groups=("core",),
          category="sequences",
          doc="A vector of numbers from start (default 0) up to but not including end, counting by step "
-             "(default 1; may be negative or fractional). Always finite: there is no endless (range), "
-             "and step 0 is only allowed in the shape (take n (range a b 0)).",
-         examples=("(range 4) ;=> [0 1 2 3]", "(range 10 0 -3) ;=> [10 7 4 1]", "(range 0 1 0.25) ;=> [0 0.25 0.5 0.75]"))
-def range_(a, b=NO, c=NO):
+             "(default 1; may be negative or fractional). (range) with no end is the endless 0, 1, 2, ... "
+             "for take and friends; step 0 is only allowed in the shape (take n (range a b 0)).",
+         examples=("(range 4) ;=> [0 1 2 3]", "(range 10 0 -3) ;=> [10 7 4 1]", "(range 0 1 0.25) ;=> [0 0.25 0.5 0.75]",
+                   "(take 3 (range)) ;=> [0 1 2]"))
+def range_(a=NO, b=NO, c=NO):
+    if a is NO:
+        return endless_range()
     if b is NO:
         start, end, step = 0, _range_num(a, "end"), 1
     else:

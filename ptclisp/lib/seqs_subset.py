@@ -14,6 +14,7 @@ from ..values import Map, Set, Vector, equal, type_name
 from .common import graphemes, need_count, need_fn, out_vec, positional_items, seq_items
 from ..registry import builtin
 from .seqs_common import NO, charge_vecs
+from .lazy import Endless, nth_endless, take_endless
 
 _ABSENT = object()
 
@@ -38,6 +39,8 @@ def _first(coll, who: str):
         if c0.isascii() and (len(coll) == 1 or coll[1].isascii()):
             return c0
         return graphemes(coll)[0]
+    if t is Endless:
+        return nth_endless(coll, 0)
     items = positional_items(coll, who)
     return items[0] if items else None
 
@@ -59,6 +62,8 @@ def first(coll):
          doc="The second item (or character), or nil when there is none.",
          examples=("(second [1 2 3]) ;=> 2",))
 def second(coll):
+    if type(coll) is Endless:
+        return nth_endless(coll, 1)
     items = _pos_items(coll, "second")
     return items[1] if len(items) > 1 else None
 
@@ -88,7 +93,9 @@ def nth(coll, index, not_found=NO):
     if coll is None:
         return default
     t = type(coll)
-    if t is not Vector and t is not str:
+    if t is Endless:
+        return nth_endless(coll, i)
+    if t is not Vector and t is not str:   # (a sorted set too: Clojure's nth refuses it)
         if t is Map or t is Set:
             positional_items(coll, "nth")
         raise PtcError("type_error", f"nth: expected a vector or string, got {type_name(coll)}")
@@ -150,6 +157,8 @@ def nnext(coll):
              "A map gives [k v] entries, a string characters.",
          examples=("(take 2 [1 2 3]) ;=> [1 2]", "(take 2 \"hey\") ;=> [\"h\" \"e\"]"))
 def take(n, coll):
+    if type(coll) is Endless:
+        return take_endless(n, coll)
     n = need_count(n, "take")
     items = seq_items(coll, "take")
     return out_vec(items[:n] if n > 0 else [])
@@ -159,6 +168,8 @@ def take(n, coll):
          doc="coll without its first n items (all of coll when n <= 0).",
          examples=("(drop 2 [1 2 3]) ;=> [3]",))
 def drop(n, coll):
+    if type(coll) is Endless:
+        return coll.dropped(need_count(n, "drop"))
     return out_vec(_without_first("drop", n, coll))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..meter import map_cost
-from ..values import Keyword, Map, Set, Vector, hk, type_name
+from ..values import SORTED, Keyword, Map, Set, Vector, hk, type_name
 from .colls_maps import contains_key
 from .common import charge, count_str, out_vec, seq_items
 from ..registry import builtin
@@ -47,6 +47,15 @@ def set_(coll):
 def hash_set(*xs):
     charge(map_cost(len(xs)))
     return _fresh_set(_members_dict(xs))
+
+
+@builtin("sorted-set", "(sorted-set & xs)", groups=("core", "set"), category="sets",
+         doc="A set of the arguments that keeps its members in natural order: first, nth, seq and the "
+             "other positional reads see them sorted (a hash set refuses them); conj and disj keep it sorted.",
+         examples=("(first (sorted-set 3 1 2)) ;=> 1", "(vec (sorted-set 3 1 2)) ;=> [1 2 3]"))
+def sorted_set(*xs):
+    charge(map_cost(len(xs)))
+    return Set({hk(x): x for x in xs}, SORTED)
 
 
 @builtin("set?", "(set? x)", returns_bool=True, groups=("core", "set"), category="sets",

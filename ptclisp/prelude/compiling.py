@@ -135,7 +135,7 @@ def _export_record(d: Definition, spec: NsSpec, deps: dict[str, CompiledNamespac
     return ExportRecord(
         d.ref, d.ns, d.name, d.kind, d.arity, d.variadic, tuple(d.params), d.doc, d.visibility,
         d.declared_effect, effect, frozenset(requires), frozenset(tools), d.signature,
-        d.signature_text, d.type, d.type_text)
+        d.signature_text, d.type, d.type_text, d.arglists)
 
 
 def _renamed(code, filename: str):

@@ -36,6 +36,7 @@ class ExportRecord:
     signature_text: str | None = None
     type: object = None
     type_text: str | None = None
+    arglists: tuple = ()              # a multi-arity function: each arity's parameters
 
     @property
     def min_arity(self) -> int:
@@ -44,6 +45,8 @@ class ExportRecord:
     def call_text(self) -> str:
         if self.kind == "constant":
             return self.ref
+        if self.arglists:
+            return " ".join("(" + " ".join([self.ref, *ps]) + ")" for ps in self.arglists)
         return "(" + " ".join([self.ref, *self.params]) + ")"
 
 

@@ -110,6 +110,7 @@ class Definition:
     type: object = None
     type_text: str | None = None
     explicit_requires: tuple = ()
+    arglists: tuple = ()            # a multi-arity defn: the parameters of each arity
 
     @property
     def ref(self) -> str:
@@ -270,16 +271,34 @@ def _parse_def(f: List, head: str, ns: NsSpec, origin: str) -> Definition:
             doc, rest = rest[0].value, rest[1:]
         if rest and type(rest[0]) is MapForm:
             meta, rest = _meta_map(rest[0], origin, ns.name), rest[1:]
-        if not rest or type(rest[0]) is not VecForm:
-            what = "multi-arity definitions are not supported" if rest and type(rest[0]) is List else \
-                "needs a parameter vector"
-            raise PreludeError("compile_error", f"{head} {name}: {what}", f.span, namespace=ns.name, ref=ref,
-                               origin=origin)
+        if not rest or type(rest[0]) not in (VecForm, List):
+            raise PreludeError("compile_error", f"{head} {name}: needs a parameter vector", f.span,
+                               namespace=ns.name, ref=ref, origin=origin)
         d = Definition(ns.name, name, "function", head == "defn-", doc, f, params_form=rest[0], body=list(rest[1:]))
-        _read_params(d)
+        if type(rest[0]) is List:
+            _read_arities(d, rest, origin)
+        else:
+            _read_params(d)
     d.visibility = ns.visibility
     _apply_meta(d, meta, origin)
     return d
+
+
+def _read_arities(d: Definition, clauses: list, origin: str):
+    """A multi-arity defn: `([x] ...) ([x y] ...)`. Its record takes the fewest parameters any clause
+    takes as its arity and counts as variadic (a count no clause takes is the fn's own
+    arity_mismatch when it is called); `arglists` keeps every clause's parameters for doc and prompts."""
+    lists = []
+    for c in clauses:
+        if type(c) is not List or not c.items or type(c.items[0]) is not VecForm:
+            raise PreludeError("compile_error", f"defn {d.name}: each arity is a list ([params] body...)", d.form.span,
+                               namespace=d.ns, ref=d.ref, origin=origin)
+        one = Definition(d.ns, d.name, "function", d.private, None, d.form, params_form=c.items[0])
+        _read_params(one)
+        lists.append(one)
+    first = min(lists, key=lambda o: o.arity)
+    d.params, d.arity, d.variadic = list(first.params), first.arity, True
+    d.arglists = tuple(tuple(o.params) for o in lists)
 
 
 def _read_params(d: Definition):
@@ -343,7 +362,7 @@ def _apply_signature(d: Definition, value, span, origin):
     if type(value) is not str:
         raise bad(":signature must be a string")
     if d.variadic:
-        raise bad(":signature needs a fixed-arity function (no & rest parameter)")
+        raise bad(":signature needs a fixed-arity function (no & rest parameter, one arity)")
     try:
         sig = parse_signature(value)
     except ContractSyntaxError as e:

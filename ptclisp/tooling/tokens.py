@@ -22,7 +22,7 @@ from ..reader import _grammar_text
 
 OPENERS = {"LPAR": "(", "LSQB": "[", "LBRACE": "{", "HASH_LBRACE": "#{", "HASH_LPAR": "#("}
 CLOSERS = {"RPAR", "RSQB", "RBRACE"}
-PREFIXES = {"HASH_QUOTE"}          # `#'` glues onto the symbol that follows
+PREFIXES = {"HASH_QUOTE", "QUOTE", "AT"}   # `#'`, `'` and `@` glue onto the form that follows
 
 
 @attrs.frozen(slots=True)

@@ -44,10 +44,10 @@ from .maps import Keyword, Map
 from .ownership import INLINE_GROWTH, LOCAL_REFS, OWNED_GROWTH, OWNED_REFS, SLOT_LIST_REFS, OwnerToken, owner_token
 from .ownership import OWNER as _OWNER
 from .preview import PreviewCaps, preview
-from .sets import Set
+from .sets import SORTED, Set
 from .text import FN_META, float_display, float_readable, fn_label, pr_str, sorted_items, sorted_members, \
     str_of, total_order_key
-from .vectors import LIST_REFS, Vector
+from .vectors import LIST, LIST_REFS, Vector, is_list, make_list
 
 # The switch for every in-place growth scheme above, for differential tests
 # (tests/test_differential.py): with False, evaluations run without an owner token (no
@@ -93,9 +93,9 @@ Vector._call_hint = _call_hint
 del _cls
 
 __all__ = [
-    "FN_META", "INLINE_GROWTH", "IN_PLACE_GROWTH", "JavaObject", "Keyword", "LIST_REFS", "LOCAL_REFS", "MISSING", "Map",
+    "FN_META", "LIST", "SORTED", "INLINE_GROWTH", "IN_PLACE_GROWTH", "JavaObject", "Keyword", "LIST_REFS", "LOCAL_REFS", "MISSING", "Map",
     "OWNED_GROWTH", "OWNED_REFS", "OwnerToken", "SLOT_LIST_REFS", "PreviewCaps", "Regex", "Set", "SortKey", "SymbolRef", "VarRef", "Vector", "compare",
-    "detach", "detach_all", "equal", "float_display", "float_readable", "fn_label", "hk", "is_fn", "is_number",
+    "detach", "is_list", "make_list", "detach_all", "equal", "float_display", "float_readable", "fn_label", "hk", "is_fn", "is_number",
     "owner_token", "pr_str", "preview", "set_owner_token", "sorted_items", "sorted_members", "str_of",
     "total_order_key", "truthy", "type_name", "unhk", "utf16_key", "value_kind",
 ]

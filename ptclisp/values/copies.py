@@ -15,9 +15,9 @@ from ..errors import PtcError
 from .atoms import JavaObject
 from .keys import hk
 from .maps import Keyword, Map
-from .sets import Set
+from .sets import SORTED, Set
 from .text import fn_label
-from .vectors import Vector
+from .vectors import LIST, Vector
 from .walk import walk
 
 _ATOMS = frozenset({type(None), bool, int, float, str, Keyword})
@@ -48,10 +48,10 @@ def _label(x, t):
 def _rebuild(src, parts: list):
     t = type(src)
     if t is Vector:
-        return Vector(parts)
+        return Vector(parts, LIST if src._owner is LIST else None)
     if t is Map:
         return Map(zip(parts[0::2], parts[1::2]))   # the parts of a map are its stored keys already
-    return Set({hk(v): v for v in parts})
+    return Set({hk(v): v for v in parts}, SORTED if src._owner is SORTED else None)
 
 
 def _copy(root, label: bool):

@@ -55,7 +55,7 @@ def value_kind(x) -> str:
         return x.java_class
     if callable(x):
         return "function"
-    return "unknown"
+    return getattr(t, "ptc_kind", "unknown")   # a library value kind (lib/cells.py: atom)
 
 
 def type_name(x) -> str:

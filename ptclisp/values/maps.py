@@ -211,6 +211,16 @@ class Map(dict):
                 return c
         return _MISSING
 
+    def write_key(self, k):
+        """The key a write of k acts on (assoc, update, dissoc, merge...): k itself when the map holds
+        k exactly or holds no other spelling of it; else the spelling it holds that flexible lookup
+        of k finds (keyword <-> string, `-` -> `_`: `find_key`). Other kinds of keys are exact."""
+        t = type(k)
+        if (t is not Keyword and t is not str) or k in self:
+            return k
+        found = self.find_key(k)
+        return k if found is _MISSING else found
+
     def __call__(self, key=_MISSING, *rest):
         if key is _MISSING or len(rest) > 1:
             n = (0 if key is _MISSING else 1) + len(rest)

@@ -4,12 +4,13 @@ A preview never materialises huge text: it stops at a character budget, a
 number of values visited, a number of items per collection, a nesting depth
 and a length per string, and says which bounds it hit
 (`#<preview truncated: items,string>`). Runs on the one walk (values/walk.py).
-Imports values.maps, values.text, values.walk.
+Imports values.maps, values.text, values.vectors (the list mark), values.walk.
 """
 from __future__ import annotations
 
 from .maps import Keyword
 from .text import pr_str, quote, sorted_items, sorted_members
+from .vectors import LIST
 from .walk import walk
 
 
@@ -56,7 +57,7 @@ class _Lit:
 
 
 _SP, _MORE = _Lit(" "), _Lit(" ...")
-_CLOSE = {"]": _Lit("]"), "}": _Lit("}")}
+_CLOSE = {"]": _Lit("]"), "}": _Lit("}"), ")": _Lit(")")}
 
 
 class _Preview:
@@ -110,10 +111,11 @@ class _Preview:
         yield _CLOSE[closer]
 
     def vector(self, v, depth):
-        if not self._open(depth, "[", "]"):
+        opener, closer = ("(", ")") if v._owner is LIST else ("[", "]")   # a list prints as one
+        if not self._open(depth, opener, closer):
             return None
         items = v.lst()
-        return self._parts(items[: self.caps.items], len(items), "]", False)
+        return self._parts(items[: self.caps.items], len(items), closer, False)
 
     def map(self, m, depth):
         if not self._open(depth, "{", "}"):

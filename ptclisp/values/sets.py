@@ -19,6 +19,23 @@ from .ownership import LOCK as _lock
 from .ownership import OWNER as _owner_local
 
 
+class _SortedMark:
+    """The owner of every sorted set (`sorted-set`): never an evaluation's owner token, so such a set
+    is never extended in place; conj and disj keep the mark, and positional reads (first, nth) are
+    allowed on it, in its order."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "SORTED"
+
+    def __reduce__(self):
+        return "SORTED"
+
+
+SORTED = _SortedMark()
+
+
 class Set:
     """An immutable set. Members are stored as {hk(x): x}.
 
@@ -75,10 +92,10 @@ class Set:
 
     # copies and pickles are values of their own, owned by nobody
     def __reduce__(self):
-        return (Set, (dict(self.d()),))
+        return (Set, (dict(self.d()),) if self._owner is not SORTED else (dict(self.d()), SORTED))
 
     def __copy__(self):
-        return Set(dict(self.d()))
+        return Set(dict(self.d()), SORTED if self._owner is SORTED else None)
 
     def contains(self, x) -> bool:
         return hk(x) in self.d()
@@ -108,7 +125,7 @@ class Set:
                     return new
         d = dict(d0)
         d[k] = x
-        return Set(d, me)
+        return Set(d, SORTED if self._owner is SORTED else me)
 
     def disj(self, x) -> "Set":
         k = hk(x)
@@ -117,7 +134,7 @@ class Set:
             return self
         d = dict(d0)
         del d[k]
-        return Set(d, _owner_local.tok)
+        return Set(d, SORTED if self._owner is SORTED else _owner_local.tok)
 
     def __eq__(self, other):
         if self is other:

@@ -17,7 +17,7 @@ from ..intstr import int_text
 from .atoms import JavaObject, Regex, SymbolRef, VarRef
 from .maps import Keyword, Map
 from .sets import Set
-from .vectors import Vector
+from .vectors import LIST, Vector
 
 # ------------------------------------------------------------------------ view order
 
@@ -86,7 +86,7 @@ def sorted_members(s: Set) -> list:
 
 # ------------------------------------------------------------------------ text
 
-_ESC = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+_ESC = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\b": "\\b", "\f": "\\f"}
 
 
 def quote(s: str) -> str:
@@ -97,7 +97,8 @@ def quote(s: str) -> str:
 
 
 def float_readable(x: float) -> str:
-    """pr-str of a float: compact decimal, <= 10 fractional digits, no exponent."""
+    """pr-str of a float: the shortest decimal that reads back as the same double, without an exponent
+    where it fits in 10 fractional digits of fixed notation."""
     if x != x:
         return "##NaN"
     if x == math.inf:
@@ -105,7 +106,7 @@ def float_readable(x: float) -> str:
     if x == -math.inf:
         return "##-Inf"
     r = repr(x)
-    if "e" not in r and "." in r and len(r.split(".")[1]) <= 10:
+    if "e" not in r:   # the shortest digits that read back as x (Clojure's, as Java's Double.toString)
         return r
     if x != 0 and abs(x) < 1e-4:
         # fixed notation would collapse small magnitudes to 0.0: keep the shortest exact text
@@ -179,11 +180,13 @@ def _atom(x, readable: bool) -> str | None:
         return x.to_text() if not readable else f"#java[{x.java_class} {x.to_text()}]"
     if callable(x):
         return fn_label(x)
-    return "#<unknown>"
+    text = getattr(t, "ptc_text", None)   # a library value kind's own text (lib/cells.py: atom)
+    return text(x, readable) if text is not None else "#<unknown>"
 
 
-def pr_str(x, readable: bool = True) -> str:
-    """Readable text of any value. Collections nest iteratively."""
+def pr_str(x, readable: bool = True, plain: bool = False) -> str:
+    """Readable text of any value. Collections nest iteratively. `plain` (`print`, `print-str`):
+    strings inside collections are written as they are, everything else readably."""
     a = _atom(x, readable)
     if a is not None:
         return a
@@ -199,7 +202,7 @@ def pr_str(x, readable: bool = True) -> str:
         if type(item) is _Lit:
             out.append(item.s)
             continue
-        a = _atom(item, True)
+        a = _atom(item, True) if not plain or type(item) is not str else item
         if a is not None:
             out.append(a)
             continue
@@ -220,14 +223,15 @@ _SP = _Lit(" ")
 def _pieces(c):
     t = type(c)
     if t is Vector:
-        yield _Lit("[")
+        lst = c._owner is LIST
+        yield _Lit("(" if lst else "[")
         first = True
         for v in c.lst():
             if not first:
                 yield _SP
             first = False
             yield v
-        yield _Lit("]")
+        yield _Lit(")" if lst else "]")
     elif t is Map:
         yield _Lit("{")
         first = True

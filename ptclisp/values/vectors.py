@@ -22,6 +22,31 @@ from .ownership import LOCK as _lock
 from .ownership import OWNER as _owner_local
 
 
+class _ListMark:
+    """The owner of every quoted list (`'(1 2 3)`) and of the lists conj/into make from one: never an
+    evaluation's owner token, so a list is never extended in place, and `conj` puts items in front."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "LIST"
+
+    def __reduce__(self):
+        return "LIST"   # one mark: a pickled list comes back a list
+
+
+LIST = _ListMark()
+
+
+def make_list(items: list) -> "Vector":
+    """A list: a vector that conj/into/peek/pop work on at the front and that prints as (a b c)."""
+    return Vector(items, LIST)
+
+
+def is_list(x) -> bool:
+    return type(x) is Vector and x._owner is LIST
+
+
 class Vector:
     """An immutable vector. Use `.lst()` to read the elements as a list.
 
@@ -78,10 +103,10 @@ class Vector:
 
     # copies and pickles are values of their own, owned by nobody
     def __reduce__(self):
-        return (Vector, (list(self.lst()),))
+        return (Vector, (list(self.lst()),)) if self._owner is not LIST else (Vector, (list(self.lst()), LIST))
 
     def __copy__(self):
-        return Vector(list(self.lst()))
+        return Vector(list(self.lst()), LIST if self._owner is LIST else None)
 
     # building
     def conj(self, x) -> "Vector":
@@ -97,6 +122,8 @@ class Vector:
                     self._items = None
                     self._owner = None
                     return new
+        if self._owner is LIST:
+            return Vector([x, *self.lst()], LIST)
         items = list(self.lst())
         items.append(x)
         return Vector(items, me)
@@ -115,6 +142,10 @@ class Vector:
                     self._items = None
                     self._owner = None
                     return new
+        if self._owner is LIST:
+            front = list(xs)
+            front.reverse()
+            return Vector(front + self.lst(), LIST)
         items = list(self.lst())
         items.extend(xs)
         return Vector(items, me)
