@@ -183,17 +183,19 @@ def cmd_repl(args) -> int:
 
 def cmd_check(args) -> int:
     from .prelude import PreludeError
-    from .tooling.check import check_sources, compile_preludes
+    from .tooling.check import check_sources, compile_preludes, uses_workflow_library, workflow_library
     from .tools import ToolSet
+    names = ["<stdin>" if path == "-" else path for path in args.files]
+    texts = [read_text(path) for path in args.files]
     try:  # compiled, never run: check evaluates nothing
-        attached = compile_preludes([(p, read_text(p, "--prelude ")) for p in args.prelude or ()])
+        # a workflow file (it names agent.core/..., llm/...) sees the shipped agent library, as `run --model` does
+        attached = workflow_library() if any(uses_workflow_library(t) for t in texts) else {}
+        attached = compile_preludes([(p, read_text(p, "--prelude ")) for p in args.prelude or ()], attached)
     except PreludeError as exc:
         where = f" at {exc.span}" if exc.span else ""
         raise UsageError(f"--prelude: Error ({exc.kind}): {exc.message}{where}") from None
     tools = load_tools(args.tools)
-    names = ["<stdin>" if path == "-" else path for path in args.files]
-    found = check_sources([(name, read_text(path)) for name, path in zip(names, args.files)], attached,
-                          tools=ToolSet(tools).names() if tools else None)
+    found = check_sources(list(zip(names, texts)), attached, tools=ToolSet(tools).names() if tools else None)
     total = 0
     for name, problems in zip(names, found):
         for p in problems:

@@ -1,0 +1,63 @@
+"""The commands as a user runs them: each test starts `python -m ptclisp` in a fresh process.
+
+A fresh process is the point: nothing evaluated earlier in the test process (loaded builtin
+families, imported modules, caches) can make a command pass that fails for a user.
+Issue #30 (the operator round): check, --tools, limit flags, data names, the scripted REPL,
+hostile documents and documents before credentials.
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def ptclisp(*argv, cwd=ROOT, stdin: bytes | str | None = None, env=None, timeout=60):
+    """Run `python -m ptclisp ARGV` in `cwd`; returns the CompletedProcess (text stdout and stderr)."""
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    full_env.pop("PTCLISP_DEBUG", None)
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    done = subprocess.run([sys.executable, "-m", "ptclisp", *argv], cwd=cwd, input=data, capture_output=True,
+                          env=full_env, timeout=timeout)
+    done.stdout, done.stderr = (done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace"))
+    return done
+
+
+# ------------------------------------------------------------------ 1. check in a fresh process
+
+def test_check_a_prelude_file_in_a_fresh_process():
+    done = ptclisp("check", "examples/order_helpers.clj")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_check_every_shipped_prelude_in_a_fresh_process():
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "preludes").glob("*.clj"))
+    assert len(files) >= 12
+    done = ptclisp("check", *files)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_check_a_program_with_its_prelude_in_a_fresh_process():
+    done = ptclisp("check", "examples/orders_with_prelude.clj", "--prelude", "examples/order_helpers.clj")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_check_a_workflow_file_knows_the_agent_library(tmp_path):
+    done = ptclisp("check", "examples/agent/orders_agent.clj")
+    assert (done.returncode, done.stdout) == (0, "")
+    (tmp_path / "wf.clj").write_text('(agent.core/run-valu "task")\n(llm/nope)\n')
+    done = ptclisp("check", "wf.clj", cwd=tmp_path)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("wf.clj:1:2: ") and "agent.core/run-valu is not a public export" in lines[0]
+    assert lines[1].startswith("wf.clj:2:2: ")
+
+
+def test_a_plain_program_does_not_see_the_agent_library(tmp_path):
+    (tmp_path / "p.clj").write_text("(inc 1)\n(agent/x 1)\n")
+    done = ptclisp("check", "p.clj", cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout.startswith("p.clj:2:2: ")
