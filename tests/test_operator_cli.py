@@ -61,3 +61,43 @@ def test_a_plain_program_does_not_see_the_agent_library(tmp_path):
     (tmp_path / "p.clj").write_text("(inc 1)\n(agent/x 1)\n")
     done = ptclisp("check", "p.clj", cwd=tmp_path)
     assert done.returncode == 1 and done.stdout.startswith("p.clj:2:2: ")
+
+
+# ------------------------------------------------------------------ 2. one tool-binding path
+
+TYPED_TOOLS = '''
+def customer(customer_id: str):
+    """Look a customer up."""
+    return {"id": customer_id, "name": "Ada"}
+
+
+def by_map(args):
+    return args.get("x")
+
+
+TOOLS = {"customer": customer, "by_map": by_map}
+'''
+
+
+def test_eval_tools_calls_a_typed_function_with_keywords(tmp_path):
+    (tmp_path / "typed_tools.py").write_text(TYPED_TOOLS)
+    done = ptclisp("eval", "--tools", "typed_tools:TOOLS", '(tool/customer {:customer_id "c01"})', cwd=tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, '{"id" "c01" "name" "Ada"}\n', "")
+    done = ptclisp("eval", "--tools", "typed_tools:TOOLS", "(tool/by_map {:x 5})", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "5\n")
+
+
+def test_eval_tools_checks_the_signature_types(tmp_path):
+    (tmp_path / "typed_tools.py").write_text(TYPED_TOOLS)
+    done = ptclisp("eval", "--tools", "typed_tools:TOOLS", "(tool/customer {:customer_id 5})", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("<eval>:1:1: Error (invalid_tool_args): tool/customer: invalid argument at "
+                                  "customer_id: 5 is not of type 'string'")
+
+
+def test_the_api_binds_a_typed_function_as_the_cli_does():
+    import ptclisp as api
+    ns: dict = {}
+    exec(TYPED_TOOLS, ns)
+    result = api.run('(tool/customer {:customer-id "c02"})', tools=ns["TOOLS"])
+    assert result.error is None and dict(result.value) == {"id": "c02", "name": "Ada"}
