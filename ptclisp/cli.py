@@ -50,7 +50,8 @@ import os
 import sys
 
 from . import api
-from .cli_common import UsageError, lenient_output, load_data, load_tools, read_text
+from .cli_common import (UsageError, add_limit_flags, lenient_output, limit_fields, limit_flags_given,
+                         limits_from_args, load_data, load_tools, read_text)
 from .exitcodes import PROVIDER_NOT_READY
 from .mcp.cli import add_mcp_flags, open_mcp_tools
 from .meter import MAX_TIME_MS, Limits
@@ -68,7 +69,7 @@ def _repl_config(args, mcp=None):
         preludes, tools = grant_analysis(args.runs, preludes, tools)
     return ReplConfig(preludes=preludes, data=load_data(args.data),
                       tools=mcp.merged(tools) if mcp is not None else tools,
-                      limits=Limits(timeout_ms=args.timeout_ms or DEFAULT_TIMEOUT_MS),
+                      limits=limits_from_args(args, Limits(timeout_ms=args.timeout_ms or DEFAULT_TIMEOUT_MS)),
                       preview_chars=getattr(args, "preview_chars", 2048))
 
 
@@ -123,8 +124,17 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
     return {"ok": 0, "returned": 0, "failed": 1}.get(status, 2)
 
 
+def _no_limit_flags(args, where: str) -> None:
+    """The limit flags (--memory-bytes, ...) are for programs run without a model: refuse them elsewhere."""
+    given = limit_flags_given(args)
+    if given:
+        raise UsageError(f"{given[0]} applies to programs run without a model (eval, run FILE, repl); "
+                         f"{where} has its own limits (the project's [limits], --timeout-ms)")
+
+
 def cmd_run(args) -> int:
     if os.path.isdir(args.file):                  # a project directory: ptclisp run DIR
+        _no_limit_flags(args, "run DIR")
         from .project.commands import cmd_run_project
         return cmd_run_project(args)
     project_only = [flag for flag, value in (("--input", args.input), ("--mission", args.mission)) if value]
@@ -134,6 +144,7 @@ def cmd_run(args) -> int:
     if args.model or args.replay or args.record:  # an agent workflow: run it in the agent host's session
         if args.runs:
             raise UsageError("--runs is for programs run without a model (drop --model/--replay/--record)")
+        _no_limit_flags(args, "a workflow run")
         from .agent.cli import run_workflow_file, setup_errors
         from .mcp.cli import MCPStartError
         from .operate import usage_failure
@@ -171,6 +182,7 @@ def cmd_repl(args) -> int:
     if not 64 <= args.preview_chars <= 65536:
         raise UsageError("--preview-chars must be between 64 and 65536")
     if args.project:
+        _no_limit_flags(args, "repl --project")
         from .project.commands import cmd_repl_project
         return cmd_repl_project(args)
     if args.mission or args.env_file:
@@ -301,6 +313,7 @@ def _session_flags(sp, json_flag=True) -> None:
                     help=f"wall-clock limit per evaluation (default {DEFAULT_TIMEOUT_MS}); of the whole "
                          f"agent run for a workflow or project (default 600000)")
     add_mcp_flags(sp)
+    add_limit_flags(sp, title="limits of each evaluation (programs run without a model)")
     if json_flag:
         sp.add_argument("--json", action="store_true",
                         help="print one JSON record: status, value or error, prints, duration")
@@ -527,7 +540,7 @@ def _bare_eval(raw: list):
     from types import SimpleNamespace
     return SimpleNamespace(command="eval", expr=raw[1], prelude=None, data=None, tools=None, timeout_ms=None,
                            mcp=[], mcp_allow=[], mcp_hide=[], mcp_effect=[], mcp_connect_timeout=30.0,
-                           json=False, runs=None, func=cmd_eval)
+                           json=False, runs=None, func=cmd_eval, **{f.name: None for f in limit_fields()})
 
 
 def _parse(raw: list, argv):

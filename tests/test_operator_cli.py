@@ -101,3 +101,48 @@ def test_the_api_binds_a_typed_function_as_the_cli_does():
     exec(TYPED_TOOLS, ns)
     result = api.run('(tool/customer {:customer-id "c02"})', tools=ns["TOOLS"])
     assert result.error is None and dict(result.value) == {"id": "c02", "name": "Ada"}
+
+
+# ------------------------------------------------------------------ 3. limit flags
+
+LOOP_5000 = "(loop [i 0] (if (< i 5000) (recur (inc i)) i))"
+
+
+def test_eval_loop_limit_flag_raises_the_limit():
+    done = ptclisp("eval", LOOP_5000)
+    assert done.returncode == 2 and "Error (loop_limit_exceeded): loop exceeded 1000 iterations" in done.stderr
+    done = ptclisp("eval", "--loop-limit", "100000", LOOP_5000)
+    assert (done.returncode, done.stdout) == (0, "5000\n")
+
+
+def test_run_and_repl_take_the_limit_flags(tmp_path):
+    (tmp_path / "big.clj").write_text("(count (vec (range 200000)))\n")
+    done = ptclisp("run", "big.clj", "--memory-bytes", "1000", cwd=tmp_path)
+    assert done.returncode == 2 and "memory" in done.stderr
+    done = ptclisp("run", "big.clj", "--memory-bytes", "100000000", "--loop-limit", "1000000", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "200000\n")
+    done = ptclisp("repl", "--loop-limit", "100000", cwd=tmp_path, stdin=LOOP_5000 + "\n")
+    assert (done.returncode, done.stdout.strip()) == (0, "5000")
+
+
+def test_a_limit_flag_out_of_range_is_a_usage_error():
+    done = ptclisp("eval", "--memory-bytes", "0", "1")
+    assert done.returncode == 2
+    assert "argument --memory-bytes: it must be between 1 and 2**62; got 0" in done.stderr
+    done = ptclisp("eval", "--loop-limit", "many", "1")
+    assert done.returncode == 2 and "argument --loop-limit: expected a whole number, got 'many'" in done.stderr
+    done = ptclisp("eval", "--max-tool-calls", "none", "(+ 1 2)")
+    assert (done.returncode, done.stdout) == (0, "3\n")
+
+
+def test_limit_flags_are_refused_where_they_do_not_apply(tmp_path):
+    done = ptclisp("run", str(tmp_path), "--loop-limit", "5")
+    assert done.returncode == 2 and "--loop-limit applies to programs run without a model" in done.stderr
+
+
+def test_mcp_serve_shares_the_limit_flags():
+    done = ptclisp("mcp", "serve", "--help")
+    assert done.returncode == 0
+    for flag in ("--memory-bytes", "--loop-limit", "--max-tool-calls", "--max-result-bytes", "--recursion-limit"):
+        assert flag in done.stdout
+    assert "(default 1000000)" in done.stdout.split("--max-result-bytes N", 2)[2]
