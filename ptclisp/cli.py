@@ -70,7 +70,8 @@ def _repl_config(args, mcp=None):
     return ReplConfig(preludes=preludes, data=load_data(args.data),
                       tools=mcp.merged(tools) if mcp is not None else tools,
                       limits=limits_from_args(args, Limits(timeout_ms=args.timeout_ms or DEFAULT_TIMEOUT_MS)),
-                      preview_chars=getattr(args, "preview_chars", 2048))
+                      preview_chars=getattr(args, "preview_chars", 2048),
+                      strict_data=not getattr(args, "lenient_data", False))
 
 
 def _session(args, mcp=None):
@@ -306,6 +307,8 @@ def _session_flags(sp, json_flag=True) -> None:
     sp.add_argument("--prelude", metavar="FILE", action="append",
                     help="attach a prelude file and its exports (repeatable)")
     sp.add_argument("--data", metavar="FILE.json", help="a JSON object whose keys become data/<name>")
+    sp.add_argument("--lenient-data", action="store_true",
+                    help="an unknown data/<name> is nil (default: an error naming the closest granted name)")
     sp.add_argument("--tools", metavar="module:attr", action="append",
                     help="grant Python tools: a dict name -> callable/ptclisp.Tool, or a list of "
                          "ptclisp.Tool (repeatable; the current directory is importable)")
@@ -540,7 +543,7 @@ def _bare_eval(raw: list):
     from types import SimpleNamespace
     return SimpleNamespace(command="eval", expr=raw[1], prelude=None, data=None, tools=None, timeout_ms=None,
                            mcp=[], mcp_allow=[], mcp_hide=[], mcp_effect=[], mcp_connect_timeout=30.0,
-                           json=False, runs=None, func=cmd_eval, **{f.name: None for f in limit_fields()})
+                           json=False, runs=None, lenient_data=False, func=cmd_eval, **{f.name: None for f in limit_fields()})
 
 
 def _parse(raw: list, argv):

@@ -111,8 +111,9 @@ class Environment:
         if v is missing:
             if self.strict_data:
                 granted = sorted(str(k) for k in ctx.keys()) if self.data_grants is None else sorted(self.data_grants)
-                raise PtcError("runtime_error", f"data/{name} is not available. Available: "
-                                                f"{', '.join('data/' + g for g in granted) or '(none)'}")
+                raise PtcError("runtime_error", f"data/{name} is not available{_closest_data(name, granted)}. "
+                                                f"Available: {', '.join('data/' + g for g in granted) or '(none)'}",
+                               details={"name": name, "available": granted})
             return None
         return v
 
@@ -140,6 +141,13 @@ class Environment:
 
 _MISSING = object()
 _NO_TOOL_NAMES = ToolNames(())   # what ToolSet().names() gives (frozensets: shared safely)
+def _closest_data(name: str, granted: list) -> str:
+    """' (did you mean data/NAME?)' for the granted data name closest to a misspelt `name`, else ''."""
+    import difflib
+    close = difflib.get_close_matches(name, granted, n=1, cutoff=0.6)
+    return f" (did you mean data/{close[0]}?)" if close else ""
+
+
 # what analyzer_env gives for an environment with no definitions, tools or preludes, by strict_data
 # (the analyzer only reads its Env, so one is shared; tests/test_fixed_overhead.py checks it stays as made)
 _BARE_ENVS = {flag: Env(user_names=(), tools=_NO_TOOL_NAMES, preludes={}, strict_data=flag) for flag in (False, True)}

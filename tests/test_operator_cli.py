@@ -146,3 +146,52 @@ def test_mcp_serve_shares_the_limit_flags():
     for flag in ("--memory-bytes", "--loop-limit", "--max-tool-calls", "--max-result-bytes", "--recursion-limit"):
         assert flag in done.stdout
     assert "(default 1000000)" in done.stdout.split("--max-result-bytes N", 2)[2]
+
+
+# ------------------------------------------------------------------ 4. unknown data names
+
+ORDERS = '{"orders": [{"id": 1}, {"id": 2}], "customers": []}'
+
+
+def test_eval_a_misspelt_data_name_is_an_error_naming_the_closest(tmp_path):
+    (tmp_path / "orders.json").write_text(ORDERS)
+    done = ptclisp("eval", "--data", "orders.json", "(count data/order)", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[0] == ("<eval>:1:8: Error (runtime_error): data/order is not available (did you "
+                                           "mean data/orders?). Available: data/customers, data/orders")
+    done = ptclisp("eval", "--data", "orders.json", "--lenient-data", "(count data/order)", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "0\n")
+
+
+def test_run_and_repl_refuse_a_misspelt_data_name(tmp_path):
+    (tmp_path / "orders.json").write_text(ORDERS)
+    (tmp_path / "p.clj").write_text("(count data/orders)\n(count data/custmers)\n")
+    done = ptclisp("run", "p.clj", "--data", "orders.json", cwd=tmp_path)
+    assert done.returncode == 2 and "p.clj:2:8: Error (runtime_error): data/custmers is not available (did you " \
+                                    "mean data/customers?)" in done.stderr
+    done = ptclisp("repl", "--data", "orders.json", cwd=tmp_path, stdin="(count data/orders)\ndata/ordres\n")
+    assert done.returncode == 2 and done.stdout == "2\n" and "(did you mean data/orders?)" in done.stderr
+
+
+def test_mcp_serve_refuses_a_misspelt_data_name(tmp_path):
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp import Client, StdioServerParameters
+    (tmp_path / "orders.json").write_text(ORDERS)
+    results = {}
+
+    async def go(*extra):
+        params = StdioServerParameters(command=sys.executable, args=["-m", "ptclisp", "mcp", "serve", "--data",
+                                                                    "orders.json", *extra], cwd=str(tmp_path),
+                                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+        async with Client(params) as client:
+            r = await client.call_tool("run_ptc_lisp", {"program": "(count data/order)"})
+            results[extra] = r
+
+    anyio.run(go)
+    strict = results[()]
+    assert strict.is_error and strict.structured_content["error"]["message"].startswith(
+        "data/order is not available (did you mean data/orders?)")
+    anyio.run(go, "--lenient-data")
+    lenient = results[("--lenient-data",)]
+    assert not lenient.is_error and lenient.structured_content["value"] == 0

@@ -59,6 +59,8 @@ def add_serve_flags(p: argparse.ArgumentParser) -> None:
     """The flags of `ptclisp mcp serve`."""
     env = p.add_argument_group("what programs may use")
     env.add_argument("--data", metavar="FILE.json", help="a JSON object whose keys become data/<name>")
+    env.add_argument("--lenient-data", action="store_true",
+                     help="an unknown data/<name> is nil (default: an error naming the closest granted name)")
     env.add_argument("--prelude", metavar="FILE", action="append",
                      help="attach a prelude file and its exports (repeatable)")
     env.add_argument("--tools", metavar="module:attr", action="append",
@@ -224,7 +226,8 @@ def config_from_args(args, upstream: dict) -> ServeConfig:
     limits = limits_from_args(args, Limits(timeout_ms=args.timeout_ms, max_result_bytes=SERVE_MAX_RESULT_BYTES))
     return ServeConfig(data=data, preludes=preludes, tools=tools, limits=limits, isolation=args.isolation,
                        session_ttl_s=args.session_ttl, max_sessions=args.max_sessions,
-                       session_memory_bytes=args.session_memory_bytes, max_concurrent=args.max_concurrent)
+                       session_memory_bytes=args.session_memory_bytes, max_concurrent=args.max_concurrent,
+                       strict_data=not args.lenient_data)
 
 
 def cmd_serve(args) -> int:

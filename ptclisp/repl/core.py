@@ -62,6 +62,7 @@ class ReplConfig:
     session_factory: object = None
     commands: dict = attrs.Factory(dict)
     banner: str | None = None
+    strict_data: bool = False     # an unknown data/ name is an error (True) or nil
 
 
 def new_session(config: ReplConfig) -> api.Session:
@@ -70,7 +71,7 @@ def new_session(config: ReplConfig) -> api.Session:
         return config.session_factory()
     try:
         return api.Session(context=config.data, tools=config.tools, limits=config.limits,
-                           preludes=config.preludes or None)
+                           preludes=config.preludes or None, strict_data=config.strict_data)
     except PtcError as exc:
         where = f" at {exc.span}" if exc.span else ""
         raise SetupError(f"Error ({exc.kind}): {exc.message}{where}") from None
