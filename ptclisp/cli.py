@@ -71,7 +71,9 @@ def _repl_config(args, mcp=None):
                       tools=mcp.merged(tools) if mcp is not None else tools,
                       limits=limits_from_args(args, Limits(timeout_ms=args.timeout_ms or DEFAULT_TIMEOUT_MS)),
                       preview_chars=getattr(args, "preview_chars", 2048),
-                      strict_data=not getattr(args, "lenient_data", False))
+                      strict_data=not getattr(args, "lenient_data", False),
+                      session_timeout_ms=getattr(args, "session_timeout_ms", None),
+                      max_evaluations=getattr(args, "max_evaluations", None))
 
 
 def _session(args, mcp=None):
@@ -189,7 +191,16 @@ def cmd_repl(args) -> int:
     if args.mission or args.env_file:
         raise UsageError(f"{'--mission' if args.mission else '--env-file'} needs --project DIR")
     with open_mcp_tools(args) as mcp:
-        return start(_repl_config(args, mcp))
+        config = _repl_config(args, mcp)
+        if args.script:           # -e EXPR / -l FILE: evaluate them in order and exit
+            from .repl import Repl
+            from .repl.script import run_script
+            return run_script(Repl(config), args.script, fmt=args.format, continue_on_error=args.continue_on_error,
+                              read_file=lambda path: read_text(path, "-l "))
+        if args.format != "text" or args.continue_on_error:
+            raise UsageError(f"{'--format' if args.format != 'text' else '--continue-on-error'} applies to "
+                             f"-e EXPR / -l FILE")
+        return start(config)
 
 
 # ---------------------------------------------------------------------- check
@@ -338,7 +349,50 @@ def _add_repl(sub) -> None:
                    help="show at most N characters of each value (64-65536, default 2048); a larger budget "
                         "also shows more items of each collection (N/128, at least 16)")
     _runs_flag(r)
+    _repl_script_flags(r)
     r.set_defaults(func=cmd_repl)
+
+
+def _repl_script_flags(r) -> None:
+    """repl's flags for scripts and agents: -e/-l in order, --format, --continue-on-error, session limits."""
+    import argparse
+
+    class Step(argparse.Action):   # -e and -l share one list, so their order is kept
+        def __call__(self, parser, namespace, value, option_string=None):
+            steps = list(getattr(namespace, "script", None) or [])
+            steps.append((self.const, value))
+            setattr(namespace, "script", steps)
+
+    g = r.add_argument_group("scripted sessions (evaluate, print and exit: ptclisp/repl/script.py)")
+    g.add_argument("-e", "--eval", dest="script", action=Step, const="eval", metavar="EXPR",
+                   help="evaluate EXPR (each top-level form is one evaluation); repeatable, in order with -l")
+    g.add_argument("-l", "--load", dest="script", action=Step, const="load", metavar="FILE",
+                   help="evaluate FILE as one program, as :load does; repeatable, in order with -e")
+    g.add_argument("--format", choices=("text", "jsonl"), default="text",
+                   help="text (default): as the piped REPL prints; jsonl: one JSON object per evaluation "
+                        "(input, status, value, text, prints, error with kind, message, line, column)")
+    g.add_argument("--continue-on-error", action="store_true",
+                   help="go on after an error or fail (default: the first one stops the script; exit 2 or 1)")
+    lim = r.add_argument_group("session limits (piped, interactive or scripted; exit 6 when one ends the session)")
+    lim.add_argument("--session-timeout-ms", type=_positive("--session-timeout-ms"), metavar="MS",
+                     help="end the session this long after it started (each evaluation is bounded by what is left)")
+    lim.add_argument("--max-evaluations", type=_positive("--max-evaluations"), metavar="N",
+                     help="end the session after N evaluations (top-level forms and loaded files)")
+
+
+def _positive(flag: str):
+    import argparse
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            n = 0
+        if not 1 <= n <= MAX_TIME_MS:
+            raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {MAX_TIME_MS}, got {text[:40]!r}")
+        return n
+    parse.__name__ = flag
+    return parse
 
 
 def _add_run(sub) -> None:

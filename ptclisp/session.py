@@ -77,7 +77,7 @@ class Environment:
     """
 
     __slots__ = ("ns", "history", "context", "strict_data", "data_grants", "tools", "preludes", "busy", "programs",
-                 "extra_globals", "backend", "globals", "__weakref__")
+                 "extra_globals", "backend", "globals", "sources", "__weakref__")
 
     def __init__(self, context=None, tools=None, strict_data=False, data_grants=None, program_cache=True):
         global _RUNTIME
@@ -98,6 +98,9 @@ class Environment:
         self.programs = ProgramCache(program_cache)
         # globals dicts of attached prelude namespaces: each gets this evaluation's meter as `_m`
         self.extra_globals: list[dict] = []
+        # name -> the text of the form that defined it, kept by a host that wants `(source name)` of
+        # its user's definitions (the REPL: repl.core.record_sources); the evaluator never writes it
+        self.sources: dict[str, str] = {}
         self.backend = DEFAULT_BACKEND
         self.globals = {
             "__builtins__": _RUNTIME, "_m": None, "_ns": ns, "_nsf": ns.fast,

@@ -195,3 +195,87 @@ def test_mcp_serve_refuses_a_misspelt_data_name(tmp_path):
     anyio.run(go, "--lenient-data")
     lenient = results[("--lenient-data",)]
     assert not lenient.is_error and lenient.structured_content["value"] == 0
+
+
+# ------------------------------------------------------------------ 5. the scripted REPL
+
+def jsonl(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_repl_script_evaluates_loads_and_expressions_in_order(tmp_path):
+    (tmp_path / "lib.clj").write_text("(defn sq [x] (* x x))\n")
+    done = ptclisp("repl", "-l", "lib.clj", "-e", '(sq 4) (str "a" 1)', "-e", '(println "hi")', "--format", "jsonl",
+                   cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    records = jsonl(done.stdout)
+    assert [(r["input"], r["status"], r["value"], r["text"], r["prints"]) for r in records] == [
+        ("-l lib.clj", "ok", None, "#'sq", []), ("-e 1", "ok", 16, "16", []), ("-e 1", "ok", "a1", '"a1"', []),
+        ("-e 2", "ok", None, "nil", ["hi"])]
+
+
+def test_repl_script_stops_at_the_first_error_unless_asked(tmp_path):
+    done = ptclisp("repl", "-e", "(inc 1)", "-e", "(inc 1) (/ 1 0)", "-e", "(inc 2)", "--format", "jsonl")
+    assert done.returncode == 2
+    records = jsonl(done.stdout)
+    assert [r["status"] for r in records] == ["ok", "ok", "error"]
+    assert records[-1]["error"] == {"kind": "arithmetic_error", "message": "/: division by zero", "line": 1,
+                                    "column": 9}
+    done = ptclisp("repl", "-e", "(/ 1 0)", "-e", "(fail :x)", "-e", "(inc 2)", "--continue-on-error",
+                   "--format", "jsonl")
+    assert done.returncode == 2 and [r["status"] for r in jsonl(done.stdout)] == ["error", "failed", "ok"]
+    done = ptclisp("repl", "-e", "(fail :x)", "-e", "(inc 2)")
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", "Failed: :x\n")
+
+
+def test_repl_script_text_format_names_the_expression():
+    done = ptclisp("repl", "-e", "1", "-e", "(inc ]")
+    assert done.returncode == 2 and done.stdout == "1\n"
+    assert done.stderr.splitlines()[0].startswith("<-e 2>:1:6: Error (parse_error): mismatched ']'")
+
+
+# ------------------------------------------------------------------ 6. session limits
+
+def test_max_evaluations_ends_a_piped_or_scripted_session():
+    done = ptclisp("repl", "--max-evaluations", "2", stdin="1\n2\n3\n")
+    assert (done.returncode, done.stdout) == (6, "1\n2\n")
+    assert done.stderr == "session ended: --max-evaluations 2 reached (2 evaluations done)\n"
+    done = ptclisp("repl", "--max-evaluations", "1", "-e", "1 2", "--format", "jsonl")
+    records = jsonl(done.stdout)
+    assert done.returncode == 6 and [r["status"] for r in records] == ["ok", "ended"]
+    assert records[1]["error"]["kind"] == "session_limit" and "--max-evaluations 1" in records[1]["error"]["message"]
+
+
+def test_session_timeout_ends_a_session_and_bounds_its_evaluation():
+    done = ptclisp("repl", "--session-timeout-ms", "300", "--loop-limit", "1000000000000",
+                   stdin="(def x 1)\n(loop [] (recur))\n(+ 1 1)\n", timeout=30)
+    assert done.returncode == 6 and done.stdout == "#'x\n"
+    assert "Error (timeout)" in done.stderr
+    assert done.stderr.splitlines()[-1].startswith("session ended: --session-timeout-ms 300 reached")
+
+
+# ------------------------------------------------------------------ 7. piped input
+
+def test_a_piped_reader_error_names_its_own_line():
+    done = ptclisp("repl", stdin="1\n(inc ]\n")
+    assert done.returncode == 2 and done.stdout == "1\n"
+    assert done.stderr.splitlines() == [
+        "<stdin>:2:6: Error (parse_error): mismatched ']' at line 2, column 6: the list opened at line 2, column 1 "
+        "needs ')'", "   2 | (inc ]", "     |      ^"]
+
+
+def test_piped_invalid_utf8_is_reported_as_such():
+    done = ptclisp("repl", stdin=b"1\n(inc \xe6)\n(+ 1 2)\n")
+    assert done.returncode == 2 and done.stdout == "1\n3\n"
+    assert done.stderr == ("<stdin>:2:6: Error (invalid_utf8): the input is not UTF-8 text: byte 0xe6 at line 2, "
+                           "column 6 (invalid continuation byte); PTC-Lisp source is UTF-8\n")
+    assert "udce6" not in done.stderr
+
+
+def test_source_shows_a_repl_definition(tmp_path):
+    done = ptclisp("repl", stdin="(defn f [x]\n  (inc x))\n(source f)\n(source g)\n")
+    assert done.returncode == 0
+    assert done.stdout == "#'f\n(defn f [x]\n  (inc x))\nnil\nNo source available for g\nnil\n"
+    (tmp_path / "lib.clj").write_text("(def limit 10)\n")
+    done = ptclisp("repl", "-l", "lib.clj", "-e", "(source limit)", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "#'limit\n(def limit 10)\nnil\n")
