@@ -279,3 +279,64 @@ def test_source_shows_a_repl_definition(tmp_path):
     (tmp_path / "lib.clj").write_text("(def limit 10)\n")
     done = ptclisp("repl", "-l", "lib.clj", "-e", "(source limit)", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (0, "#'limit\n(def limit 10)\nnil\n")
+
+
+# ------------------------------------------------------------------ 8. validate runs no project code
+
+def tools_project(tmp_path) -> pathlib.Path:
+    done = ptclisp("init", "proj", "--example", "tools", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    proj = tmp_path / "proj"
+    with open(proj / "tools.py", "a") as fh:
+        fh.write(f"\nopen({str(tmp_path / 'RAN')!r}, 'w').write('imported')\n")
+    return proj
+
+
+def test_validate_does_not_import_the_python_tools(tmp_path):
+    proj = tools_project(tmp_path)
+    done = ptclisp("validate", "proj", cwd=tmp_path)
+    assert (done.returncode, done.stdout.strip()) == (0, "proj/ptclisp.toml: valid")
+    assert not (tmp_path / "RAN").exists()
+    done = ptclisp("doctor", "proj", cwd=tmp_path)          # doctor may import
+    assert done.returncode == 0 and (tmp_path / "RAN").read_text() == "imported"
+    assert proj.is_dir()
+
+
+def test_validate_reports_a_tool_it_cannot_find_or_call_from_the_source(tmp_path):
+    proj = tools_project(tmp_path)
+    toml = (proj / "ptclisp.toml").read_text()
+    (proj / "ptclisp.toml").write_text(toml.replace('python = "tools:exchange_rate"', 'python = "this:s"'))
+    done = ptclisp("validate", "proj", cwd=tmp_path)
+    assert done.returncode == 3 and "Beautiful is better" not in done.stdout + done.stderr
+    assert "/tools/exchange_rate/python: this:s is a str, not a function or ptclisp.Tool [rule: tool_unresolved]" \
+        in done.stderr
+    (proj / "ptclisp.toml").write_text(toml.replace('python = "tools:exchange_rate"', 'python = "tools:nope"'))
+    done = ptclisp("validate", "proj", cwd=tmp_path)
+    assert done.returncode == 3 and "tools:nope: tools has no attribute 'nope'" in done.stderr
+    assert not (tmp_path / "RAN").exists()
+
+
+def test_the_inspected_schema_is_the_imported_one(tmp_path):
+    """The schema validate reads from the source equals the one importing gives (tool_calling)."""
+    import importlib.util
+
+    from ptclisp.project.inspect_tools import _schema
+    from ptclisp.tool_calling import calling_convention
+    src = ("from typing import Optional\n"
+           "def a(customer_id: str, n: int = 1, *, tags: list[str] | None = None): pass\n"
+           "def b(args): pass\n"
+           "def c(args: dict): pass\n"
+           "def d(x: float, y: Optional[bool] = None, **rest): pass\n")
+    (tmp_path / "m.py").write_text(src)
+    spec = importlib.util.spec_from_file_location("m_inspected", tmp_path / "m.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    import ast
+    tree = ast.parse(src)
+    for node in tree.body[1:]:
+        static = _schema(node.args)
+        live = calling_convention(getattr(module, node.name))[1]
+        if live is not None:   # the source gives the types, not the items' types
+            for prop in live["properties"].values():
+                prop.pop("items", None)
+        assert static == live, node.name

@@ -192,6 +192,8 @@ class Project:
         self.schemas = dict(doc.get("schemas") or {})
         self.limit_table = dict(doc.get("limits") or {})
         self.traces = dict(doc.get("traces") or {})
+        # validate: Python tools are parsed (project/inspect_tools.py), never imported or run
+        self.inspect_only = False
 
     # -- paths
     def path(self, rel: str) -> str:
@@ -325,7 +327,11 @@ class Project:
 
     # -- tools
     def python_tool(self, name: str):
-        """The Capability of [tools.NAME] (imported from the project directory)."""
+        """The Capability of [tools.NAME] (imported from the project directory; with `inspect_only`,
+        read from its source without importing it)."""
+        if self.inspect_only:
+            from .inspect_tools import static_capability
+            return static_capability(self, name)
         from ..agent import Capability
         from ..pytools import capability_for
         from ..tools import Tool
