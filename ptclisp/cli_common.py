@@ -1,7 +1,7 @@
 """Helpers shared by the command-line modules (`ptclisp/cli.py`, `agent/cli.py`, `bench_agent/cli.py`).
 
 Owns `UsageError` (bad arguments or unusable input: one line on stderr,
-exit 2), `read_text` (a named file or `-` for stdin, as UTF-8),
+exit 2), `read_text` (a named file, regular and size-bounded, or `-` for stdin, as UTF-8),
 `load_data` (the `--data FILE.json` object), `load_tools` (the
 `--tools module:attr` objects), `lenient_output` (streams that can write
 any text, for the duration of a command) and the one definition of the
@@ -28,11 +28,14 @@ class UsageError(Exception):
 
 def read_text(path: str, what: str = "") -> str:
     """The UTF-8 text of `path` (`-`: standard input); `what` prefixes the file in the error, e.g. "--data "."""
+    from .textfiles import MAX_DOCUMENT_BYTES, read_document_text
     if path == "-":
-        return sys.stdin.read()
+        text = sys.stdin.read(MAX_DOCUMENT_BYTES + 1)
+        if len(text) > MAX_DOCUMENT_BYTES:
+            raise UsageError(f"cannot read {what}standard input: larger than {MAX_DOCUMENT_BYTES} characters")
+        return text
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        return read_document_text(path)   # a regular file within the size bound (ptclisp/textfiles.py)
     except OSError as exc:
         raise UsageError(f"cannot read {what}{path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:

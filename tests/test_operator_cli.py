@@ -340,3 +340,60 @@ def test_the_inspected_schema_is_the_imported_one(tmp_path):
             for prop in live["properties"].values():
                 prop.pop("items", None)
         assert static == live, node.name
+
+
+# ------------------------------------------------------------------ 9. hostile documents
+
+def hostile_project(tmp_path, edit) -> str:
+    assert ptclisp("init", "h", cwd=tmp_path).returncode == 0
+    toml = tmp_path / "h" / "ptclisp.toml"
+    toml.write_text(edit(toml.read_text()))
+    return "h"
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s.replace("max_turns = 8", "max_turns = " + "9" * 5001),
+     "not valid TOML: Exceeds the limit (4300 digits) for integer string conversion"),
+    (lambda s: "x = " + "[" * 100_000 + "]" * 100_000 + "\n" + s, "not valid TOML: arrays or tables nested too deeply"),
+    (lambda s: s.replace("max_turns = 8", "max_turns = " + "9" * 30),
+     "/limits/max_turns: not valid TOML: an integer outside the 64-bit range TOML allows"),
+])
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_a_hostile_project_file_is_exit_3(tmp_path, edit, message, command):
+    done = ptclisp(command, hostile_project(tmp_path, edit), cwd=tmp_path, timeout=30)
+    assert done.returncode == 3, done.stderr
+    assert message in done.stderr and "internal error" not in done.stderr
+
+
+def test_a_fifo_or_a_device_named_in_a_project_is_exit_3(tmp_path):
+    proj = hostile_project(tmp_path, lambda s: s.replace('"data/orders.json"', '"data/fifo"'))
+    os.mkfifo(tmp_path / proj / "data" / "fifo")
+    done = ptclisp("validate", proj, cwd=tmp_path, timeout=30)
+    assert done.returncode == 3
+    assert "data/fifo: not a regular file (a FIFO): only regular files are read [rule: file_missing]" in done.stderr
+
+
+@pytest.mark.parametrize("argv", [["run", "{f}"], ["eval", "--prelude", "{f}", "1"], ["check", "{f}"],
+                                  ["check", "p.clj", "--prelude", "{f}"], ["repl", "-l", "{f}"],
+                                  ["run", "h", "--env-file", "{f}"]])
+@pytest.mark.parametrize("which", ["fifo", "/dev/zero"])
+def test_a_fifo_or_a_device_named_on_the_command_line_is_refused_at_once(tmp_path, argv, which):
+    if which == "/dev/zero" and not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero here")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "p.clj").write_text("1\n")
+    if "h" in argv:
+        hostile_project(tmp_path, lambda s: s)
+    done = ptclisp(*(a.format(f=which) for a in argv), cwd=tmp_path, timeout=30)
+    kind = "a FIFO" if which == "fifo" else "a character device"
+    assert done.returncode == 2     # an unreadable file named on the command line (docs: exit classes)
+    assert f"not a regular file ({kind}): only regular files are read" in done.stderr
+    assert "internal error" not in done.stderr
+
+
+def test_a_document_over_the_size_bound_is_refused(tmp_path):
+    from ptclisp.textfiles import DocumentError, read_document
+    (tmp_path / "big.clj").write_bytes(b"1" * 101)
+    with pytest.raises(DocumentError, match="larger than 100 bytes"):
+        read_document(tmp_path / "big.clj", max_bytes=100)
+    assert read_document(tmp_path / "big.clj", max_bytes=101) == b"1" * 101

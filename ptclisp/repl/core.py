@@ -285,7 +285,9 @@ class Repl:
         path = parts[0]
         try:
             from pathlib import Path
-            source = Path(path).expanduser().read_text(encoding="utf-8")
+
+            from ..textfiles import read_document_text
+            source = read_document_text(Path(path).expanduser())   # a regular file within the size bound
         except (OSError, UnicodeDecodeError) as exc:
             self.had_error = True
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
