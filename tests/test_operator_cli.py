@@ -397,3 +397,28 @@ def test_a_document_over_the_size_bound_is_refused(tmp_path):
     with pytest.raises(DocumentError, match="larger than 100 bytes"):
         read_document(tmp_path / "big.clj", max_bytes=100)
     assert read_document(tmp_path / "big.clj", max_bytes=101) == b"1" * 101
+
+
+# ------------------------------------------------------------------ 10. documents before credentials
+
+NO_KEYS = {"OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": ""}
+
+
+def test_an_invalid_schema_without_a_key_is_exit_3_naming_the_schema(tmp_path):
+    (tmp_path / "bad.schema.json").write_text('{"type": "bogus"}')
+    done = ptclisp("agent", "task", "--model", "main=openai:gpt-4o-mini", "--schema", "bad.schema.json",
+                   cwd=tmp_path, env=NO_KEYS)
+    assert done.returncode == 3
+    assert done.stderr.startswith("ptclisp agent: --schema bad.schema.json is not a valid JSON Schema")
+    done = ptclisp("agent", "task", "--model", "main=openai:gpt-4o-mini", cwd=tmp_path, env=NO_KEYS)
+    assert done.returncode == 4 and "no API key configured" in done.stderr
+
+
+def test_a_project_with_an_invalid_result_schema_and_no_key_is_exit_3(tmp_path):
+    def live(s):
+        return s.replace('provider = "scripted"', 'provider = "openai"').replace(
+            'model = "models/main.script.json"', 'model = "gpt-4o-mini"')
+    proj = hostile_project(tmp_path, live)
+    (tmp_path / proj / "schemas" / "result.schema.json").write_text('{"type": "bogus"}')
+    done = ptclisp("run", proj, cwd=tmp_path, env=NO_KEYS)
+    assert done.returncode == 3 and "result.schema.json: /type: not a valid JSON Schema" in done.stderr

@@ -599,6 +599,12 @@ def _setup(args, trace, env=None, mcp_tools=(), writer=None, prices=None):
     data = _data(args.data)
     mission = Mission(data=data or {}, capabilities=mission_capabilities(args.tools) + list(mcp_tools),
                       preludes=_components(args.prelude, "--prelude"))
+    from ..prelude import Component
+    # every document is read and checked before the credentials: a broken --schema is exit 3 naming it,
+    # whether or not a key is configured
+    replace = {k: Component(_read(v, "--replace"), v) for k, v in _pairs(args.replace, "--replace").items()}
+    workflow = _components(args.workflow, "--workflow")
+    result_schema = load_schema(args.schema, "--schema")
     if args.replay is None:
         operate.check_credentials(dict(parse_models(args.model)), env if env is not None else os.environ)
     router = build_router(args.model, replay=args.replay, record=args.record, trace=trace,
@@ -606,11 +612,9 @@ def _setup(args, trace, env=None, mcp_tools=(), writer=None, prices=None):
                           max_tokens=args.max_tokens, env=env,
                           provider_options=operate.provider_options(args, timeout_ms=args.timeout_ms),
                           text_protocol=args.text_protocol)
-    from ..prelude import Component
-    replace = {k: Component(_read(v, "--replace"), v) for k, v in _pairs(args.replace, "--replace").items()}
     limits = AgentLimits(workflow_timeout_ms=args.timeout_ms) if args.timeout_ms else None
-    return AgentHost(router, {"default": mission}, workflow=_components(args.workflow, "--workflow"),
-                     replace=replace, result_schema=load_schema(args.schema, "--schema"), limits=limits,
+    return AgentHost(router, {"default": mission}, workflow=workflow,
+                     replace=replace, result_schema=result_schema, limits=limits,
                      on_event=trace.write if trace is not None else None, trace=writer, prices=prices)
 
 

@@ -232,6 +232,8 @@ def build_host(project: Project, args, trace, env, *, input_value=None, mcp=None
     names = missions or project.mission_names()
     built = {n: project.mission(n, input_value=input_value, mcp_tools=mcp) for n in names}
     specs = project.model_specs()
+    # the documents before the credentials: a broken schema or workflow prelude is exit 3 with or without a key
+    result_schema, workflow = project.schema("result"), project.workflow_preludes()
     replay = getattr(args, "replay", None)
     if replay is None:
         operate.check_credentials(dict(specs), env, project.key_env())
@@ -243,7 +245,7 @@ def build_host(project: Project, args, trace, env, *, input_value=None, mcp=None
                           alias_options=project.alias_options(env),
                           text_protocol=getattr(args, "text_protocol", False))
     router.max_total_calls = project.max_model_calls()
-    return AgentHost(router, built, workflow=project.workflow_preludes(), result_schema=project.schema("result"),
+    return AgentHost(router, built, workflow=workflow, result_schema=result_schema,
                      limits=limits, on_event=trace.write if trace is not None else None, trace=writer,
                      prices=prices)
 
