@@ -422,3 +422,48 @@ def test_a_project_with_an_invalid_result_schema_and_no_key_is_exit_3(tmp_path):
     (tmp_path / proj / "schemas" / "result.schema.json").write_text('{"type": "bogus"}')
     done = ptclisp("run", proj, cwd=tmp_path, env=NO_KEYS)
     assert done.returncode == 3 and "result.schema.json: /type: not a valid JSON Schema" in done.stderr
+
+
+# ------------------------------------------------------------------ 11. envelopes, refusals, trace files
+
+def test_a_traced_run_keeps_its_envelope_and_counts_refused_calls(tmp_path):
+    import glob
+    import stat as st
+    script = str(ROOT / "examples" / "agent" / "orders_agent.script.json")
+    done = ptclisp("agent", "Top region?", "--model", f"main=scripted:{script}", "--data",
+                   str(ROOT / "examples" / "orders.json"), "--max-calls", "main=1", "--trace-dir", "t",
+                   "--trace", "trace.jsonl", cwd=tmp_path)
+    assert done.returncode == 6, done.stderr
+    assert "1 capability call refused" in done.stderr
+    (run_dir,) = glob.glob(str(tmp_path / "t" / "*"))
+    doc = json.loads(pathlib.Path(run_dir, "envelope.json").read_text())
+    assert (doc["ok"], doc["exit_code"], doc["error"]["reason"]) == (False, 6, "capability_quota")
+    assert doc["usage"]["capability_refusals"] == 1 and doc["usage"]["calls"] == 1
+    assert st.S_IMODE(os.stat(pathlib.Path(run_dir, "envelope.json")).st_mode) == 0o600
+    assert st.S_IMODE(os.stat(tmp_path / "trace.jsonl").st_mode) == 0o600
+
+
+def test_the_kept_envelope_is_the_envelope_document(tmp_path):
+    import glob
+    ex = ROOT / "examples"
+    argv = ["run", str(ex / "agent" / "orders_agent.clj"), "--data", str(ex / "orders.json"),
+            "--replay", str(ex / "agent" / "orders_agent.replay.jsonl")]
+    done = ptclisp(*argv, "--trace-dir", "t", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    (run_dir,) = glob.glob(str(tmp_path / "t" / "*"))
+    kept = json.loads(pathlib.Path(run_dir, "envelope.json").read_text())
+    printed = json.loads(ptclisp(*argv, "--envelope", cwd=tmp_path).stdout)
+    assert kept["ok"] is True and kept["value"] == printed["value"] == {
+        "paid_orders": 26, "paid_revenue": 5696.85, "region": "north"}
+    assert kept["usage"]["capability_refusals"] == 0 and set(kept) == set(printed)
+
+
+def test_trace_file_replacing_a_readable_file_is_owner_only(tmp_path):
+    ex = ROOT / "examples"
+    (tmp_path / "trace.jsonl").write_text("old")
+    os.chmod(tmp_path / "trace.jsonl", 0o644)
+    done = ptclisp("run", str(ex / "agent" / "orders_agent.clj"), "--data", str(ex / "orders.json"),
+                   "--replay", str(ex / "agent" / "orders_agent.replay.jsonl"), "--trace", "trace.jsonl", cwd=tmp_path)
+    assert done.returncode == 0
+    assert os.stat(tmp_path / "trace.jsonl").st_mode & 0o777 == 0o600
+    assert (tmp_path / "trace.jsonl").read_text().startswith("{")

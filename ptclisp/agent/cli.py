@@ -198,7 +198,10 @@ def _secrets(env=None) -> list[str]:
 
 
 class Trace:
-    """A JSON Lines event log; every line passes through `providers.redact` with the environment's secrets."""
+    """A JSON Lines event log; every line passes through `providers.redact` with the environment's secrets.
+
+    The file holds prompts, programs and values, so it is written owner-only (0600) like private
+    evidence, also when it replaces an existing file."""
 
     def __init__(self, path: str, env=None):
         from ..providers import redact
@@ -206,7 +209,12 @@ class Trace:
         self._secrets = _secrets(env)
         self._lock = threading.Lock()
         try:
-            self._file = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                os.fchmod(fd, 0o600)            # an existing file keeps its mode otherwise
+            except OSError:
+                pass                            # not ours to change (another owner's writable file)
+            self._file = os.fdopen(fd, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
         except OSError as e:
             raise UsageError(f"cannot write --trace {path}: {e.strerror or e}") from None
 
@@ -452,8 +460,10 @@ class RunKit:
         return _trace_record(self.writer)
 
     def finish(self, prog: str, args, out, **kw) -> int:
+        run = self.writer.last_run if self.writer is not None else None
+        keep = run.keep_envelope if run is not None else None   # DIR/<run>/envelope.json
         code = operate.finish(prog, args, out, usage=usage_record(out.usage), deadline_hit=self.deadline_hit,
-                              **kw)
+                              keep_envelope=keep, **kw)
         print_summary(prog, out.usage, self.writer)
         return code
 
