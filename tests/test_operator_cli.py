@@ -8,6 +8,7 @@ hostile documents and documents before credentials.
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -467,3 +468,38 @@ def test_trace_file_replacing_a_readable_file_is_owner_only(tmp_path):
     assert done.returncode == 0
     assert os.stat(tmp_path / "trace.jsonl").st_mode & 0o777 == 0o600
     assert (tmp_path / "trace.jsonl").read_text().startswith("{")
+
+
+# ------------------------------------------------------------------ 13. for coding agents
+
+@pytest.mark.parametrize("example, mission", [("orders", "default"), ("workflow", "regions")])
+def test_init_writes_agents_md_whose_commands_work(tmp_path, example, mission):
+    done = ptclisp("init", "proj", "--example", example, cwd=tmp_path)
+    assert done.returncode == 0 and "AGENTS.md" in done.stdout + done.stderr
+    text = (tmp_path / "proj" / "AGENTS.md").read_text()
+    for needle in ("`ptclisp validate proj`", "`ptclisp run proj`", "## Exit classes", "3 an invalid document",
+                   "## Testing", "--replay answers.jsonl", "## Traces", "--trace-dir traces",
+                   f"--mission {mission}"):
+        assert needle in text, needle
+    assert ptclisp("validate", "proj", cwd=tmp_path).returncode == 0     # what it says to run first works
+    done = ptclisp("run", "proj", "--envelope", cwd=tmp_path)
+    assert done.returncode == 0 and json.loads(done.stdout)["ok"] is True
+
+
+def test_docs_agent_guide_prints_a_guide_for_coding_agents():
+    done = ptclisp("docs", "agent-guide")
+    assert done.returncode == 0 and done.stdout.startswith("# A guide for coding agents working with ptclisp")
+    for needle in ("ptclisp check", "--format jsonl", "ptclisp validate", "## Exit statuses", "--trace-dir"):
+        assert needle in done.stdout
+    assert "agent-guide" in ptclisp("docs").stdout
+
+
+def test_docs_search_lists_pages_and_lines():
+    done = ptclisp("docs", "--search", "GROUP-BY")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert "functions:" in lines[0] and all(re.match(r"^[a-z-]+:\d+: ", line) for line in lines)
+    assert any("group-by" in line.lower() for line in lines)
+    assert "read one with 'ptclisp docs PAGE'" in done.stderr
+    done = ptclisp("docs", "--search", "no-such-term-xyzzy")
+    assert (done.returncode, done.stdout) == (1, "") and "no page mentions 'no-such-term-xyzzy'" in done.stderr

@@ -204,8 +204,10 @@ class Run:
         models = start.get("models") or {}
         resolved = sorted({m.get("model") for m in models.values() if isinstance(m, dict) and m.get("model")})
         last_t = self.events[-1].get("t_ms", 0) if self.events else 0
-        # the usage record counts the calls that came back with an answer; a call that failed is a call too
-        failed_calls = sum(1 for e in self.events if e.get("kind") == "model_response" and e.get("status") == "error")
+        # the usage record counts the calls that came back with an answer; a call that failed at the provider
+        # is a call too (one the router refused for a quota never reached a provider: not a call)
+        failed_calls = sum(1 for e in self.events if e.get("kind") == "model_response" and e.get("status") == "error"
+                           and (e.get("error") or {}).get("kind") != "limit_exceeded")
         err = (end or {}).get("error")
         return {
             "id": self.id, "status": self.status(), "command": start.get("command"),
