@@ -503,3 +503,40 @@ def test_docs_search_lists_pages_and_lines():
     assert "read one with 'ptclisp docs PAGE'" in done.stderr
     done = ptclisp("docs", "--search", "no-such-term-xyzzy")
     assert (done.returncode, done.stdout) == (1, "") and "no page mentions 'no-such-term-xyzzy'" in done.stderr
+
+
+# ------------------------------------------------------------------ 14. small ones
+
+def test_bench_agent_help_shows_a_single_percent_sign():
+    done = ptclisp("bench", "agent", "--help")
+    assert done.returncode == 0 and "Wilson 95% intervals" in done.stdout and "%%" not in done.stdout
+
+
+def test_the_readme_demo_output_is_what_the_command_prints():
+    readme = (ROOT / "README.md").read_text()
+    shown = re.search(r"It prints `(\{[^`]+\})`", readme).group(1)
+    ex = ROOT / "examples"
+    done = ptclisp("agent", "Which region had the highest paid revenue, and how much? Return region, paid_revenue "
+                   "(rounded to cents) and paid_orders.", "--data", str(ex / "orders.json"), "--schema",
+                   str(ex / "agent" / "answer.schema.json"), "--replay", str(ex / "agent" / "orders_agent.replay.jsonl"))
+    assert done.returncode == 0
+    assert list(json.loads(shown).items()) == list(json.loads(done.stdout).items())   # same keys, same order
+
+
+def test_docs_name_no_path_a_clone_lacks():
+    for rel in ("docs/conformance.md", "examples/agent/README.md"):
+        text = (ROOT / rel).read_text()
+        for path in re.findall(r"`((?:\.\./)?shared/[^`\s]+)`", text):
+            pytest.fail(f"{rel} points at {path}, which a clone does not have")
+        assert "../shared/conformance/run.py --show" not in text
+
+
+def test_run_file_with_a_model_prints_json_like_the_other_agent_commands(tmp_path):
+    ex = ROOT / "examples"
+    done = ptclisp("run", str(ex / "agent" / "orders_agent.clj"), "--data", str(ex / "orders.json"),
+                   "--replay", str(ex / "agent" / "orders_agent.replay.jsonl"), cwd=tmp_path)
+    assert done.returncode == 0
+    assert json.loads(done.stdout) == {"paid_orders": 26, "paid_revenue": 5696.85, "region": "north"}
+    assert done.stderr.startswith("top region: north\n")          # the workflow's prints go to stderr
+    plain = ptclisp("eval", '{"a" 1}')
+    assert plain.stdout == '{"a" 1}\n'                               # a plain program: Lisp notation

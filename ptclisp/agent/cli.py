@@ -713,8 +713,10 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
 
 def run_workflow_source(kit: RunKit, args, source: str, source_name: str, data, run_record: dict,
                         prog: str = "ptclisp run") -> int:
-    """Evaluate a workflow program in `kit`'s host and report it like `ptclisp run FILE` (prints, then the
-    value in Lisp form; --json: the run record of `ptclisp.operate.run_record`, with the --trace-dir run)."""
+    """Evaluate a workflow program in `kit`'s host and report it as every agent-running command does: the
+    value as indented JSON on stdout (docs/json.md), the program's prints on stderr, so stdout is the value
+    alone (--json: the run record of `ptclisp.operate.run_record`, with the --trace-dir run). A plain
+    program (`ptclisp run FILE` without a model) prints Lisp notation instead."""
     from .. import api
     from ..convert import from_python
     host = kit.host
@@ -728,10 +730,10 @@ def run_workflow_source(kit: RunKit, args, source: str, source_name: str, data, 
     out = kit.run(action, run_record)
 
     def print_text(show_value):
-        for line in out.prints:
-            print(line)
+        for line in out.prints:                 # stderr, as run DIR: stdout is the value alone
+            print(line, file=sys.stderr)
         if show_value:
-            print(api.pr_str(out.raw))
+            write_json(sys.stdout, out.value, indent=2)
 
     def record(err, code):
         res = out.result
@@ -746,4 +748,4 @@ def run_workflow_source(kit: RunKit, args, source: str, source_name: str, data, 
     res = out.result
     span = res.error.span if res is not None and res.error is not None else None
     where = f"{source_name}:{span.line}:{span.col}: " if span else f"{source_name}: "
-    return kit.finish(prog, args, out, print_text=print_text, record=record, where=where, lisp_text=True)
+    return kit.finish(prog, args, out, print_text=print_text, record=record, where=where)
