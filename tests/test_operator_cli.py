@@ -540,3 +540,32 @@ def test_run_file_with_a_model_prints_json_like_the_other_agent_commands(tmp_pat
     assert done.stderr.startswith("top region: north\n")          # the workflow's prints go to stderr
     plain = ptclisp("eval", '{"a" 1}')
     assert plain.stdout == '{"a" 1}\n'                               # a plain program: Lisp notation
+
+
+def test_max_evaluations_ends_an_interactive_session(tmp_path):
+    """In a pseudo-terminal (pexpect and a VT100 emulator, as tests/test_repl.py drives the REPL)."""
+    from test_repl import Screen
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PROMPT_TOOLKIT", "NO_COLOR", "PTCLISP"))}
+    env.update(TERM="xterm-256color", HOME=str(tmp_path), PTCLISP_HISTORY=str(tmp_path / "history"),
+               PYTHONPATH=str(ROOT))
+    term = Screen(["--max-evaluations", "1"], tmp_path, env)
+    try:
+        term.wait(lambda lines: any(line.startswith("ptc>") for line in lines), "the prompt")
+        term.type("(+ 1 2)\r")
+        term.wait_line("3")
+        term.type("(+ 3 4)\r")
+        import time
+
+        import pexpect
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:      # the session ends: read the screen until the process closes
+            try:
+                term.pump()
+            except pexpect.EOF:
+                break
+        assert any("session ended: --max-evaluations 1 reached" in line for line in term.lines()), term.text()
+        assert "7" not in term.lines()
+        term.child.close()
+        assert term.child.exitstatus == 6
+    finally:
+        term.child.terminate(force=True)
