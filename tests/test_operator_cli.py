@@ -185,9 +185,10 @@ def test_mcp_serve_refuses_a_misspelt_data_name(tmp_path):
         params = StdioServerParameters(command=sys.executable, args=["-m", "ptclisp", "mcp", "serve", "--data",
                                                                     "orders.json", *extra], cwd=str(tmp_path),
                                        env={**os.environ, "PYTHONPATH": str(ROOT)})
-        async with Client(params) as client:
-            r = await client.call_tool("run_ptc_lisp", {"program": "(count data/order)"})
-            results[extra] = r
+        with anyio.fail_after(120):         # a generous bound: a server that never answers fails the test
+            async with Client(params) as client:
+                r = await client.call_tool("run_ptc_lisp", {"program": "(count data/order)"})
+                results[extra] = r
 
     anyio.run(go)
     strict = results[()]
