@@ -53,7 +53,8 @@ import os
 import sys
 
 from . import api
-from .cli_common import UsageError, lenient_output, load_data, load_tools, read_text
+from .cli_common import (UsageError, add_limit_flags, lenient_output, limit_fields, limit_flags_given,
+                         limits_from_args, load_data, load_tools, read_text)
 from .errors import PtcError
 from .exitcodes import PROVIDER_NOT_READY
 from .mcp.cli import add_mcp_flags, open_mcp_tools
@@ -72,8 +73,11 @@ def _repl_config(args, mcp=None):
         preludes, tools = grant_analysis(args.runs, preludes, tools)
     return ReplConfig(preludes=preludes, data=load_data(args.data),
                       tools=mcp.merged(tools) if mcp is not None else tools,
-                      limits=Limits(timeout_ms=args.timeout_ms or DEFAULT_TIMEOUT_MS),
-                      preview_chars=getattr(args, "preview_chars", 2048))
+                      limits=limits_from_args(args, Limits(timeout_ms=args.timeout_ms or DEFAULT_TIMEOUT_MS)),
+                      preview_chars=getattr(args, "preview_chars", 2048),
+                      strict_data=not getattr(args, "lenient_data", False),
+                      session_timeout_ms=getattr(args, "session_timeout_ms", None),
+                      max_evaluations=getattr(args, "max_evaluations", None))
 
 
 def _session(args, mcp=None):
@@ -132,11 +136,20 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
     return {"ok": 0, "returned": 0, "failed": 1}.get(status, 2)
 
 
+def _no_limit_flags(args, where: str) -> None:
+    """The limit flags (--memory-bytes, ...) are for programs run without a model: refuse them elsewhere."""
+    given = limit_flags_given(args)
+    if given:
+        raise UsageError(f"{given[0]} applies to programs run without a model (eval, run FILE, repl); "
+                         f"{where} has its own limits (the project's [limits], --timeout-ms)")
+
+
 def cmd_run(args) -> int:
     if os.path.isdir(args.file) and getattr(args, "candidate", None):   # ptclisp run DIR --candidate ID
         from .candidates.cli import cmd_run_candidate
         return cmd_run_candidate(args)
     if os.path.isdir(args.file):                  # a project directory: ptclisp run DIR
+        _no_limit_flags(args, "run DIR")
         from .project.commands import cmd_run_project
         return cmd_run_project(args)
     project_only = [flag for flag, value in (("--input", args.input), ("--mission", args.mission),
@@ -147,6 +160,7 @@ def cmd_run(args) -> int:
     if args.model or args.replay or args.record:  # an agent workflow: run it in the agent host's session
         if args.runs:
             raise UsageError("--runs is for programs run without a model (drop --model/--replay/--record)")
+        _no_limit_flags(args, "a workflow run")
         from .agent.cli import run_workflow_file, setup_errors
         from .mcp.cli import MCPStartError
         from .operate import usage_failure
@@ -185,29 +199,41 @@ def cmd_repl(args) -> int:
     if not 64 <= args.preview_chars <= 65536:
         raise UsageError("--preview-chars must be between 64 and 65536")
     if args.project:
+        _no_limit_flags(args, "repl --project")
         from .project.commands import cmd_repl_project
         return cmd_repl_project(args)
     if args.mission or args.env_file:
         raise UsageError(f"{'--mission' if args.mission else '--env-file'} needs --project DIR")
     with open_mcp_tools(args) as mcp:
-        return start(_repl_config(args, mcp))
+        config = _repl_config(args, mcp)
+        if args.script:           # -e EXPR / -l FILE: evaluate them in order and exit
+            from .repl import Repl
+            from .repl.script import run_script
+            return run_script(Repl(config), args.script, fmt=args.format, continue_on_error=args.continue_on_error,
+                              read_file=lambda path: read_text(path, "-l "))
+        if args.format != "text" or args.continue_on_error:
+            raise UsageError(f"{'--format' if args.format != 'text' else '--continue-on-error'} applies to "
+                             f"-e EXPR / -l FILE")
+        return start(config)
 
 
 # ---------------------------------------------------------------------- check
 
 def cmd_check(args) -> int:
     from .prelude import PreludeError
-    from .tooling.check import check_sources, compile_preludes
+    from .tooling.check import check_sources, compile_preludes, uses_workflow_library, workflow_library
     from .tools import ToolSet
+    names = ["<stdin>" if path == "-" else path for path in args.files]
+    texts = [read_text(path) for path in args.files]
     try:  # compiled, never run: check evaluates nothing
-        attached = compile_preludes([(p, read_text(p, "--prelude ")) for p in args.prelude or ()])
+        # a workflow file (it names agent.core/..., llm/...) sees the shipped agent library, as `run --model` does
+        attached = workflow_library() if any(uses_workflow_library(t) for t in texts) else {}
+        attached = compile_preludes([(p, read_text(p, "--prelude ")) for p in args.prelude or ()], attached)
     except PreludeError as exc:
         where = f" at {exc.span}" if exc.span else ""
         raise UsageError(f"--prelude: Error ({exc.kind}): {exc.message}{where}") from None
     tools = load_tools(args.tools)
-    names = ["<stdin>" if path == "-" else path for path in args.files]
-    found = check_sources([(name, read_text(path)) for name, path in zip(names, args.files)], attached,
-                          tools=ToolSet(tools).names() if tools else None)
+    found = check_sources(list(zip(names, texts)), attached, tools=ToolSet(tools).names() if tools else None)
     total = 0
     for name, problems in zip(names, found):
         for p in problems:
@@ -306,6 +332,8 @@ def _session_flags(sp, json_flag=True) -> None:
     sp.add_argument("--prelude", metavar="FILE", action="append",
                     help="attach a prelude file and its exports (repeatable)")
     sp.add_argument("--data", metavar="FILE.json", help="a JSON object whose keys become data/<name>")
+    sp.add_argument("--lenient-data", action="store_true",
+                    help="an unknown data/<name> is nil (default: an error naming the closest granted name)")
     sp.add_argument("--tools", metavar="module:attr", action="append",
                     help="grant Python tools: a dict name -> callable/ptclisp.Tool, or a list of "
                          "ptclisp.Tool (repeatable; the current directory is importable)")
@@ -314,6 +342,7 @@ def _session_flags(sp, json_flag=True) -> None:
                          f"deadline is abandoned after a grace period (default {DEFAULT_TIMEOUT_MS}); of the whole "
                          f"agent run for a workflow or project (default 600000)")
     add_mcp_flags(sp)
+    add_limit_flags(sp, title="limits of each evaluation (programs run without a model)")
     if json_flag:
         sp.add_argument("--json", action="store_true",
                         help="print one JSON record: status, value or error, prints, duration")
@@ -335,7 +364,50 @@ def _add_repl(sub) -> None:
                    help="show at most N characters of each value (64-65536, default 2048); a larger budget "
                         "also shows more items of each collection (N/128, at least 16)")
     _runs_flag(r)
+    _repl_script_flags(r)
     r.set_defaults(func=cmd_repl)
+
+
+def _repl_script_flags(r) -> None:
+    """repl's flags for scripts and agents: -e/-l in order, --format, --continue-on-error, session limits."""
+    import argparse
+
+    class Step(argparse.Action):   # -e and -l share one list, so their order is kept
+        def __call__(self, parser, namespace, value, option_string=None):
+            steps = list(getattr(namespace, "script", None) or [])
+            steps.append((self.const, value))
+            setattr(namespace, "script", steps)
+
+    g = r.add_argument_group("scripted sessions (evaluate, print and exit: ptclisp/repl/script.py)")
+    g.add_argument("-e", "--eval", dest="script", action=Step, const="eval", metavar="EXPR",
+                   help="evaluate EXPR (each top-level form is one evaluation); repeatable, in order with -l")
+    g.add_argument("-l", "--load", dest="script", action=Step, const="load", metavar="FILE",
+                   help="evaluate FILE as one program, as :load does; repeatable, in order with -e")
+    g.add_argument("--format", choices=("text", "jsonl"), default="text",
+                   help="text (default): as the piped REPL prints; jsonl: one JSON object per evaluation "
+                        "(input, status, value, text, prints, error with kind, message, line, column)")
+    g.add_argument("--continue-on-error", action="store_true",
+                   help="go on after an error or fail (default: the first one stops the script; exit 2 or 1)")
+    lim = r.add_argument_group("session limits (piped, interactive or scripted; exit 6 when one ends the session)")
+    lim.add_argument("--session-timeout-ms", type=_positive("--session-timeout-ms"), metavar="MS",
+                     help="end the session this long after it started (each evaluation is bounded by what is left)")
+    lim.add_argument("--max-evaluations", type=_positive("--max-evaluations"), metavar="N",
+                     help="end the session after N evaluations (top-level forms and loaded files)")
+
+
+def _positive(flag: str):
+    import argparse
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            n = 0
+        if not 1 <= n <= MAX_TIME_MS:
+            raise argparse.ArgumentTypeError(f"expected a whole number from 1 to {MAX_TIME_MS}, got {text[:40]!r}")
+        return n
+    parse.__name__ = flag
+    return parse
 
 
 def _add_run(sub) -> None:
@@ -573,7 +645,7 @@ def _bare_eval(raw: list):
     from types import SimpleNamespace
     return SimpleNamespace(command="eval", expr=raw[1], prelude=None, data=None, tools=None, timeout_ms=None,
                            mcp=[], mcp_allow=[], mcp_hide=[], mcp_effect=[], mcp_connect_timeout=30.0,
-                           json=False, runs=None, func=cmd_eval)
+                           json=False, runs=None, lenient_data=False, func=cmd_eval, **{f.name: None for f in limit_fields()})
 
 
 def _parse(raw: list, argv):

@@ -1,15 +1,19 @@
 """Helpers shared by the command-line modules (`ptclisp/cli.py`, `agent/cli.py`, `bench_agent/cli.py`).
 
 Owns `UsageError` (bad arguments or unusable input: one line on stderr,
-exit 2), `read_text` (a named file or `-` for stdin, as UTF-8),
+exit 2), `read_text` (a named file, regular and size-bounded, or `-` for stdin, as UTF-8),
 `load_data` (the `--data FILE.json` object: a regular file within a size
-bound, ptclisp/files.py, at the API's depth rule, ptclisp/json_data.py), `load_tools` (the
-`--tools module:attr` objects) and `lenient_output` (streams that can write
-any text, for the duration of a command).
+bound, at the API's depth rule, ptclisp/json_data.py), `load_tools` (the
+`--tools module:attr` objects), `lenient_output` (streams that can write
+any text, for the duration of a command) and the one definition of the
+per-evaluation limit flags (`add_limit_flags`, `limits_from_args`: `--memory-bytes`,
+`--loop-limit`, ... one per `ptclisp.Limits` field) that eval, run, repl and
+`mcp serve` share.
 
 Only command-line modules import this one; the libraries (the agent host,
 the benchmark runner) never do. Imports `ptclisp.tools` (lazily, for
-`load_tools`), `ptclisp.files` and `ptclisp.json_data` (lazily, for `load_data`) and the standard library.
+`load_tools`), `ptclisp.meter` (Limits, for the limit flags), the file readers and
+`ptclisp.json_data` (lazily, for `load_data`) and the standard library.
 """
 from __future__ import annotations
 
@@ -25,11 +29,14 @@ class UsageError(Exception):
 
 def read_text(path: str, what: str = "") -> str:
     """The UTF-8 text of `path` (`-`: standard input); `what` prefixes the file in the error, e.g. "--data "."""
+    from .textfiles import MAX_DOCUMENT_BYTES, read_document_text
     if path == "-":
-        return sys.stdin.read()
+        text = sys.stdin.read(MAX_DOCUMENT_BYTES + 1)
+        if len(text) > MAX_DOCUMENT_BYTES:
+            raise UsageError(f"cannot read {what}standard input: larger than {MAX_DOCUMENT_BYTES} characters")
+        return text
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        return read_document_text(path)   # a regular file within the size bound (ptclisp/textfiles.py)
     except OSError as exc:
         raise UsageError(f"cannot read {what}{path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
@@ -140,3 +147,94 @@ def lenient_output():
                 stream.reconfigure(errors=errors)
             except (ValueError, OSError):
                 pass
+
+
+# ---------------------------------------------------------------------- the limit flags
+
+#: Limits fields that are not given as limit flags: --timeout-ms is each command's own (its default and
+#: meaning differ), and isolation / process_memory_bytes choose how an evaluation runs, not a budget.
+_NOT_LIMIT_FLAGS = ("timeout_ms", "isolation", "process_memory_bytes")
+
+_LIMIT_HELP = {
+    "memory_bytes": "allocation budget per evaluation",
+    "loop_limit": "iterations of one loop/recur (and of each lazy walk), per evaluation",
+    "max_tool_calls": "tool calls per evaluation, or 'none' for no limit",
+    "max_print_chars": "characters of printed output per evaluation",
+    "max_prints": "println/print calls per evaluation",
+    "max_program_bytes": "largest program text",
+    "max_symbols": "distinct symbols and keywords one program may create",
+    "max_depth": "nesting depth of values and of the program's forms",
+    "max_parallel_workers": "pmap/pcalls workers at once",
+    "pmap_timeout_ms": "wall-clock limit of one pmap/pcalls, or 'none' for no limit",
+    "max_result_bytes": "largest value returned, about N bytes printed, or 'none' for no limit",
+    "recursion_limit": "frames of nested calls (at most 30000)",
+    "regex_timeout_ms": "wall-clock limit of one regex match",
+    "compile_timeout_ms": "reading, analysing and compiling one program, or 'none' for no limit",
+}
+
+
+def limit_fields() -> list:
+    """The attrs fields of `ptclisp.Limits` that have a limit flag, in field order."""
+    import attrs
+
+    from .meter import Limits
+    return [f for f in attrs.fields(Limits) if f.name not in _NOT_LIMIT_FLAGS]
+
+
+NO_LIMIT = "none"   # what a limit flag's parsed value is for 'none' (None means the flag was not given)
+
+
+def _limit_type(name: str):
+    """An argparse type for the Limits field `name`: a whole number (or 'none' where that means no limit),
+    checked by Limits' own validator so the flag accepts exactly what the API does."""
+    import argparse
+
+    from .meter import Limits
+
+    def parse(text: str):
+        given = text.strip().lower()
+        try:
+            value = None if given == "none" else int(given)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text[:40]!r}") from None
+        try:
+            Limits(**{name: value})
+        except (TypeError, ValueError) as exc:
+            reason = str(exc).replace(f"Limits.{name}", "it")
+            raise argparse.ArgumentTypeError(reason if value is not None else "this limit cannot be 'none'") \
+                from None
+        return NO_LIMIT if value is None else value
+    parse.__name__ = name.replace("_", "-")   # argparse names the type in its message
+    return parse
+
+
+def add_limit_flags(parser, defaults: dict | None = None, title: str = "limits of each evaluation") -> None:
+    """Add `--memory-bytes N`, `--loop-limit N`, ... (one per `limit_fields()`) as an argument group.
+
+    Each flag defaults to None (not given: the command's limits stand); `defaults` overrides the
+    default shown in the help (the command's own base Limits)."""
+    from .meter import Limits
+    base = Limits()
+    group = parser.add_argument_group(title, "raise or lower one limit of ptclisp.Limits "
+                                             "(docs/security.md lists each with its failure reason)")
+    for f in limit_fields():
+        shown = (defaults or {}).get(f.name, getattr(base, f.name))
+        shown = "none" if shown is None else shown
+        group.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=_limit_type(f.name), default=None,
+                           metavar="N", help=f"{_LIMIT_HELP.get(f.name, f.name)} (default {shown})")
+
+
+def limit_flags_given(args) -> list[str]:
+    """The limit flags given on the command line, as `--flag-name`s."""
+    return ["--" + f.name.replace("_", "-") for f in limit_fields() if getattr(args, f.name, None) is not None]
+
+
+def limits_from_args(args, base):
+    """`base` (a ptclisp.Limits) with every limit flag that was given applied."""
+    import attrs
+    given = {}
+    for f in limit_fields():
+        value = getattr(args, f.name, None)
+        if value is not None:
+            given[f.name] = None if value == NO_LIMIT else value
+    return attrs.evolve(base, **given) if given else base

@@ -10,13 +10,15 @@ Pages:
     agent            agents: missions, models, the loop, failures
     project          agent projects: ptclisp.toml, init, validate, doctor, models, run, repl --project
     cli              the command line: commands, exit classes, --envelope, --output, retries
+    agent-guide      for coding agents: find, check, run (JSON output), exit statuses, test, trace
     project-schema   the JSON Schema of ptclisp.toml
     envelope-schema  the JSON Schema of the --envelope document
     candidates       improving an agent: candidate new, propose, gate, trial, promote, list, show
     candidate-schema / trial-schema / promotion-schema   the JSON Schemas of the candidate records
 
 The prose pages are package data (`ptclisp/docs/*.md`); `render(page)`
-returns a page's text.  Imports the adapter (registry, special forms,
+returns a page's text; `ptclisp docs --search TERM` (`search(term)`) lists
+every page and line that mentions TERM (case-insensitive).  Imports the adapter (registry, special forms,
 limit defaults), ptclisp.agent (AgentLimits), envelope (the schemas) and
 cli_common.
 """
@@ -38,6 +40,7 @@ PAGES = {
     "agent": "agents: tasks, missions, models, the loop, result contracts, failures",
     "project": "agent projects: ptclisp.toml, init, validate, doctor, models, run, repl --project",
     "cli": "the command line: commands, exit classes, --envelope, --output, retries, --text-protocol",
+    "agent-guide": "for coding agents: find what exists, check, run with JSON output, exit statuses, test, trace",
     "project-schema": "the JSON Schema of ptclisp.toml",
     "envelope-schema": "the JSON Schema of the --envelope document",
     "candidates": "improving an agent: candidate new, propose, gate, trial, promote, list, show",
@@ -58,10 +61,16 @@ def add_docs(sub) -> None:
                        description="Print a documentation page of the installed ptclisp (Markdown).",
                        epilog="pages:\n" + "\n".join(f"  {n:<16} {d}" for n, d in PAGES.items()))
     p.add_argument("page", nargs="?", metavar="PAGE", help="the page (without it: the list of pages)")
+    p.add_argument("--search", metavar="TERM",
+                   help="list the pages and lines that mention TERM (case-insensitive; exit 1 if none)")
     p.set_defaults(func=cmd_docs)
 
 
 def cmd_docs(args) -> int:
+    if getattr(args, "search", None) is not None:
+        if args.page is not None:
+            raise UsageError("docs: give a PAGE or --search TERM, not both")
+        return _print_search(args.search)
     if args.page is None:
         print("ptclisp docs PAGE, where PAGE is one of:")
         for name, what in PAGES.items():
@@ -85,6 +94,32 @@ def render(page: str) -> str:
     elif page == "limits":
         text += limits_tables()
     return text
+
+
+def search(term: str) -> list[tuple[str, int, str]]:
+    """(page, line number, line) for every line of every page that mentions `term` (case-insensitive)."""
+    needle = term.casefold()
+    found = []
+    for page in PAGES:
+        for n, line in enumerate(render(page).splitlines(), 1):
+            if needle in line.casefold():
+                found.append((page, n, line.strip()))
+    return found
+
+
+def _print_search(term: str) -> int:
+    if not term.strip():
+        raise UsageError("docs --search: give a term to look for")
+    found = search(term)
+    if not found:
+        print(f"ptclisp docs: no page mentions {term!r}", file=sys.stderr)
+        return 1
+    pages = list(dict.fromkeys(page for page, _, _ in found))
+    for page, n, line in found:
+        print(f"{page}:{n}: {line[:200]}")
+    print(f"{len(found)} line{'s' * (len(found) != 1)} in {len(pages)} page{'s' * (len(pages) != 1)} "
+          f"({', '.join(pages)}); read one with 'ptclisp docs PAGE'", file=sys.stderr)
+    return 0
 
 
 def _static(page: str) -> str:

@@ -350,13 +350,15 @@ def usage_failure(prog: str, args, exc: Exception) -> int:
 
 
 def finish(prog: str, args, out, *, usage: dict | None = None, print_text=None, record=None,
-           where: str = "", deadline_hit: bool = False, lisp_text: bool = False) -> int:
+           where: str = "", deadline_hit: bool = False, lisp_text: bool = False, keep_envelope=None) -> int:
     """Report an AgentOutcome: the value (or --json record, or the envelope), --output, stderr; the class.
 
     `print_text(show_value)` prints the normal stdout (the value only when
     `show_value`: the run succeeded and no --output took it); `record(err,
     code)` gives the --json record; `lisp_text` says the normal output is a
     Lisp form, which needs no JSON form (so a value without one is still ok).
+    `keep_envelope(doc)`, when given, receives the --envelope document whether
+    or not --envelope was asked for (a traced run keeps it as envelope.json).
     """
     needs_json = bool(getattr(args, "envelope", False) or getattr(args, "output", None)
                       or getattr(args, "json", False) or not lisp_text)
@@ -369,16 +371,15 @@ def finish(prog: str, args, out, *, usage: dict | None = None, print_text=None, 
             write_output(args.output, value)
         except OutputError as e:
             failure, code = e, e.code
-    if getattr(args, "envelope", False):
-        if failure is not None:
-            doc = envelope(ok=False, value=value, code=code, reason=failure.reason, message=failure.message,
-                           details=failure.details, usage=usage, prints=list(out.prints) or None)
-        elif err is not None:
-            doc = envelope(ok=False, code=code, reason=err.reason, message=failure_message(err, out.raw),
-                           details=err.details, usage=usage, prints=list(out.prints) or None)
+    if keep_envelope is not None:   # what --envelope gives (its JSON rules), whatever this command printed
+        if needs_json:
+            keep_envelope(_envelope_doc(out, usage, code, err, value, failure))
         else:
-            doc = envelope(ok=True, value=value, code=code, usage=usage, prints=list(out.prints) or None)
-        write_json(sys.stdout, doc)
+            j_err = out.json_error
+            keep_envelope(_envelope_doc(out, usage, exit_class(j_err, deadline_hit=deadline_hit), j_err,
+                                        out.value if j_err is None else None, None))
+    if getattr(args, "envelope", False):
+        write_json(sys.stdout, _envelope_doc(out, usage, code, err, value, failure))
     elif getattr(args, "json", False) and record is not None:
         write_json(sys.stdout, record(err, code))
     elif print_text is not None:
@@ -390,6 +391,17 @@ def finish(prog: str, args, out, *, usage: dict | None = None, print_text=None, 
         for line in failure_lines(prog, err, raw=out.raw, where=where):
             print(line, file=sys.stderr)
     return code
+
+
+def _envelope_doc(out, usage, code: int, err, value, failure) -> dict:
+    """The --envelope document of an AgentOutcome (`failure`: an --output that could not be written)."""
+    if failure is not None:
+        return envelope(ok=False, value=value, code=code, reason=failure.reason, message=failure.message,
+                        details=failure.details, usage=usage, prints=list(out.prints) or None)
+    if err is not None:
+        return envelope(ok=False, code=code, reason=err.reason, message=failure_message(err, out.raw),
+                        details=err.details, usage=usage, prints=list(out.prints) or None)
+    return envelope(ok=True, value=value, code=code, usage=usage, prints=list(out.prints) or None)
 
 
 def run_record(*, status: str, value, prints, error: dict | None, duration_ms, usage=None,

@@ -77,7 +77,7 @@ class Environment:
     """
 
     __slots__ = ("ns", "history", "context", "strict_data", "data_grants", "tools", "preludes", "busy", "programs",
-                 "extra_globals", "backend", "globals", "__weakref__")
+                 "extra_globals", "backend", "globals", "sources", "__weakref__")
 
     def __init__(self, context=None, tools=None, strict_data=False, data_grants=None, program_cache=True):
         global _RUNTIME
@@ -98,6 +98,9 @@ class Environment:
         self.programs = ProgramCache(program_cache)
         # globals dicts of attached prelude namespaces: each gets this evaluation's meter as `_m`
         self.extra_globals: list[dict] = []
+        # name -> the text of the form that defined it, kept by a host that wants `(source name)` of
+        # its user's definitions (the REPL: repl.core.record_sources); the evaluator never writes it
+        self.sources: dict[str, str] = {}
         self.backend = DEFAULT_BACKEND
         self.globals = {
             "__builtins__": _RUNTIME, "_m": None, "_ns": ns, "_nsf": ns.fast,
@@ -111,8 +114,9 @@ class Environment:
         if v is missing:
             if self.strict_data:
                 granted = sorted(str(k) for k in ctx.keys()) if self.data_grants is None else sorted(self.data_grants)
-                raise PtcError("runtime_error", f"data/{name} is not available. Available: "
-                                                f"{', '.join('data/' + g for g in granted) or '(none)'}")
+                raise PtcError("runtime_error", f"data/{name} is not available{_closest_data(name, granted)}. "
+                                                f"Available: {', '.join('data/' + g for g in granted) or '(none)'}",
+                               details={"name": name, "available": granted})
             return None
         return v
 
@@ -140,6 +144,13 @@ class Environment:
 
 _MISSING = object()
 _NO_TOOL_NAMES = ToolNames(())   # what ToolSet().names() gives (frozensets: shared safely)
+def _closest_data(name: str, granted: list) -> str:
+    """' (did you mean data/NAME?)' for the granted data name closest to a misspelt `name`, else ''."""
+    import difflib
+    close = difflib.get_close_matches(name, granted, n=1, cutoff=0.6)
+    return f" (did you mean data/{close[0]}?)" if close else ""
+
+
 # what analyzer_env gives for an environment with no definitions, tools or preludes, by strict_data
 # (the analyzer only reads its Env, so one is shared; tests/test_fixed_overhead.py checks it stays as made)
 _BARE_ENVS = {flag: Env(user_names=(), tools=_NO_TOOL_NAMES, preludes={}, strict_data=flag) for flag in (False, True)}

@@ -335,7 +335,9 @@ class ToolSet:
             if not isinstance(t, Tool):
                 if not callable(t):
                     raise TypeError(f"tool {name!r} must be callable or a ptclisp.Tool")
-                t = Tool(name, t, description=(getattr(t, "__doc__", "") or "").strip())
+                from .tool_calling import calling_convention
+                call, schema = calling_convention(t)   # fn(args), or fn(**args) for keyword parameters
+                t = Tool(name, call, description=(getattr(t, "__doc__", "") or "").strip(), input_schema=schema)
             self.tools[name] = t
 
     def names(self) -> ToolNames:

@@ -375,8 +375,10 @@ def test_every_run_left_outcome_trace_and_timing(e2e):
     assert "ref/base/ptc" in table and "McNemar" in table
 
 
-def test_rerun_resumes_finished_runs(e2e, monkeypatch):
-    out, results = e2e
+def test_rerun_resumes_finished_runs(e2e, monkeypatch, tmp_path):
+    shared, results = e2e
+    out = tmp_path / "out"
+    shutil.copytree(shared, out)        # the rerun adds a run: not to the directory the other tests read
     calls = []
     real = runs_mod.run_task
     monkeypatch.setattr(runs_mod, "run_task", lambda *a, **k: calls.append(a) or real(*a, **k))

@@ -184,7 +184,7 @@ def test_live_view_announces_a_new_run_as_it_is_written(live, tmp_path):
 @needs_chromium
 def test_live_view_renders_in_chromium(live, tmp_path):
     server, _, ids = live
-    dom = chromium(f"http://127.0.0.1:{server.port}/", tmp_path, screenshot=tmp_path / "view-live.png")
+    dom = chromium(server.private_url, tmp_path, screenshot=tmp_path / "view-live.png")   # private evidence needs the token
     check_runs_rendered(dom, ids)
 
 

@@ -91,7 +91,8 @@ class AgentRun:
         self.events: list[dict] = []
         self.abort: HostAbort | None = None
         self.usage = {"llm_calls": {}, "llm_errors": 0, "subordinate_evaluations": 0,
-                      "subordinate_source_checks": 0, "agent_protocol_errors": 0, "annotations": 0}
+                      "subordinate_source_checks": 0, "agent_protocol_errors": 0, "annotations": 0,
+                      "llm_refusals": 0}
         self.sessions = {name: MissionSession(name, m, limits, self.usage_snapshot) for name, m in missions.items()}
         self._contexts: dict[str, str] = {}
         self._quota_proof: str | None = None
@@ -111,6 +112,10 @@ class AgentRun:
         u = dict(self.usage)
         u["llm_calls"] = dict(u["llm_calls"])
         u.update(self.policy_counts)
+        # refused capability calls: llm-request calls the router refused (a quota), and the missions' tool
+        # calls refused before the tool ran (a quota, invalid arguments, arguments too large)
+        u["capability_refusals"] = u.pop("llm_refusals") + sum(
+            getattr(s.tools, "refusals", 0) for s in getattr(self, "sessions", {}).values())
         u.update(self.tokens.snapshot(self.prices))
         return u
 
@@ -156,6 +161,8 @@ class AgentRun:
         reached_provider = out.get("status") == "ok" or out.get("kind") == "provider_error"
         if alias is not None and reached_provider:      # router refusals never reach a provider
             calls[alias] = calls.get(alias, 0) + 1
+        elif out.get("status") != "ok" and out.get("reason") == "capability_quota":
+            self.usage["llm_refusals"] += 1
         kind, model = provider_identity(self.router, alias) if alias is not None else (None, None)
         tokens = None
         if out.get("status") == "ok":

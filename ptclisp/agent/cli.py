@@ -201,7 +201,10 @@ def _secrets(env=None) -> list[str]:
 
 
 class Trace:
-    """A JSON Lines event log; every line passes through `providers.redact` with the environment's secrets."""
+    """A JSON Lines event log; every line passes through `providers.redact` with the environment's secrets.
+
+    The file holds prompts, programs and values, so it is written owner-only (0600) like private
+    evidence, also when it replaces an existing file."""
 
     def __init__(self, path: str, env=None):
         from ..providers import redact
@@ -209,7 +212,12 @@ class Trace:
         self._secrets = _secrets(env)
         self._lock = threading.Lock()
         try:
-            self._file = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                os.fchmod(fd, 0o600)            # an existing file keeps its mode otherwise
+            except OSError:
+                pass                            # not ours to change (another owner's writable file)
+            self._file = os.fdopen(fd, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
         except OSError as e:
             raise UsageError(f"cannot write --trace {path}: {e.strerror or e}") from None
 
@@ -455,8 +463,10 @@ class RunKit:
         return _trace_record(self.writer)
 
     def finish(self, prog: str, args, out, **kw) -> int:
+        run = self.writer.last_run if self.writer is not None else None
+        keep = run.keep_envelope if run is not None else None   # DIR/<run>/envelope.json
         code = operate.finish(prog, args, out, usage=usage_record(out.usage), deadline_hit=self.deadline_hit,
-                              **kw)
+                              keep_envelope=keep, **kw)
         print_summary(prog, out.usage, self.writer)
         return code
 
@@ -602,6 +612,12 @@ def _setup(args, trace, env=None, mcp_tools=(), writer=None, prices=None):
     data = _data(args.data)
     mission = Mission(data=data or {}, capabilities=mission_capabilities(args.tools) + list(mcp_tools),
                       preludes=_components(args.prelude, "--prelude"))
+    from ..prelude import Component
+    # every document is read and checked before the credentials: a broken --schema is exit 3 naming it,
+    # whether or not a key is configured
+    replace = {k: Component(_read(v, "--replace"), v) for k, v in _pairs(args.replace, "--replace").items()}
+    workflow = _components(args.workflow, "--workflow")
+    result_schema = load_schema(args.schema, "--schema")
     if args.replay is None:
         operate.check_credentials(dict(parse_models(args.model)), env if env is not None else os.environ)
     router = build_router(args.model, replay=args.replay, record=args.record, trace=trace,
@@ -609,11 +625,9 @@ def _setup(args, trace, env=None, mcp_tools=(), writer=None, prices=None):
                           max_tokens=args.max_tokens, env=env,
                           provider_options=operate.provider_options(args, timeout_ms=args.timeout_ms),
                           text_protocol=args.text_protocol)
-    from ..prelude import Component
-    replace = {k: Component(_read(v, "--replace"), v) for k, v in _pairs(args.replace, "--replace").items()}
     limits = AgentLimits(workflow_timeout_ms=args.timeout_ms) if args.timeout_ms else None
-    return AgentHost(router, {"default": mission}, workflow=_components(args.workflow, "--workflow"),
-                     replace=replace, result_schema=load_schema(args.schema, "--schema"), limits=limits,
+    return AgentHost(router, {"default": mission}, workflow=workflow,
+                     replace=replace, result_schema=result_schema, limits=limits,
                      policy=_components(args.policy, "--policy"),
                      on_event=trace.write if trace is not None else None, trace=writer, prices=prices)
 
@@ -704,8 +718,10 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
 
 def run_workflow_source(kit: RunKit, args, source: str, source_name: str, data, run_record: dict,
                         prog: str = "ptclisp run") -> int:
-    """Evaluate a workflow program in `kit`'s host and report it like `ptclisp run FILE` (prints, then the
-    value in Lisp form; --json: the run record of `ptclisp.operate.run_record`, with the --trace-dir run)."""
+    """Evaluate a workflow program in `kit`'s host and report it as every agent-running command does: the
+    value as indented JSON on stdout (docs/json.md), the program's prints on stderr, so stdout is the value
+    alone (--json: the run record of `ptclisp.operate.run_record`, with the --trace-dir run). A plain
+    program (`ptclisp run FILE` without a model) prints Lisp notation instead."""
     from .. import api
     from ..convert import from_python
     host = kit.host
@@ -719,12 +735,12 @@ def run_workflow_source(kit: RunKit, args, source: str, source_name: str, data, 
     out = kit.run(action, run_record)
 
     def print_text(show_value):
-        for line in out.prints:
-            print(line)
+        for line in out.prints:                 # stderr, as run DIR: stdout is the value alone
+            print(line, file=sys.stderr)
         if show_value:
             try:
-                print(api.pr_str(out.raw))
-            except PtcError as pe:   # a value too widely shared to write out (api.pr_str)
+                write_json(sys.stdout, out.value, indent=2)
+            except PtcError as pe:   # a value too widely shared to write out
                 print(f"Error ({pe.kind}): {pe.message}", file=sys.stderr)
 
     def record(err, code):
@@ -740,4 +756,4 @@ def run_workflow_source(kit: RunKit, args, source: str, source_name: str, data, 
     res = out.result
     span = res.error.span if res is not None and res.error is not None else None
     where = f"{source_name}:{span.line}:{span.col}: " if span else f"{source_name}: "
-    return kit.finish(prog, args, out, print_text=print_text, record=record, where=where, lisp_text=True)
+    return kit.finish(prog, args, out, print_text=print_text, record=record, where=where)

@@ -129,6 +129,7 @@ class MissionTools(ToolSet):
         self.validators = {name: _validator(c.input_schema) for name, c in self.caps.items() if c.input_schema}
         self.calls_total = 0
         self.calls_by_name: dict[str, int] = {}
+        self.refusals = 0    # capability calls refused before the capability ran (quota, arguments, size)
         self.begin()
 
     def begin(self):
@@ -178,12 +179,15 @@ class MissionTools(ToolSet):
     def _call_capability(self, cap: Capability, payload: dict, meter) -> Map:
         quota = self._admit(cap.name)
         if quota is not None:
+            self.refusals += 1
             return quota
         violations = self._violations(cap.name, payload)
         if violations:
+            self.refusals += 1
             return envelope_error("protocol_error", "invalid_arguments", details=from_json(violations),
                                   **{"retryable?": False})
         if _json_size(payload) > self.limits.capability_argument_bytes:
+            self.refusals += 1
             return envelope_error("limit_exceeded", "capability_argument_bytes",
                                   details=kwmap({"limit": K("capability_argument_bytes"),
                                                  "limit_value": self.limits.capability_argument_bytes}),

@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="ptclisp bench agent", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
         description="Run an LLM task suite for every task x model x variant x mode x repeat and report pass "
-                    "rates (Wilson 95%% intervals), turns, tokens, cost, wall time, failure kinds and paired "
+                    "rates (Wilson 95% intervals), turns, tokens, cost, wall time, failure kinds and paired "
                     "comparisons (exact McNemar, bootstrap interval).")
     p.add_argument("--suite", default="data-qa",
                    help=f"suite directory or built-in name ({', '.join(builtin_suites())}; default data-qa)")

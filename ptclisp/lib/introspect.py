@@ -197,7 +197,8 @@ def doc(name):
 
 @builtin("source", "(source name)", category="introspection", effect="print",
          doc="Print the source text of an attached prelude definition: a public export, or a private helper "
-             "that some public export uses. Builtins have no source to show. Returns nil.",
+             "that some public export uses; in the REPL also of your own definitions. Builtins have no source "
+             "to show. Returns nil.",
          examples=("(source crm/get-user) ;=> nil, prints the defn form",))
 def source(name):
     text = _need_name(name, "source")
@@ -210,6 +211,10 @@ def source(name):
         d = c.defs.get(short)
         if d is not None and (short in c.records or short in c.reachable):
             body = d.text
+    elif ns is None:   # a definition of the session's own, whose text its host kept (the REPL does)
+        env = _env()
+        if env is not None and short in env.ns:
+            body = getattr(env, "sources", {}).get(short)
     current().print_line(body if body else f"No source available for {text or '(blank)'}")
     return None
 

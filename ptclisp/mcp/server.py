@@ -50,17 +50,21 @@ import secrets
 import sys
 import threading
 
-from .. import Limits, Tool
-from ..cli_common import UsageError, load_data, load_tools
+from .. import Limits
+from ..cli_common import UsageError, add_limit_flags, limits_from_args, load_data, load_tools
 from . import internals
 
 from .service import PtcService, SWEEP_EVERY_S, ServeConfig
+
+SERVE_MAX_RESULT_BYTES = 1_000_000   # the default --max-result-bytes of a served call
 
 
 def add_serve_flags(p: argparse.ArgumentParser) -> None:
     """The flags of `ptclisp mcp serve`."""
     env = p.add_argument_group("what programs may use")
     env.add_argument("--data", metavar="FILE.json", help="a JSON object whose keys become data/<name>")
+    env.add_argument("--lenient-data", action="store_true",
+                     help="an unknown data/<name> is nil (default: an error naming the closest granted name)")
     env.add_argument("--prelude", metavar="FILE", action="append",
                      help="attach a prelude file and its exports (repeatable)")
     env.add_argument("--tools", metavar="module:attr", action="append",
@@ -70,12 +74,6 @@ def add_serve_flags(p: argparse.ArgumentParser) -> None:
     lim.add_argument("--timeout-ms", type=int, default=5000, metavar="MS",
                      help="wall-clock limit per evaluation, tool calls included: a tool still running at the "
                           "deadline is abandoned after a grace period (default 5000)")
-    lim.add_argument("--memory-bytes", type=int, default=Limits().memory_bytes, metavar="N",
-                     help=f"allocation budget per evaluation (default {Limits().memory_bytes})")
-    lim.add_argument("--max-tool-calls", type=int, default=None, metavar="N",
-                     help="tool calls per evaluation (default: no limit beyond the timeout)")
-    lim.add_argument("--max-result-bytes", type=int, default=1_000_000, metavar="N",
-                     help="largest value a call may return, about N bytes printed (default 1000000)")
     lim.add_argument("--isolation", choices=("thread", "process"), default="process",
                      help="process (default): evaluate each call in a warm worker process under OS limits, killed "
                           "if it cannot be stopped (no sessions then); thread: evaluate in the server process "
@@ -83,6 +81,7 @@ def add_serve_flags(p: argparse.ArgumentParser) -> None:
                           "keeps running there; docs/security.md)")
     lim.add_argument("--max-concurrent", type=int, default=4, metavar="N",
                      help="evaluations running at once; more calls wait (default 4)")
+    add_limit_flags(p, defaults={"max_result_bytes": SERVE_MAX_RESULT_BYTES}, title="more limits of each call")
     ses = p.add_argument_group("sessions (run_ptc_lisp with a `session` name)")
     ses.add_argument("--session-ttl", type=float, default=900.0, metavar="SECONDS",
                      help="a session idle this long is discarded (default 900)")
@@ -181,10 +180,9 @@ def is_loopback(host: str) -> bool:
 
 
 def _check_args(args) -> None:
-    for flag, value, low in (("--timeout-ms", args.timeout_ms, 1), ("--memory-bytes", args.memory_bytes, 1),
-                             ("--max-result-bytes", args.max_result_bytes, 1), ("--max-sessions", args.max_sessions, 1),
+    for flag, value, low in (("--timeout-ms", args.timeout_ms, 1), ("--max-sessions", args.max_sessions, 1),
                              ("--session-memory-bytes", args.session_memory_bytes, 1),
-                             ("--max-concurrent", args.max_concurrent, 1), ("--max-tool-calls", args.max_tool_calls, 0)):
+                             ("--max-concurrent", args.max_concurrent, 1)):
         if value is not None and value < low:
             raise UsageError(f"{flag} must be at least {low}, got {value}")
     if not args.session_ttl > 0:
@@ -226,17 +224,17 @@ def config_from_args(args, upstream: dict) -> ServeConfig:
         except PtcError as exc:
             raise UsageError(f"--prelude: Error ({exc.kind}): {exc.message}") from None
     tools: dict = {}
-    for name, t in (load_tools(args.tools) or {}).items():
-        tools[name] = t if isinstance(t, Tool) else Tool(name, t, description=(getattr(t, "__doc__", "") or "").strip())
+    from ..tools import ToolSet
+    tools.update(ToolSet(load_tools(args.tools)).tools)   # the one binding path of plain callables (tool_calling)
     for name, t in upstream.items():
         if name in tools:
             raise UsageError(f"tool/{name} is granted twice (by --tools and by --mcp)")
         tools[name] = t
-    limits = Limits(timeout_ms=args.timeout_ms, memory_bytes=args.memory_bytes, max_tool_calls=args.max_tool_calls,
-                    max_result_bytes=args.max_result_bytes)
+    limits = limits_from_args(args, Limits(timeout_ms=args.timeout_ms, max_result_bytes=SERVE_MAX_RESULT_BYTES))
     return ServeConfig(data=data, preludes=preludes, tools=tools, limits=limits, isolation=args.isolation,
                        session_ttl_s=args.session_ttl, max_sessions=args.max_sessions,
-                       session_memory_bytes=args.session_memory_bytes, max_concurrent=args.max_concurrent)
+                       session_memory_bytes=args.session_memory_bytes, max_concurrent=args.max_concurrent,
+                       strict_data=not args.lenient_data)
 
 
 def cmd_serve(args) -> int:

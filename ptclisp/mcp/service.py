@@ -74,6 +74,7 @@ class ServeConfig:
     max_sessions: int = 32
     session_memory_bytes: int = 50_000_000
     max_concurrent: int = 4
+    strict_data: bool = True                      # an unknown data/ name is an error naming the closest one
 
 
 @attrs.define
@@ -148,7 +149,7 @@ class PtcService:
 
     def _new_session(self) -> Session:
         return Session(context=self.context, tools=self.tools, limits=self.limits,
-                       preludes=list(self.config.preludes) or None)
+                       preludes=list(self.config.preludes) or None, strict_data=self.config.strict_data)
 
     def check(self) -> None:
         """Build one session now, so a prelude that does not compile fails at start (raises UsageError)."""
@@ -234,7 +235,8 @@ class PtcService:
     def _run_fresh(self, program: str):
         if self.config.isolation == "process":
             return ptc_run(program, context=self.config.data, tools=self.tools, limits=self.limits,
-                           preludes=list(self.config.preludes) or None, isolation="process")
+                           preludes=list(self.config.preludes) or None, isolation="process",
+                           strict_data=self.config.strict_data)
         return self._new_session().eval(program)
 
     def _run_in(self, entry, program: str):

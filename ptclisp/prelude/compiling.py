@@ -4,14 +4,17 @@ Each namespace is analyzed against its dependencies' public exports and
 compiled once into a code object whose top level defines all its functions,
 then its constants, into `_ns`; `build` resolves the dependency closure
 (unknown dependencies and cycles are errors) and caches compiled
-namespaces by source hash. Imports analyzer, compiler and the prelude's
-source and export modules.
+namespaces by source hash. Both entry points register the builtin families
+first (`ptclisp.lib.load()`), so a prelude compiles the same in a fresh process
+(`ptclisp check`) as after an evaluation. Imports lib (to load it), analyzer,
+compiler and the prelude's source and export modules.
 """
 from __future__ import annotations
 
 import hashlib
 import threading
 
+from .. import lib
 from ..analyzer import Analyzer, Env, Scope
 from ..analyzer import nodes as N
 from ..analyzer.bindings import analyze_fn_tail
@@ -50,6 +53,7 @@ def compile_namespace(spec: NsSpec, deps: dict[str, CompiledNamespace], key: str
     error of every such definition is appended there instead and the namespace is compiled
     without them (for `ptclisp check`, which reports them all; such a result is never attached).
     """
+    lib.load()  # the analyzer resolves names against the registered builtins
     dep_exports = {name: {k: Export(r) for k, r in c.records.items()} for name, c in deps.items()}
     az = Analyzer(Env(user_names=spec.defs.keys(), tools=None, preludes=dep_exports, own_namespace=spec.name))
     siblings: dict[str, set] = {}
@@ -196,6 +200,7 @@ def build(components: list, attached: dict[str, CompiledNamespace] | None = None
     With an `errors` list, definitions that do not analyze are collected there rather than raised
     (see compile_namespace), and nothing this call compiles is cached.
     """
+    lib.load()  # before anything is analyzed or cached (see the module docstring)
     attached = attached or {}
     specs: dict[str, NsSpec] = {}
     declared: dict[str, tuple | None] = {}

@@ -61,9 +61,10 @@ class Component:
 
     @classmethod
     def file(cls, path, dependencies=None) -> "Component":
+        from ..textfiles import read_document_text
         p = pathlib.Path(path)
         try:
-            text = p.read_text(encoding="utf-8")
+            text = read_document_text(p)   # a regular file within the size bound
         except (OSError, UnicodeDecodeError) as e:
             raise PreludeError("prelude_not_found", f"cannot read prelude {p}: {getattr(e, 'strerror', None) or e}",
                                origin=str(p)) from None

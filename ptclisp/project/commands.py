@@ -234,6 +234,8 @@ def build_host(project: Project, args, trace, env, *, input_value=None, mcp=None
     names = missions or project.mission_names()
     built = {n: project.mission(n, input_value=input_value, mcp_tools=mcp) for n in names}
     specs = project.model_specs()
+    # the documents before the credentials: a broken schema or workflow prelude is exit 3 with or without a key
+    result_schema, workflow = project.schema("result"), project.workflow_preludes()
     replay = getattr(args, "replay", None)
     if replay is None:
         operate.check_credentials(dict(specs), env, project.key_env())
@@ -247,7 +249,7 @@ def build_host(project: Project, args, trace, env, *, input_value=None, mcp=None
     router.max_total_calls = project.max_model_calls()
     policy = project.policy_preludes() + [adapter.component(read_text(p, "--policy "), p)
                                           for p in getattr(args, "policy", None) or ()]
-    return AgentHost(router, built, workflow=project.workflow_preludes(), result_schema=project.schema("result"),
+    return AgentHost(router, built, workflow=workflow, result_schema=result_schema,
                      policy=policy, agent_options=project.agent_options(), replace=project.workflow_replacements(),
                      limits=limits, on_event=trace.write if trace is not None else None, trace=writer,
                      prices=prices)

@@ -1,6 +1,7 @@
 """`ptclisp doctor DIR [--connect]`: is this project ready to run here?
 
-Everything `ptclisp validate` checks, then for each model: is its key
+Everything `ptclisp validate` checks (importing the Python tools, which validate
+only parses), then for each model: is its key
 present in the environment (the variable is named, its value never
 shown)?  With `connect=True`, one tiny real request per HTTP model: a
 one-line question with one trivial tool, a few output tokens.  The answer
@@ -27,7 +28,7 @@ PING = {"system": "You are being checked for tool calling. Call the ping tool wi
 
 def doctor(path: str, env: dict, *, connect: bool = False, timeout_s: float = 30.0) -> tuple[list[str], int]:
     lines: list[str] = []
-    project, problems = validate(path)
+    project, problems = validate(path, import_tools=True)   # doctor may import the Python tools
     if problems:
         lines += [p.render() for p in problems]
         lines.append(f"{len(problems)} problem{'s' * (len(problems) != 1)}: the project is not valid")

@@ -9,8 +9,10 @@ box with a scripted model:
     workflow  a multi-mission workflow: two missions, two models, one program joining them
 
 `EXAMPLES` lists them with a line each; `init(dir, example)` copies one
-into `dir` (which must not exist, or be empty) and returns the files
-written.  Imports the standard library only.
+into `dir` (which must not exist, or be empty), adds AGENTS.md (how a
+coding agent runs, validates, tests and traces the project:
+`agents_md.py`) and returns the files written.  Imports cli_common and
+agents_md.
 """
 from __future__ import annotations
 
@@ -52,13 +54,22 @@ def init(directory: str, example: str = DEFAULT_EXAMPLE) -> list[str]:
             raise UsageError(f"{directory} exists and is not a directory")
         if os.listdir(directory):
             raise UsageError(f"{directory} is not empty; init writes only into a new or empty directory")
+    from .agents_md import agents_md
     files = list(_walk(example_root(example)))
+    written = [rel for rel, _ in files]
     try:
         for rel, node in files:
             target = os.path.join(directory, *rel.split("/"))
             os.makedirs(os.path.dirname(target), exist_ok=True)
             with open(target, "wb") as fh:
                 fh.write(node.read_bytes())
+        if "AGENTS.md" not in written:
+            import tomllib
+            with open(os.path.join(directory, "ptclisp.toml"), "rb") as fh:
+                missions = list((tomllib.load(fh).get("missions") or {"default": {}}))
+            with open(os.path.join(directory, "AGENTS.md"), "w", encoding="utf-8") as fh:
+                fh.write(agents_md(directory, example, missions[0] if missions else "default"))
+            written.append("AGENTS.md")
     except OSError as e:
         raise UsageError(f"cannot write {directory}: {e.strerror or e}") from None
-    return [rel for rel, _ in files]
+    return written

@@ -81,17 +81,43 @@ def project_dir(path: str) -> str:
 
 def parse(root: str) -> tuple[dict | None, list[Problem]]:
     """The document of ROOT/ptclisp.toml and the problems of its syntax and schema."""
+    from ..textfiles import read_document_text
     file = os.path.join(root, PROJECT_FILE)
     try:
-        with open(file, "rb") as fh:
-            doc = tomllib.load(fh)
+        doc = tomllib.loads(read_document_text(file, MAX_PROJECT_FILE_BYTES))
     except OSError as e:
         return None, [Problem(file, "", f"cannot read: {e.strerror or e}", "file_unreadable")]
     except tomllib.TOMLDecodeError as e:
         return None, [Problem(file, "", f"not valid TOML: {e}", "toml_syntax")]
     except UnicodeDecodeError as e:
         return None, [Problem(file, "", f"not UTF-8 text: {e.reason}", "toml_syntax")]
+    except ValueError as e:   # an integer too long for Python to convert (over 4300 digits)
+        return None, [Problem(file, "", f"not valid TOML: {str(e).split(';')[0]}", "toml_syntax")]
+    except RecursionError:
+        return None, [Problem(file, "", "not valid TOML: arrays or tables nested too deeply", "toml_syntax")]
+    bad = _out_of_range_integer(doc)
+    if bad is not None:
+        return None, [Problem(file, pointer(bad), "not valid TOML: an integer outside the 64-bit range TOML "
+                                                  "allows", "toml_syntax")]
     return doc, schema_problems(file, doc) + reference_problems(file, doc)
+
+
+MAX_PROJECT_FILE_BYTES = 1024 * 1024
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _out_of_range_integer(doc):
+    """The path (a list of keys and indexes) of the first integer of `doc` outside TOML's 64-bit range."""
+    stack = [((), doc)]
+    while stack:
+        path, value = stack.pop()
+        if type(value) is int and not _INT64[0] <= value <= _INT64[1]:
+            return list(path)
+        if isinstance(value, dict):
+            stack.extend((path + (k,), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((path + (i,), v) for i, v in enumerate(value))
+    return None
 
 
 def schema_problems(file: str, doc: dict) -> list[Problem]:
@@ -194,6 +220,8 @@ class Project:
         self.traces = dict(doc.get("traces") or {})
         self.agent = dict(doc.get("agent") or {})
         self.bench = dict(doc.get("bench") or {})
+        # validate: Python tools are parsed (project/inspect_tools.py), never imported or run
+        self.inspect_only = False
 
     # -- paths
     def path(self, rel: str) -> str:
@@ -274,20 +302,22 @@ class Project:
     # -- documents
     def read_json(self, rel: str, ptr: str):
         """The JSON value of a file the project names at `ptr`; ProjectError naming both when it fails."""
+        from ..textfiles import read_document_text
         path = self.path(rel)
         try:
-            with open(path, encoding="utf-8") as fh:
-                return json.load(fh)
+            return json.loads(read_document_text(path))   # a regular file within the size bound
         except OSError as e:
             raise ProjectError([self.problem(ptr, f"{rel}: {e.strerror or e}", "file_missing")]) from None
         except (ValueError, UnicodeDecodeError) as e:
             raise ProjectError([Problem(path, "", f"not valid JSON: {e}", "invalid_json")]) from None
+        except RecursionError:
+            raise ProjectError([Problem(path, "", "not valid JSON: nested too deeply", "invalid_json")]) from None
 
     def read_text(self, rel: str, ptr: str) -> str:
+        from ..textfiles import read_document_text
         path = self.path(rel)
         try:
-            with open(path, encoding="utf-8") as fh:
-                return fh.read()
+            return read_document_text(path)   # a regular file within the size bound
         except OSError as e:
             raise ProjectError([self.problem(ptr, f"{rel}: {e.strerror or e}", "file_missing")]) from None
         except UnicodeDecodeError as e:
@@ -327,7 +357,11 @@ class Project:
 
     # -- tools
     def python_tool(self, name: str):
-        """The Capability of [tools.NAME] (imported from the project directory)."""
+        """The Capability of [tools.NAME] (imported from the project directory; with `inspect_only`,
+        read from its source without importing it)."""
+        if self.inspect_only:
+            from .inspect_tools import static_capability
+            return static_capability(self, name)
         from ..agent import Capability
         from ..pytools import capability_for
         from ..tools import Tool

@@ -5,7 +5,9 @@ syntax and the JSON Schema of `ptclisp.toml`, the cross references (tools,
 MCP servers, missions and aliases named where they must be defined), that
 every file it names exists and parses (mission data as JSON, the input and
 result schemas as JSON Schemas, replay fixtures by the fixture rules,
-scripted answers), that the Python tools import and are callables, that
+scripted answers), that the Python tools exist and are functions (read from
+their source with `ast`: validate imports and runs no project code; `doctor`
+imports them, `import_tools=True`), that
 every prelude compiles and every mission can be built, and that the
 workflow program reads and analyzes against the agent library (nothing is
 run, no model is called).  Each problem names the file, the key as a JSON
@@ -21,13 +23,17 @@ from ..operate import CommandFailure
 from .load import Problem, Project, ProjectError, load_project, parse, pointer, project_dir
 
 
-def validate(path: str) -> tuple[Project | None, list[Problem]]:
-    """The project (None when the file itself is invalid) and every problem found."""
+def validate(path: str, *, import_tools: bool = False) -> tuple[Project | None, list[Problem]]:
+    """The project (None when the file itself is invalid) and every problem found.
+
+    Python tools are inspected from their source (nothing of the project is imported or run) unless
+    `import_tools` (what `ptclisp doctor` asks: it imports them and checks they are callables)."""
     root = project_dir(path)
     doc, problems = parse(root)
     if problems:
         return None, problems
     project = Project(root, doc)
+    project.inspect_only = not import_tools
     out: list[Problem] = []
     out += _models(project)
     out += _schemas(project)
@@ -37,6 +43,7 @@ def validate(path: str) -> tuple[Project | None, list[Problem]]:
     _workflow(project, out)
     _policy(project, out)
     _bench(project, out)
+    project.inspect_only = False   # what is returned is the project as the other commands use it
     return project, out
 
 

@@ -62,6 +62,10 @@ class ReplConfig:
     session_factory: object = None
     commands: dict = attrs.Factory(dict)
     banner: str | None = None
+    strict_data: bool = False     # an unknown data/ name is an error (True) or nil
+    # session limits (for REPLs driven by scripts and agents): None is no limit
+    session_timeout_ms: int | None = None   # wall clock from the start; also bounds each evaluation
+    max_evaluations: int | None = None      # top-level forms (and :load files) evaluated
 
 
 def new_session(config: ReplConfig) -> api.Session:
@@ -70,7 +74,7 @@ def new_session(config: ReplConfig) -> api.Session:
         return config.session_factory()
     try:
         return api.Session(context=config.data, tools=config.tools, limits=config.limits,
-                           preludes=config.preludes or None)
+                           preludes=config.preludes or None, strict_data=config.strict_data)
     except PtcError as exc:
         where = f" at {exc.span}" if exc.span else ""
         raise SetupError(f"Error ({exc.kind}): {exc.message}{where}") from None
@@ -105,6 +109,41 @@ class Repl:
         self.show_timing = False
         self.had_error = False
         self.quit = False
+        self.started = time.monotonic()
+        self.evaluations = 0
+        self.ended_by: str | None = None    # the session limit that ended the session, as a message
+
+    # ------------------------------------------------------------------ session limits
+    def session_limit_reached(self) -> str | None:
+        """The message of the session limit that ends the session now (and sets `quit`), or None."""
+        c = self.config
+        if self.ended_by is None:
+            if c.max_evaluations is not None and self.evaluations >= c.max_evaluations:
+                self.ended_by = (f"session ended: --max-evaluations {c.max_evaluations} reached "
+                                 f"({self.evaluations} evaluation{'s' * (self.evaluations != 1)} done)")
+            elif c.session_timeout_ms is not None and self._session_ms_left() <= 0:
+                self.ended_by = (f"session ended: --session-timeout-ms {c.session_timeout_ms} reached "
+                                 f"(the session ran {_ms((time.monotonic() - self.started) * 1000)})")
+        if self.ended_by is not None:
+            self.quit = True
+        return self.ended_by
+
+    def _session_ms_left(self) -> float:
+        return self.config.session_timeout_ms - (time.monotonic() - self.started) * 1000
+
+    def eval_source(self, src: str):
+        """One evaluation, counted and bounded by the session limits: a Result, or None when a session
+        limit ended the session first (see `session_limit_reached`)."""
+        if self.session_limit_reached():
+            return None
+        self.evaluations += 1
+        limits = None
+        if self.config.session_timeout_ms is not None and self.config.session_factory is None:
+            left = max(1, int(self._session_ms_left()))
+            lim = self.config.limits
+            if lim.timeout_ms is None or left < lim.timeout_ms:
+                limits = attrs.evolve(lim, timeout_ms=left)
+        return self.session.eval(src) if limits is None else self.session.eval(src, limits)
 
     # ------------------------------------------------------------------ input
     def handle(self, text: str, *, filename: str = "", first_line: int = 1) -> list[Line]:
@@ -141,8 +180,12 @@ class Repl:
         for form in forms:
             src = _positioned_source(text, starts, form.span)
             t0 = time.perf_counter()
-            result = self.session.eval(src)
+            result = self.eval_source(src)
+            if result is None:
+                return out + [("error", self.ended_by)]
             elapsed = (time.perf_counter() - t0) * 1000
+            if result.status in ("ok", "returned"):
+                record_sources(self.session, [form], text, starts)
             out += self.result_lines(result, text, form.span, *origin)
             if timed or self.show_timing:
                 out.append(("timing", f"Elapsed: {_ms(elapsed)}"))
@@ -242,12 +285,21 @@ class Repl:
         path = parts[0]
         try:
             from pathlib import Path
-            source = Path(path).expanduser().read_text(encoding="utf-8")
+
+            from ..textfiles import read_document_text
+            source = read_document_text(Path(path).expanduser())   # a regular file within the size bound
         except (OSError, UnicodeDecodeError) as exc:
             self.had_error = True
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             return [("error", f"cannot read {path}: {reason}")]
-        result = self.session.eval(source)
+        result = self.eval_source(source)
+        if result is None:
+            return [("error", self.ended_by)]
+        if result.status in ("ok", "returned"):
+            try:
+                record_sources(self.session, read(source), source, _line_starts(source))
+            except PtcError:  # pragma: no cover - it was just evaluated, so it reads
+                pass
         return self.result_lines(result, source, None, filename=path)
 
 
@@ -287,6 +339,25 @@ def caret_lines(text: str, span: Span, width: int = 100, line_offset: int = 0) -
     gutter = f"{span.line + line_offset:>4} | "
     blank = " " * (len(gutter) - 2) + "| "
     return [("error-detail", gutter + src), ("caret", blank + " " * col + "^" * n)]
+
+
+_DEFINING = frozenset(("def", "defn", "defn-", "defonce"))
+
+
+def record_sources(session, forms, text: str, starts: list[int]) -> None:
+    """Keep the text of each `(def NAME ...)`-family form of `forms` (read from `text`) as NAME's source,
+    for `(source NAME)` (the environment's `sources`, which the introspection builtins read)."""
+    from ..forms import List, Sym
+    sources = getattr(getattr(session, "env", None), "sources", None)
+    if sources is None:
+        return
+    for form in forms:
+        items = getattr(form, "items", None)
+        if type(form) is List and len(items) >= 2 and type(items[0]) is Sym and items[0].name in _DEFINING \
+                and type(items[1]) is Sym and items[1].ns is None and form.span is not None and form.span.end_line is not None:
+            begin = starts[form.span.line - 1] + form.span.col - 1
+            end = starts[form.span.end_line - 1] + form.span.end_col - 1
+            sources[items[1].name] = text[begin:end]
 
 
 def _line_starts(text: str) -> list[int]:

@@ -9,6 +9,7 @@ history, and a persistent history file (`~/.ptclisp_history`, or
 from __future__ import annotations
 
 import os
+from ..exitcodes import LIMIT_HIT
 from pathlib import Path
 
 from prompt_toolkit import PromptSession, print_formatted_text
@@ -159,11 +160,17 @@ class Terminal:
     def run(self) -> int:
         self.banner()
         while not self.repl.quit:
+            if self.repl.session_limit_reached():   # --session-timeout-ms passed while at the prompt
+                self.show([("error", self.repl.ended_by)])
+                break
             try:
                 text = self.prompt.prompt()
             except KeyboardInterrupt:
                 continue
             except EOFError:
+                break
+            if self.repl.session_limit_reached():
+                self.show([("error", self.repl.ended_by)])
                 break
             try:
                 self.show(self.repl.handle(text))
@@ -171,7 +178,7 @@ class Terminal:
                 self.show([("error", "Interrupted.")])
             except Exception as exc:  # noqa: BLE001 - keep the session alive; a bug shows as one line
                 self.show([("error", f"Error (internal_error): {type(exc).__name__}: {exc}")])
-        return 0
+        return LIMIT_HIT if self.repl.ended_by else 0
 
 
 def run_terminal(repl: Repl) -> int:

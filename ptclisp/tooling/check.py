@@ -11,8 +11,13 @@ contracts), then every definition against its namespace, reporting each
 definition that does not analyze. Programs checked in the same run see the
 public exports of those preludes, as well as of the `--prelude` files.
 
+A program that names a namespace of the shipped agent library (`agent.core/run-value`,
+`llm/...`) is a workflow: it is checked against that library's exports, as
+`ptclisp run FILE --model ...` attaches it (`uses_workflow_library`, `workflow_library`).
+
 Nothing is evaluated: preludes are compiled but their definitions are not run.
-Imports the reader, the analyzer, errors and (lazily) the prelude compiler.
+Imports the reader, the analyzer, errors and (lazily) the prelude compiler and the
+shipped agent library's table.
 """
 from __future__ import annotations
 
@@ -160,3 +165,17 @@ def check_sources(named_texts: list[tuple[str, str]], attached: dict | None = No
         if i not in preludes:
             out[i] = check_source(text, env)
     return out
+
+
+def uses_workflow_library(text: str) -> bool:
+    """Does program `text` name a namespace of the shipped agent library (`agent.core/...`, `llm/...`)?"""
+    from ..agent.library import SHIPPED
+    names = "|".join(re.escape(n) for n in sorted(SHIPPED, key=len, reverse=True))
+    return re.search(rf"(?<![\w.*+!?<>=-])(?:{names})/", text) is not None
+
+
+def workflow_library() -> dict:
+    """The shipped agent library (agent.main's closure) compiled, never run: name -> CompiledNamespace."""
+    from ..agent.library import components
+    from ..prelude import build
+    return {c.name: c for c in build(components(("agent.main",)), {})}

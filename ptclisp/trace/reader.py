@@ -4,7 +4,11 @@ Owns `list_run_ids(dir)`, `load_run(dir, id)` -> `Run`, `load_runs(dir)`,
 and on a `Run`: `.summary()` (the row of the runs list) and `.turns()`
 (one dict per model turn, public facts merged with private evidence when
 the run has some).  Nothing here writes; a malformed or partial line (a
-run that crashed mid-write) is skipped and counted in `bad_lines`.  A run
+run that crashed mid-write) is skipped and counted in `bad_lines`, and so is
+a record whose fields do not have the types the writer gives them
+(`well_typed`: a count that is not a number, a kind that is not a string, ...),
+so the view never renders a crafted field as anything but what it should be.
+`load_run(..., include_private=False)` reads the public events only.  A run
 id is only ever a direct child directory whose name matches `RUN_ID_RE`,
 so an id given by a user cannot name a path elsewhere.  Imports trace.writer
 (file names) only.
@@ -39,7 +43,61 @@ def list_run_ids(directory) -> list[str]:
     return sorted(n for n in names if RUN_ID_RE.match(n) and os.path.isfile(os.path.join(directory, n, PUBLIC_FILE)))
 
 
-def _read_jsonl(path) -> tuple[list[dict], int]:
+# the types of the fields the writer produces, by field name, at any depth of a record
+_INT_FIELDS = frozenset({"seq", "turn", "prints", "kept_messages", "new_messages", "new_chars", "system_chars",
+                         "request_bytes", "content_chars", "other_tool_calls", "line", "col", "chars", "lines",
+                         "bytes", "calls", "input_tokens", "output_tokens", "cached_tokens", "unreported_calls",
+                         "input", "output", "cached", "cache_write", "capability_refusals", "task_chars"})
+_NUM_FIELDS = frozenset({"t_ms", "duration_ms", "cost_usd"})
+_STR_FIELDS = frozenset({"kind", "status", "reason", "alias", "model", "provider", "finish_reason", "sha256", "ts",
+                         "started", "command", "outcome", "mission", "name", "effect", "run_id", "namespace",
+                         "origin", "exception", "role", "type"})
+_DICT_FIELDS = frozenset({"error", "tokens", "program", "models", "preludes", "limits", "task", "source",
+                          "missions", "by_alias", "by_model", "value"})
+_PRIVATE_STR = frozenset({"content", "message", "observation", "system"})
+_MAX_CHECK_DEPTH = 12
+
+
+def _typed(key, value, depth: int, private: bool) -> bool:
+    if value is None:
+        return True
+    if private:
+        if key in _PRIVATE_STR or key in ("program", "task"):
+            return type(value) is str
+        if key == "prints":
+            return isinstance(value, list) and all(type(p) is str for p in value)
+        if key == "messages":
+            return isinstance(value, list)
+        if key in ("seq", "turn", "t_ms", "ts", "kind"):
+            return _typed(key, value, depth, False)
+        return True            # arguments, results and values are data: shown as JSON text, escaped
+    if key in _INT_FIELDS and type(value) is not int:
+        return False
+    if key in _NUM_FIELDS and type(value) not in (int, float):
+        return False
+    if key in _STR_FIELDS and type(value) is not str:
+        return False
+    if key in _DICT_FIELDS and not isinstance(value, dict):
+        return False
+    if key in ("tool_calls", "messages", "tools") and type(value) is not int:
+        return False
+    if key == "usage" and not (isinstance(value, dict) or value == "unreported"):
+        return False
+    if depth < _MAX_CHECK_DEPTH and isinstance(value, dict):
+        return all(_typed(k, v, depth + 1, False) for k, v in value.items())
+    if depth < _MAX_CHECK_DEPTH and isinstance(value, list):
+        return all(_typed(None, v, depth + 1, False) for v in value)
+    return True
+
+
+def well_typed(record: dict, private: bool = False) -> bool:
+    """Do the fields of a public event (or, with `private`, an evidence record) have the writer's types?"""
+    if private:
+        return type(record.get("seq")) is int and all(_typed(k, v, 1, True) for k, v in record.items())
+    return type(record.get("kind")) is str and all(_typed(k, v, 1, False) for k, v in record.items())
+
+
+def _read_jsonl(path, private: bool = False) -> tuple[list[dict], int]:
     out, bad = [], 0
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
@@ -51,14 +109,14 @@ def _read_jsonl(path) -> tuple[list[dict], int]:
             except ValueError:
                 bad += 1
                 continue
-            if isinstance(rec, dict):
+            if isinstance(rec, dict) and well_typed(rec, private):
                 out.append(rec)
             else:
                 bad += 1
     return out, bad
 
 
-def load_run(directory, run_id: str) -> "Run":
+def load_run(directory, run_id: str, include_private: bool = True) -> "Run":
     if not isinstance(run_id, str) or not RUN_ID_RE.match(run_id):
         raise TraceReadError(f"{run_id!r} is not a run id")
     path = os.path.join(directory, run_id)
@@ -72,9 +130,9 @@ def load_run(directory, run_id: str) -> "Run":
         raise TraceReadError(f"cannot read run {run_id}: {e.strerror or e}") from None
     private = None
     ppath = os.path.join(path, PRIVATE_DIR, PRIVATE_FILE)
-    if os.path.isfile(ppath):
+    if include_private and os.path.isfile(ppath):
         try:
-            records, pbad = _read_jsonl(ppath)
+            records, pbad = _read_jsonl(ppath, private=True)
             private = {r.get("seq"): r for r in records}
             bad += pbad
         except OSError:               # evidence we may not read: shown as absent
@@ -82,8 +140,8 @@ def load_run(directory, run_id: str) -> "Run":
     return Run(run_id, path, events, private, bad, mtime)
 
 
-def load_runs(directory) -> list["Run"]:
-    return [load_run(directory, rid) for rid in list_run_ids(directory)]
+def load_runs(directory, include_private: bool = True) -> list["Run"]:
+    return [load_run(directory, rid, include_private) for rid in list_run_ids(directory)]
 
 
 class Run:
@@ -146,6 +204,10 @@ class Run:
         models = start.get("models") or {}
         resolved = sorted({m.get("model") for m in models.values() if isinstance(m, dict) and m.get("model")})
         last_t = self.events[-1].get("t_ms", 0) if self.events else 0
+        # the usage record counts the calls that came back with an answer; a call that failed at the provider
+        # is a call too (one the router refused for a quota never reached a provider: not a call)
+        failed_calls = sum(1 for e in self.events if e.get("kind") == "model_response" and e.get("status") == "error"
+                           and (e.get("error") or {}).get("kind") != "limit_exceeded")
         err = (end or {}).get("error")
         return {
             "id": self.id, "status": self.status(), "command": start.get("command"),
@@ -155,7 +217,8 @@ class Run:
             "task_chars": (start.get("task") or {}).get("chars"),
             "aliases": sorted(models), "model": ", ".join(resolved) or None,
             "turns": max([e.get("turn", 0) for e in self.events if isinstance(e.get("turn"), int)] or [0]),
-            "calls": usage.get("calls", 0), "input_tokens": usage.get("input_tokens", 0),
+            "calls": (usage.get("calls") or 0) + failed_calls, "failed_calls": failed_calls,
+            "input_tokens": usage.get("input_tokens", 0),
             "output_tokens": usage.get("output_tokens", 0), "cached_tokens": usage.get("cached_tokens", 0),
             "unreported_calls": usage.get("unreported_calls", 0), "cost_usd": usage.get("cost_usd"),
             "error": {"kind": err.get("kind"), "reason": err.get("reason")} if isinstance(err, dict) else None,

@@ -17,7 +17,9 @@ cache.  A call whose answer carried no usage is counted in `calls` and
 `unreported_calls` and adds nothing to the token counts: it is never taken
 for zero tokens.  `cost_usd` is None when a called model has no known
 price; otherwise it is the cost of the calls that reported usage, so with
-`unreported_calls` > 0 it is a lower bound.  `summary_line(usage)` is the
+`unreported_calls` > 0 it is a lower bound.  A run's record also has
+`capability_refusals`: capability calls refused before they ran (a model-call
+quota, a mission tool's quota, invalid or too large arguments).  `summary_line(usage)` is the
 one-line stderr summary of a command.  Imports trace.prices.
 """
 from __future__ import annotations
@@ -133,7 +135,8 @@ def usage_record(usage) -> dict | None:
     (`AgentOutcome.usage` also holds the run's counters); None when `usage` holds no record."""
     if not isinstance(usage, dict) or "calls" not in usage:
         return None
-    return {k: usage[k] for k in (*_COUNTS, "cost_usd", "by_alias", "by_model") if k in usage}
+    return {k: usage[k] for k in (*_COUNTS, "cost_usd", "by_alias", "by_model", "capability_refusals")
+            if k in usage}
 
 
 def empty_usage() -> dict:
@@ -163,6 +166,9 @@ def summary_line(usage: dict) -> str:
         text += f", at least {format_cost(cost)}"
     elif n:
         text += f", {format_cost(cost)}"
+    refused = usage.get("capability_refusals")
+    if refused:
+        text += f", {refused} capability call{'s' * (refused != 1)} refused"
     models = sorted(m for m in usage.get("by_model", {}) if m != "unknown")
     if models:
         text += f" ({', '.join(models)})"

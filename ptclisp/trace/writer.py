@@ -6,6 +6,9 @@ and `RunTrace`, which the agent host calls as the run goes:
     DIR/<run id>/events.jsonl               public: content-free, one JSON object per line
     DIR/<run id>/private/evidence.jsonl     with inspect: prompts, responses, programs,
                                             observations, tool arguments and results, values
+    DIR/<run id>/envelope.json              the run's --envelope document (ok, value, error, usage,
+                                            exit_code), written when the command ends; owner only
+                                            (0600), since it holds the value
 
 The run id is `YYYYMMDDTHHMMSSZ-xxxxxx` (UTC start time, random suffix), so
 runs sort by start.  Every line is written and flushed when its event
@@ -53,6 +56,7 @@ POLICY_EVENTS = ("policy_call", "policy_fallback", "compaction")
 PUBLIC_FILE = "events.jsonl"
 PRIVATE_DIR = "private"
 PRIVATE_FILE = "evidence.jsonl"
+ENVELOPE_FILE = "envelope.json"
 TRACE_FORMAT = "ptclisp-trace/1"
 #: What a run directory name may look like (ids are never taken from elsewhere unchecked).
 RUN_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -204,6 +208,18 @@ class RunTrace:
                 self._broken = True
                 log.warning("trace %s stopped: %s", self.run_id, e)
             return seq
+
+    def keep_envelope(self, doc: dict) -> None:
+        """Write the run's --envelope document as envelope.json (0600, credentials redacted); never raises."""
+        path = os.path.join(self.path, ENVELOPE_FILE)
+        try:
+            text = redact(json.dumps(doc, ensure_ascii=False, indent=2, default=str), self.writer.secrets)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except (OSError, ValueError, TypeError) as e:
+            log.warning("trace %s: envelope not kept: %s", self.run_id, e)
 
     def close(self) -> None:
         with self._lock:

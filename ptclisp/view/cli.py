@@ -59,8 +59,8 @@ def run_view(args) -> int:
         server = ViewServer(directory, args.port)
     except OSError as e:
         raise UsageError(f"view: cannot listen on 127.0.0.1:{args.port}: {e.strerror or e}") from None
-    print(f"ptclisp view: serving {directory} at http://127.0.0.1:{server.port}/ (Ctrl-C to stop)",
-          file=sys.stderr, flush=True)
+    print(f"ptclisp view: serving {directory} at {server.url} (public view; Ctrl-C to stop)\n"
+          f"ptclisp view: with private evidence: {server.private_url}", file=sys.stderr, flush=True)
     try:
         server.serve_forever(poll_interval=0.25)
     except KeyboardInterrupt:

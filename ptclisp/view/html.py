@@ -219,6 +219,9 @@ def chart_runs(summaries: list[dict]) -> str:
     rows = summaries[-60:]
     if not rows:
         return ""
+    if not any(s["input_tokens"] + s["output_tokens"] for s in rows):   # nothing to draw: say why
+        return ('<p class="meta" id="chart-runs-none">No token counts to chart: the providers of these runs '
+                'reported none (replayed and scripted models report no usage).</p>')
     top = max([s["input_tokens"] + s["output_tokens"] for s in rows] + [1])
     h, left, width = 18, 190, 720
     body = []
@@ -250,14 +253,15 @@ def chart_turns(turns: list[dict], anchor: str) -> str:
              for t in turns]
     max_t = max([a + b for a, b in times] + [1])
     h, left, panel = 20, 60, 300
-    body = [f'<text x="{left}" y="12">tokens (input / output)</text>',
+    token_title = "tokens (input / output)" if any(tok) else "tokens: none reported by the provider"
+    body = [f'<text x="{left}" y="12">{token_title}</text>',
             f'<text x="{left + panel + 70}" y="12">time (model / evaluation)</text>']
     for i, t in enumerate(turns):
         y = 18 + i * h
         x_in = panel * tok[i].get("input", 0) / max_tok
         x_out = panel * tok[i].get("output", 0) / max_tok
         label = "n/a" if not tok[i] else f'{_num(tok[i].get("input", 0))} / {_num(tok[i].get("output", 0))}'
-        body.append(f'<text x="{left - 6}" y="{y + 13}" text-anchor="end">turn {t["turn"]}</text>'
+        body.append(f'<text x="{left - 6}" y="{y + 13}" text-anchor="end">turn {E(str(t["turn"]))}</text>'
                     f'<rect x="{left}" y="{y + 3}" width="{x_in:.1f}" height="{h - 6}" fill="#4a78a8"/>'
                     f'<rect x="{left + x_in:.1f}" y="{y + 3}" width="{x_out:.1f}" height="{h - 6}" fill="#9cc0e3"/>'
                     f'<title>{E(label)}</title>')
@@ -290,11 +294,11 @@ def _runs_table(summaries: list[dict]) -> str:
             err_text += (" " if err_text else "") + f'<span class=meta>({E(kinds)})</span>'
         search = " ".join(str(x) for x in (s["id"], s["task"] or "", s["model"] or "",
                                            f'{err["kind"]}/{err["reason"]}' if err else "", kinds)).lower()
-        tok_in = _num(s["input_tokens"]) + (f'<span class=meta> +{s["unreported_calls"]}?</span>'
+        tok_in = _num(s["input_tokens"]) + (f'<span class=meta> +{E(str(s["unreported_calls"]))}?</span>'
                                             if s["unreported_calls"] else "")
         rows.append(f'<tr data-run="{E(s["id"])}" data-status="{E(s["status"])}" data-search="{E(search)}">'
                     f'<td><a href="#{_anchor(s["id"])}">{E(s["id"])}</a></td><td>{_badge(s["status"])}</td>'
-                    f'<td>{task}</td><td>{E(s["model"] or "-")}</td><td class=num>{s["turns"]}</td>'
+                    f'<td>{task}</td><td>{E(s["model"] or "-")}</td><td class=num>{E(str(s["turns"]))}</td>'
                     f'<td class=num>{tok_in}</td><td class=num>{_num(s["output_tokens"])}</td>'
                     f'<td class=num>{E(_cost(s["cost_usd"]))}</td><td class=num>{E(_ms(s["duration_ms"]))}</td>'
                     f'<td>{err_text}</td></tr>')
@@ -311,21 +315,23 @@ def _facts(run: Run, s: dict) -> str:
         full = run.task_text()
         task_html = f'<div class="text">{E(full)}</div>' if full else "-"
     elif task is None and s["task_chars"] is not None:
-        task_html = f'<span class=meta>private ({s["task_chars"]} chars, {E(s["task_sha256"] or "")})</span>'
+        task_html = f'<span class=meta>private ({E(str(s["task_chars"]))} chars, {E(s["task_sha256"] or "")})</span>'
     else:
         task_html = "-"
     rows = [("task", task_html), ("command", E(s["command"] or "-")), ("models", E(model_text or "-")),
             ("started", _when(s["started"])), ("duration", E(_ms(s["duration_ms"]))),
-            ("turns", str(s["turns"])),
-            ("model calls", f'{s["calls"]}' + (f' ({s["unreported_calls"]} without reported usage)'
-                                               if s["unreported_calls"] else "")),
+            ("turns", E(str(s["turns"]))),
+            ("model calls", E(str(s["calls"])) + (f' ({E(str(s["failed_calls"]))} failed)' if s["failed_calls"]
+                                                   else "")
+             + (f' ({E(str(s["unreported_calls"]))} without reported usage)' if s["unreported_calls"] else "")),
             ("tokens", f'{_num(s["input_tokens"])} input ({_num(s["cached_tokens"])} cached), '
                        f'{_num(s["output_tokens"])} output'),
             ("cost", E(_cost(s["cost_usd"])))]
     if s["error"]:
         rows.append(("error", f'<span class="err-text">{E(s["error"]["kind"])}/{E(s["error"]["reason"])}</span>'))
     if s["bad_lines"]:
-        rows.append(("unreadable lines", str(s["bad_lines"])))
+        rows.append(("skipped lines", f'<span class="err-text">{E(str(s["bad_lines"]))} malformed trace '
+                                      f'line(s) skipped</span>'))
     return '<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>"
 
 
@@ -353,7 +359,7 @@ def _turn(run: Run, t: dict, anchor: str) -> str:
     tokens = resp.get("tokens")
     tok_text = (f'{_num(tokens.get("input"))} in / {_num(tokens.get("output"))} out' if isinstance(tokens, dict)
                 else "usage not reported" if resp.get("usage") == "unreported" else "")
-    head = (f'<h3>Turn {t["turn"]} <small>{E(str(resp.get("alias") or ""))}'
+    head = (f'<h3>Turn {E(str(t["turn"]))} <small>{E(str(resp.get("alias") or ""))}'
             f'{" (" + E(str(resp.get("model"))) + ")" if resp.get("model") else ""}</small>'
             f'<small>model call {E(_ms(resp.get("duration_ms")))}</small><small>{E(tok_text)}</small>'
             f'{"<small>finish: " + E(str(resp.get("finish_reason"))) + "</small>" if resp.get("finish_reason") else ""}'
@@ -373,7 +379,7 @@ def _turn(run: Run, t: dict, anchor: str) -> str:
                                  err_text))
     elif ev.get("program") or resp.get("program"):
         p = ev.get("program") or resp.get("program")
-        parts.append(f'<p class=meta>program: {p.get("lines")} lines, {p.get("chars")} chars, '
+        parts.append(f'<p class=meta>program: {E(str(p.get("lines")))} lines, {E(str(p.get("chars")))} chars, '
                      f'{E(str(p.get("sha256")))} (private)</p>')
     if ev:
         where = f' at line {err.get("line")}, column {err.get("col")}' if err and err.get("line") else ""
@@ -381,7 +387,7 @@ def _turn(run: Run, t: dict, anchor: str) -> str:
         label = f'{outcome}' + (f' - {err.get("kind")}' if err and err.get("kind") else "") + \
             (f' ({err.get("reason")})' if err and err.get("reason") else "")
         parts.append(f'<p>result: <span class="outcome {"good" if good else "bad"}">{E(label)}</span>'
-                     f'{E(where)} <span class=meta>in {E(_ms(ev.get("duration_ms")))}; {ev.get("prints", 0)} '
+                     f'{E(where)} <span class=meta>in {E(_ms(ev.get("duration_ms")))}; {E(str(ev.get("prints", 0)))} '
                      f'print lines</span></p>')
         if err and run.has_private and t.get("message") and program is None:
             parts.append(f'<p class="err-text">{E(err.get("kind") or "")}: {E(t["message"])}</p>')
@@ -417,9 +423,9 @@ def _turn(run: Run, t: dict, anchor: str) -> str:
             parts.append(f'<p class="err-text">abort: {E(str(a.get("reason")))}</p>')
     if run.has_private and t.get("feedback"):
         text = "\n\n".join(m.get("content") or "" for m in t["feedback"])
-        parts.append(f'<details class="feedback" open><summary>feedback sent to turn {t["turn"] + 1}</summary>'
+        parts.append(f'<details class="feedback" open><summary>feedback sent to turn {E(str(t["turn"] + 1))}</summary>'
                      f'{_text_block(text)}</details>')
-    return f'<article class="{cls}" id="{anchor}-t{t["turn"]}">{"".join(parts)}</article>'
+    return f'<article class="{cls}" id="{anchor}-t{E(str(t["turn"]))}">{"".join(parts)}</article>'
 
 
 def _final(run: Run) -> str:
@@ -432,7 +438,7 @@ def _final(run: Run) -> str:
                                                 else _text_block("nil")))
         else:
             v = o.get("value_info") if isinstance(o.get("value_info"), dict) else {}
-            parts.append(f'<p class=meta>value: {E(str(v.get("type")))}, {v.get("bytes")} bytes (private)</p>')
+            parts.append(f'<p class=meta>value: {E(str(v.get("type")))}, {E(str(v.get("bytes")))} bytes (private)</p>')
     elif status in ("failed", "crashed"):
         err = o.get("error") or {}
         parts.append(f'<p class="err-text">{E(str(err.get("kind") or o.get("exception") or ""))}/'
@@ -482,15 +488,30 @@ def render_app(directory: str, runs: list[Run]) -> str:
     return "".join(parts)
 
 
-def render_page(directory: str, runs: list[Run], *, live: bool = False, generated: str | None = None) -> str:
-    """The whole HTML document; `live` adds the update script (server-sent events from /events)."""
+def script_hash(script: str) -> str:
+    """The CSP source that allows exactly this inline script: 'sha256-<base64 digest>'."""
+    import base64
+    import hashlib
+    return "'sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def render_page(directory: str, runs: list[Run], *, live: bool = False, generated: str | None = None,
+                public_only: bool = False) -> str:
+    """The whole HTML document; `live` adds the update script (server-sent events from /events).
+
+    Its Content-Security-Policy admits the page's two scripts by their hashes and nothing else.
+    `public_only` says (in the header) that private evidence was left out (the live view without its token)."""
     connect = "'self'" if live else "'none'"
-    csp = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
+    scripts = [SCRIPT, LIVE_SCRIPT] if live else [SCRIPT]
+    hashes = " ".join(script_hash(s) for s in scripts)   # the page's own scripts only: no 'unsafe-inline'
+    csp = (f"default-src 'none'; style-src 'unsafe-inline'; script-src {hashes}; img-src data:; "
            f"connect-src {connect}; base-uri 'none'; form-action 'none'")
     statuses = ["ok", "failed", "running", "incomplete", "crashed"]
     options = "".join(f'<option value="{s}">{s}</option>' for s in statuses)
     generated = generated or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     live_note = '<span id="live">live</span> · ' if live else ""
+    if public_only:
+        live_note += "public view (open the address with the token printed at start for private evidence) · "
     return (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta http-equiv="Content-Security-Policy" content="{csp}">'

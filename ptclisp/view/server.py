@@ -7,15 +7,27 @@ appears; a comment line every 15 s keeps the stream open), `GET /state` the
 current change signature as JSON (for polling clients).  It listens on
 127.0.0.1 only and answers only requests whose Host header names the
 loopback address (a page elsewhere cannot read it through DNS rebinding);
-nothing is ever written.  Imports view.html and trace.reader.
+nothing is ever written.
+
+Private evidence (prompts, programs, values) is served only to a browser that
+shows the server's token, as Jupyter does: the address printed at start
+(`private_url`) carries it as `?token=...`; that request sets an HttpOnly,
+SameSite=Strict cookie, so the page's own updates (/app, /events) carry it
+too.  Without the token every page is the public view (content-free events
+only), so another local user who can reach the port sees no private evidence.
+Imports view.html and trace.reader.
 """
 from __future__ import annotations
 
+import hmac
+import http.cookies
 import http.server
 import json
 import os
+import secrets
 import threading
 import time
+import urllib.parse
 
 from ..trace.reader import TraceReadError, list_run_ids, load_runs
 from ..trace.writer import PRIVATE_DIR, PRIVATE_FILE, PUBLIC_FILE
@@ -23,6 +35,7 @@ from .html import render_app, render_page
 
 POLL_S = 0.5
 KEEPALIVE_S = 15.0
+TOKEN_COOKIE = "ptclisp_view_token"
 
 
 def signature(directory: str) -> list:
@@ -54,9 +67,24 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         port = self.server.server_address[1]
         return host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", "127.0.0.1", "localhost")
 
-    def _send(self, code: int, body: str, ctype: str) -> None:
+    def _token_given(self) -> tuple[bool, bool]:
+        """(the request shows the server's token, it came in the query: set the cookie)."""
+        expected = self.server.token
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query).get("token", [])
+        if query and hmac.compare_digest(query[0].encode(), expected.encode()):
+            return True, True
+        try:
+            jar = http.cookies.SimpleCookie(self.headers.get("Cookie") or "")
+        except http.cookies.CookieError:
+            return False, False
+        morsel = jar.get(TOKEN_COOKIE)
+        return bool(morsel is not None and hmac.compare_digest(morsel.value.encode(), expected.encode())), False
+
+    def _send(self, code: int, body: str, ctype: str, cookie: str | None = None) -> None:
         data = body.encode("utf-8")
         self.send_response(code)
+        if cookie is not None:
+            self.send_header("Set-Cookie", f"{TOKEN_COOKIE}={cookie}; HttpOnly; SameSite=Strict; Path=/")
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-store")
@@ -71,11 +99,13 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         path = self.path.split("?", 1)[0]
         d = self.server.directory
+        private, from_query = self._token_given()
         try:
             if path == "/":
-                self._send(200, render_page(d, load_runs(d), live=True), "text/html; charset=utf-8")
+                page = render_page(d, load_runs(d, include_private=private), live=True, public_only=not private)
+                self._send(200, page, "text/html; charset=utf-8", cookie=self.server.token if from_query else None)
             elif path == "/app":
-                self._send(200, render_app(d, load_runs(d)), "text/html; charset=utf-8")
+                self._send(200, render_app(d, load_runs(d, include_private=private)), "text/html; charset=utf-8")
             elif path == "/state":
                 self._send(200, json.dumps({"signature": signature(d)}), "application/json")
             elif path == "/events":
@@ -116,14 +146,25 @@ class ViewServer(http.server.ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, directory: str, port: int):
+    def __init__(self, directory: str, port: int, token: str | None = None):
         self.directory = directory
         self.stopping = threading.Event()
+        self.token = token or secrets.token_urlsafe(24)   # private evidence needs it (module docstring)
         super().__init__(("127.0.0.1", port), _Handler)
 
     @property
     def port(self) -> int:
         return self.server_address[1]
+
+    @property
+    def url(self) -> str:
+        """The public view's address."""
+        return f"http://127.0.0.1:{self.port}/"
+
+    @property
+    def private_url(self) -> str:
+        """The address that also shows private evidence (it carries the token)."""
+        return f"{self.url}?token={self.token}"
 
     def stop(self) -> None:
         self.stopping.set()

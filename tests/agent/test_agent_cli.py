@@ -255,7 +255,9 @@ def test_run_a_workflow_file_with_a_model(work, capsys):
     code = main(["run", "agent.clj", "--model", model, "--data", "data.json", "--record", "rec.jsonl",
                  "--trace", "t.jsonl"])
     assert code == 0
-    assert capsys.readouterr().out.splitlines() == ["the agent answered 6", "{:answer 6 :twice 12}"]
+    captured = capsys.readouterr()      # the value as JSON on stdout, the workflow's prints on stderr (as run DIR)
+    assert json.loads(captured.out) == {"answer": 6, "twice": 12} and captured.out.startswith("{\n  ")
+    assert captured.err.splitlines()[0] == "the agent answered 6"
     assert {"request", "response", "outcome"} <= {e["type"] for e in read_trace(work / "t.jsonl")}
     assert main(["run", "agent.clj", "--replay", "rec.jsonl", "--data", "data.json", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["value"] == {"answer": 6, "twice": 12}
