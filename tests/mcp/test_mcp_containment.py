@@ -30,7 +30,8 @@ HOSTILE = {
     "(tool/slow {:s 3})": "timeout",
     "(pmap (fn [i] (tool/slow {:s 3})) (range 4))": "timeout",
     "(vec (range 2000000))": "memory_exceeded",
-    "(let [a (vec (range 1000)) b (mapv (fn [_] a) a) c (mapv (fn [_] b) a)] (count (conj #{} c)))": "timeout",
+    # widely shared structure: hashing costs what it holds now (issue 24), sorting it still runs to the deadline
+    "(let [a (vec (range 1000)) b (mapv (fn [_] a) a) c (mapv (fn [_] b) a)] (sort [c c c]))": "timeout",
     "(loop [i 0] (recur (inc i)))": "loop_limit_exceeded",
     '(doseq [i (range 100000)] (println "abcdefghijklmnopqrstuvwxyz abcdefghijklmnopqrstuvwxyz"))': "memory_exceeded",
 }
