@@ -300,6 +300,113 @@ def test_a_mission_prelude_candidate_is_promoted_beside_the_old_file(project, tm
     cli("validate", project, check=0)
 
 
+# ------------------------------------------------------------------ policy candidates ([agent] policy hooks)
+
+POLICY_NS = '(ns loop.policy "How the loop talks back to the model.")\n\n'
+UNHELPFUL = POLICY_NS + '(defn render-feedback "Feedback after a turn." [turn state] "Keep going.")\n'
+HELPFUL = POLICY_NS + ('(defn render-feedback "Feedback after a turn." [turn state]\n'
+                       f'  (str "{TRIGGER} against the question. " (get turn "text")))\n')
+
+
+def with_policy(project) -> pathlib.Path:
+    """The project with a loop policy whose render-feedback hook says nothing useful."""
+    (project / "policies").mkdir()
+    (project / "policies" / "terse.clj").write_text(UNHELPFUL, encoding="utf-8")
+    with (project / "ptclisp.toml").open("a", encoding="utf-8") as fh:
+        fh.write('\n[agent]\npolicy = ["policies/terse.clj"]   # the loop\'s feedback policy\n')
+    cli("validate", project, check=0)
+    return project
+
+
+def test_a_policy_candidate_passes_the_gate_wins_3_to_0_and_is_promoted_into_agent_policy(project, tmp_path):
+    with_policy(project)
+    f = tmp_path / "helpful.clj"
+    f.write_text(HELPFUL, encoding="utf-8")
+    cid = new(project, "policy:policies/terse.clj", f)
+    assert cli("candidate", "gate", project, cid, check=0).stdout.strip() == \
+        f"{cid}: gate passed (policy:policies/terse.clj)"
+    before = (project / "ptclisp.toml").read_text()
+    assert json.loads(cli("run", project, check=0).stdout) == 5                      # the incumbent policy misleads
+    assert json.loads(cli("run", project, "--candidate", cid, check=0).stdout) == 4  # the candidate's hook in place
+    assert (project / "ptclisp.toml").read_text() == before
+    out = trial(project, cid)
+    assert "incumbent  0/3 passed (0%, Wilson 95% 0-56%)" in out.stdout
+    assert "candidate  3/3 passed (100%, Wilson 95% 44-100%)" in out.stdout
+    assert "only incumbent 0, only candidate 3, diff +100.0 pts, McNemar exact p = 0.25" in out.stdout
+    record = json.loads((project / ".ptclisp" / "candidates" / cid / "trials" / "t1" / "trial.json").read_text())
+    jsonschema.validate(record, load_schema("trial"))
+    assert (project / "ptclisp.toml").read_text() == before
+
+    out = cli("candidate", "promote", project, cid, check=0)
+    assert f"policies/terse.{cid}.clj" in out.stdout and "not worse (+100.0 pts" in out.stdout
+    text = (project / "ptclisp.toml").read_text()
+    assert tomllib.loads(text)["agent"]["policy"] == [f"policies/terse.{cid}.clj"]
+    assert text == before.replace('"policies/terse.clj"', f'"policies/terse.{cid}.clj"')  # one string changed
+    assert (project / "policies" / "terse.clj").read_text() == UNHELPFUL              # the old file is kept
+    assert (project / "policies" / f"terse.{cid}.clj").read_text() == HELPFUL
+    assert cli("validate", project, check=0).stdout.strip().endswith("valid")
+    promotion = json.loads((project / ".ptclisp" / "promotions.jsonl").read_text().splitlines()[0])
+    jsonschema.validate(promotion, load_schema("promotion"))
+    assert (promotion["component"], promotion["previous_source"], promotion["new_source"]) == \
+        ("policy:policies/terse.clj", "policies/terse.clj", f"policies/terse.{cid}.clj")
+    assert json.loads(cli("run", project, check=0).stdout) == 4                      # the project now runs it
+    assert statuses(project) == {cid: "promoted"}
+
+
+@pytest.mark.parametrize("body, rules, message", [
+    # an effect-widening policy: it calls a (write) tool, which policy code may never do
+    ('(defn render-feedback [turn state] (str (tool/lookup {"id" 1})))\n', ["policy", "tool_call", "write_tool"],
+     "policy: loop.policy/render-feedback names tool/lookup, but policy code runs without tools"),
+    # a misspelt hook: the policy exports none of the hooks, so it would silently do nothing
+    ('(defn render-feedbak [turn state] "Check the value.")\n', ["policy", "exports"],
+     "policy: the policy exports none of the hooks render-feedback, render-prompt, project-context, compact"),
+])
+def test_a_policy_candidate_the_host_would_refuse_fails_the_gate(project, tmp_path, body, rules, message):
+    with_policy(project)
+    f = tmp_path / "bad.clj"
+    f.write_text(POLICY_NS + body, encoding="utf-8")
+    cid = new(project, "policy:policies/terse.clj", f)
+    out = cli("candidate", "gate", project, cid, check=3)
+    lines = out.stderr.strip().splitlines()
+    assert [line.split(": ")[1] for line in lines] == rules, lines
+    assert lines[0] == f"{cid}: {message}"
+    assert statuses(project) == {cid: "failed gate"}
+    before = (project / "ptclisp.toml").read_text()
+    out = cli("candidate", "promote", project, cid, check=3)
+    assert out.stderr.startswith(f"ptclisp candidate promote: {cid} does not pass the gate: {message}")
+    assert (project / "ptclisp.toml").read_text() == before
+    assert not (project / "policies" / f"terse.{cid}.clj").exists()
+
+
+def test_a_policy_trial_arm_carries_the_candidate_policy_to_a_ray_worker(project, tmp_path, monkeypatch):
+    """The candidate arm's bench Variant has the candidate file in place of the named policy (the other arm the
+    project's), and a Ray Bundle carries it: the worker runs it where the file does not exist."""
+    from ptclisp.bench_agent.models import parse_model
+    from ptclisp.bench_agent.ray_executor import Bundle, run_in_worker
+    from ptclisp.bench_agent.runs import plan
+    from ptclisp.bench_agent.suite import load_suite
+    from ptclisp.candidates.components import arm, parse_id
+    from ptclisp.project import load_project
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    without_tools(project)
+    with_policy(project)
+    f = tmp_path / "helpful.clj"
+    f.write_text(HELPFUL, encoding="utf-8")
+    cid = new(project, "policy:policies/terse.clj", f)
+    p = load_project(str(project))
+    source = project / ".ptclisp" / "candidates" / cid / "source.clj"
+    variants = [arm(p, "incumbent"), arm(p, "candidate", (parse_id("policy:policies/terse.clj"), str(source)))]
+    assert variants[0].policy == (str(project / "policies" / "terse.clj"),)
+    assert variants[1].policy == (str(source),) and not variants[1].preludes and not variants[1].replace
+    suite = load_suite(str(project / "suite"))
+    specs = plan(suite.tasks[:1], [parse_model(f"main=openai:fake@{_url(project)}")], variants, ["ptc"], 1)
+    bundle = Bundle.of(suite, specs)
+    source.rename(tmp_path / "elsewhere.clj")
+    outcomes = [run_in_worker(s, bundle, record=False, replay=None, limits=None, provider_options=None)["outcome"]
+                for s in specs]
+    assert [o["answer"] for o in outcomes] == [4, 3], outcomes
+
+
 # ------------------------------------------------------------------ the gate's rules one by one
 
 HELPERS = '(ns helpers "Helpers for counting.")\n\n'

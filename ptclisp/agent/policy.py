@@ -34,7 +34,7 @@ import attrs
 from ..errors import PtcError
 from ..jsonout import JsonValueError, to_json
 from ..meter import Limits
-from ..prelude import Component, attach_preludes
+from ..prelude import Component, attach_preludes, parse_component
 from ..tools import Tool, ToolSet
 from ..values import Keyword, Map, Vector
 
@@ -176,6 +176,12 @@ class _Sandbox:
         return res.value
 
 
+def policy_namespaces(comp: Component) -> set:
+    """The namespaces a policy component defines (by name: a compiled namespace is shared by every component
+    of the same source, so its recorded origin may be another file's)."""
+    return {spec.name for spec in parse_component(comp)}
+
+
 def _kernel_stub(shipped_kernel: str) -> str:
     """The `kernel` of a policy environment: the model context is read from data, every other call is a tool."""
     old = '(tool/kernel-mission-model-context {"mission" mission})'
@@ -206,7 +212,7 @@ class _Pool:
             hooks = {}
             for comp in self.policies:
                 for ns_name, table in sb.env.preludes.items():
-                    if table.instance.compiled.origin == comp.origin:
+                    if ns_name in policy_namespaces(comp):
                         for hook in HOOKS:
                             if hook in table and table[hook].record.kind == "function":
                                 hooks[hook] = (f"{ns_name}/{hook}", comp.source)

@@ -41,7 +41,7 @@ def policy_components(items) -> list:
 
 def check_hooks(gate) -> None:
     """Refuse a policy prelude that exports none of the hooks (a misspelt hook would silently do nothing)."""
-    from .policy import HOOKS
+    from .policy import HOOKS, policy_namespaces
     try:
         with gate.set.active.use(strict=True) as sandbox:
             preludes = sandbox.env.preludes
@@ -53,7 +53,7 @@ def check_hooks(gate) -> None:
                                                  "without tools", origin=d["origin"], tool=d["tool"]) from None
         raise
     for comp in gate.policies:
-        names = [n for n, t in preludes.items() if t.instance.compiled.origin == comp.origin]
+        names = [n for n in preludes if n in policy_namespaces(comp)]
         if not any(h in preludes[n] for n in names for h in HOOKS):
             raise PreludeError("invalid_policy", "the policy exports none of the hooks "
                                                  f"{', '.join(HOOKS)}", origin=comp.origin)

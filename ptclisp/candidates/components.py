@@ -5,8 +5,8 @@ A component id is one of
 * `agent.feedback`, `agent.prompt`, `agent.core` - a shipped agent-loop prelude; the project's
   source is the file `[agent] replace` names for it, else the shipped text;
 * `prelude:REL` - a mission prelude file, REL exactly as `[missions.M] preludes` spells it;
-* `policy:REL` - a policy file, REL exactly as `[agent] policy` spells it (the hooks prelude of
-  `--policy FILE`; usable once the project schema has `[agent] policy`).
+* `policy:REL` - a policy file, REL exactly as `[agent] policy` spells it (a hooks prelude, as
+  `--policy FILE`; a candidate replaces a listed file, it cannot add one).
 
 `parse_id(text)` checks the spelling, `current(project, ref)` gives the project's current source
 of a component (text and where it came from), `doc_with(doc, ref, rel)` the project document
@@ -69,7 +69,7 @@ def parse_id(text: str) -> ComponentRef:
 
 
 def policies(doc: dict) -> list:
-    """The files of `[agent] policy` (empty while the project schema has no such key)."""
+    """The files of `[agent] policy`, in order (empty without one)."""
     agent = doc.get("agent") if isinstance(doc.get("agent"), dict) else {}
     value = agent.get("policy") or []
     return [value] if isinstance(value, str) else list(value)
@@ -149,10 +149,5 @@ def arm(project, name: str, override: tuple | None = None) -> Variant:
     preludes = tuple(path(rel) for rel in mission.get("preludes") or ())
     fields = {"preludes": preludes, "replace": replace,
               "description": f"the project's components{' with ' + override[0].id + ' replaced' if override else ''}"}
-    files = [path(rel) for rel in policies(doc)]
-    if files:
-        if "policy" not in attrs.fields_dict(Variant):
-            raise CandidateError("this ptclisp has no --policy support in bench variants: a project with "
-                                 "[agent] policy cannot be trialled", 2)
-        fields["policy"] = tuple(files)
+    fields["policy"] = tuple(path(rel) for rel in policies(doc))    # Variant.policy: absolute paths, in order
     return Variant(name, f"project:{project.name}", **fields)

@@ -5,6 +5,8 @@ rule (its message lists every instance):
 
     stale        the base is still the project's current source of the component
     compile      the source reads, analyzes and compiles (against the namespaces it runs with)
+    policy       a policy candidate attaches as the host attaches policies (`[agent] policy`, `--policy`):
+                 it exports at least one of the hooks and names no tool (policy code runs without tools)
     namespace    it defines exactly the namespaces of the base
     exports      every public definition of the base is still there, of the same kind, and accepts
                  every argument count the base accepted
@@ -23,10 +25,11 @@ from __future__ import annotations
 from ..agent.library import components as library_components
 from ..errors import PtcError
 from ..prelude import Component, build
-from .components import ComponentRef, current, mission_preludes, parse_id, sha256
+from .components import ComponentRef, current, mission_preludes, parse_id, policies, sha256
 
 MAX_BYTES = 256 * 1024
-RULES = ("stale", "compile", "namespace", "exports", "tool_call", "grant", "write_tool", "visibility", "size")
+RULES = ("stale", "compile", "policy", "namespace", "exports", "tool_call", "grant", "write_tool", "visibility",
+         "size")
 _EFFECT_RANK = {"read": 0, "write": 1, "unknown": 2, None: -1}
 
 
@@ -47,7 +50,11 @@ def check(project, record: dict, text: str) -> list:
     new = _compiled(project, ref, text, f"{ref.id} (candidate {record['id']})")
     if isinstance(new, str):
         broken["compile"] = new
-    elif not isinstance(old, str):
+    elif ref.kind == "policy":
+        problem = _policy_problem(project, ref, text, f"{ref.id} (candidate {record['id']})")
+        if problem:
+            broken["policy"] = problem
+    if not isinstance(new, str) and not isinstance(old, str):
         for rule, msgs in _compare(project, old, new).items():
             if msgs:
                 broken[rule] = "; ".join(msgs)
@@ -78,6 +85,32 @@ def _compiled(project, ref: ComponentRef, text: str, origin: str):
     from ..prelude import parse_component
     names = {s.name for s in parse_component(mine)}
     return {c.name: c for c in built if c.name in names}
+
+
+def _policy_problem(project, ref: ComponentRef, text: str, origin: str) -> str | None:
+    """The host's own refusal of the project's policies with this one in place (None: the host attaches
+    them): the check AgentHost makes when it is built, over the project's agent.feedback / agent.prompt."""
+    from ..agent.bindings import WorkflowTools
+    from ..agent.policy import PolicyGate, PolicySet
+    from ..agent.policy_setup import check_hooks, gate_components, policy_components
+    from ..prelude import PreludeError
+    items = []
+    for rel in policies(project.doc):
+        if rel == ref.target:
+            items.append(Component(text, origin))
+        else:
+            try:
+                items.append(Component.file(project.path(rel)))
+            except PtcError:
+                continue
+    try:
+        replace = project.workflow_replacements() or {}
+        policy_set = PolicySet(gate_components(replace), policy_components(items), WorkflowTools.BINDINGS)
+        check_hooks(PolicyGate(policy_set, lambda event: None, lambda: 0))
+    except PtcError as e:
+        text = _error_text(e) if not isinstance(e, PreludeError) or e.kind != "invalid_policy" else e.message
+        return text.replace(f"{origin}: ", "")
+    return None
 
 
 def _mission_components(project, ref: ComponentRef, mine: Component) -> list:

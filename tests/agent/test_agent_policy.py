@@ -167,6 +167,18 @@ def test_a_policy_without_hooks_or_needing_a_tool_is_refused_when_the_host_is_ma
     assert e.value.kind == "invalid_policy" and "tool/nope" in e.value.message
 
 
+def test_the_same_policy_source_under_a_second_file_name_keeps_its_hooks():
+    """Compiled namespaces are shared by source, so a copy of a policy (a promoted candidate, say) attached
+    after the original in one process must still be found by its namespaces, not by the first file's name."""
+    from ptclisp.prelude import Component
+    src = _policy('(str "COPIED " (get turn "feedback"))')
+    first, _ = _run(policy=[Component(src, "/p/policy.clj")])
+    second, provider = _run(policy=[Component(src, "/p/policy.c-1.clj")])
+    assert first.policy_fallbacks == second.policy_fallbacks == 0
+    (text,) = tool_messages(provider.requests[1])
+    assert "COPIED observation" in text
+
+
 def test_policy_events_reach_the_trace_and_the_viewer_shows_the_fallback(tmp_path):
     from ptclisp.trace import TraceWriter
     from ptclisp.trace.reader import load_run
