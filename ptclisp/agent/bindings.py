@@ -214,10 +214,14 @@ class AgentRun:
     def _context_window(self, request: dict):
         """(alias, window tokens, output reservation, window in characters) of the alias the router will
         send `request` to (resolved as the router does: no model -> the default alias), or None when that
-        model declares no window or the router will refuse the alias anyway."""
+        model declares no window, the router will refuse the alias anyway, or the router is not a
+        ModelRouter (a stand-in with only `request`)."""
+        resolve, lookup = getattr(self.router, "resolve", None), getattr(self.router, "provider", None)
+        if not callable(resolve) or not callable(lookup):
+            return None
         try:
-            alias = self.router.resolve(request["model"]) if "model" in request else self.router.resolve()
-            provider = self.router.provider(alias)
+            alias = resolve(request["model"]) if "model" in request else resolve()
+            provider = lookup(alias)
         except (RouterError, KeyError, TypeError):
             return None
         tokens, max_tokens = declared_window(provider)
