@@ -22,7 +22,8 @@ Bindings receive the Lisp argument map as it is (no projection), so the
 contract bindings see the raw value and every binding controls its own
 conversion; they answer with keyword-keyed envelopes (docs/spec/agent-library.md
 §2.1).  Malformed arguments are answered with a protocol_error envelope,
-never guessed at.  Imports the agent modules, tools and values.
+never guessed at.  Imports the agent modules, tools, values and providers (the declared context
+windows).
 """
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ from typing import Callable
 
 from ..convert import from_python
 from ..errors import PtcError
+from ..providers import RouterError
+from ..providers.windows import CHARS_PER_TOKEN, declared_window, output_reserve, window_chars
 from ..tools import Tool, ToolSet
 from ..trace.usage import UsageMeter, provider_identity
 from ..values import Keyword, Map, Vector
@@ -104,6 +107,7 @@ class AgentRun:
         self.loop_requests = 0            # model requests since the loop started (the host's turn count)
         self.gate = None                  # the run's ptclisp.agent.policy.PolicyGate
         self._compaction = None
+        self._budget_note: dict = {}      # what bound the last request's budget when it was not max_transcript_chars
         self.started = time.monotonic()
         self.policy_counts = {"policy_calls": 0, "policy_fallbacks": 0, "compactions": 0}
 
@@ -151,8 +155,8 @@ class AgentRun:
         send = self._hold_request(request)
         turn = self.trace.model_request(request) if self.trace is not None else 0
         if send is not request:
-            self.emit(self._compaction.event() | {"turn": turn or self.loop_requests,
-                                                   "summary": self._compaction.summary})
+            self.emit(self._compaction.event() | self._budget_note | {"turn": turn or self.loop_requests,
+                                                                      "summary": self._compaction.summary})
         started = time.perf_counter()
         out = self.router.request(send)
         duration_ms = (time.perf_counter() - started) * 1000
@@ -180,7 +184,8 @@ class AgentRun:
 
     def _hold_request(self, request: dict) -> dict:
         """The host's checks before a model request, whatever the loop did: the deadline, the turn budget
-        and the transcript budget (compacting the request when it nears it). Gives the request to send."""
+        and the transcript budget, the lower of max_transcript_chars and the answering model's context
+        window in characters (compacting the request when it nears it). Gives the request to send."""
         limit_ms = self.limits.workflow_timeout_ms
         if limit_ms is not None and (time.monotonic() - self.started) * 1000 > limit_ms:
             self.fail("runtime_limit_exceeded", f"the workflow ran past its deadline ({limit_ms} ms)",
@@ -194,13 +199,42 @@ class AgentRun:
         hook = None
         if self.gate is not None and self.gate.has_hook("compact"):
             hook = lambda turns, info: self.gate.call_hook("compact", [turns, info])  # noqa: E731
+        window = self._context_window(request)
+        budget = o.max_transcript_chars if window is None else min(o.max_transcript_chars, window[3])
+        self._budget_note = {} if budget == o.max_transcript_chars else {"budget_limit": "context_window",
+                                                                          "alias": window[0]}
         try:
-            send, self._compaction = fit(request, o.max_transcript_chars, o.compaction_at, o.compaction, hook)
-        except BudgetExceeded:
+            send, self._compaction = fit(request, budget, o.compaction_at, o.compaction, hook)
+        except BudgetExceeded as e:
+            if self._budget_note:
+                alias, tokens, reserve, chars = window
+                self.fail("runtime_limit_exceeded",
+                          f"the next model request ({e.size} characters) would not fit the context window of "
+                          f"model {alias} ({tokens} tokens: about {chars} characters of request after keeping "
+                          f"{reserve} tokens for the answer, at {CHARS_PER_TOKEN} characters a token)",
+                          {"limit": "context_window", "limit_value": tokens, "alias": alias})
             n = o.max_transcript_chars
             self.fail("runtime_limit_exceeded", f"the next model request would exceed max_transcript_chars ({n})",
                       {"limit": "max_transcript_chars", "limit_value": n})
         return send
+
+    def _context_window(self, request: dict):
+        """(alias, window tokens, output reservation, window in characters) of the alias the router will
+        send `request` to (resolved as the router does: no model -> the default alias), or None when that
+        model declares no window, the router will refuse the alias anyway, or the router is not a
+        ModelRouter (a stand-in with only `request`)."""
+        resolve, lookup = getattr(self.router, "resolve", None), getattr(self.router, "provider", None)
+        if not callable(resolve) or not callable(lookup):
+            return None
+        try:
+            alias = resolve(request["model"]) if "model" in request else resolve()
+            provider = lookup(alias)
+        except (RouterError, KeyError, TypeError):
+            return None
+        tokens, max_tokens = declared_window(provider)
+        if tokens is None:
+            return None
+        return alias, tokens, output_reserve(tokens, max_tokens), window_chars(tokens, max_tokens)
 
     # ------------------------------------------------------------------ the loop's options and policy
     def agent_loop_start(self, arg: Map):

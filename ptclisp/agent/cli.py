@@ -284,10 +284,12 @@ class _SharedRecording:
         return self._current.complete(request)
 
     def wrap(self, inner):
+        from ..providers import declared_window
         outer = self
 
         class Tap:
             kind = getattr(inner, "kind", "provider")
+            context_window, max_tokens = declared_window(inner)     # what the host holds requests to
 
             def complete(self, request):
                 with outer._lock:            # one call at a time, so the recorder sees the right inner
@@ -304,7 +306,8 @@ class _SharedRecording:
 def build_router(model_specs, *, replay: str | None = None, record: str | None = None,
                  trace: Trace | None = None, default: str | None = None, max_calls: dict | None = None,
                  max_tokens: int | None = None, env=None, provider_options: dict | None = None,
-                 alias_options: dict | None = None, text_protocol: bool = False, base_dir: str | None = None):
+                 alias_options: dict | None = None, text_protocol: bool = False, base_dir: str | None = None,
+                 context_windows: dict | None = None):
     """The ModelRouter for the command line's --model specs.
 
     `model_specs` are `ALIAS=PROVIDER:MODEL` strings or (alias, ModelSpec)
@@ -317,6 +320,9 @@ def build_router(model_specs, *, replay: str | None = None, record: str | None =
     max_tokens, api_key, ...) to that alias's; `text_protocol` wraps each
     provider in `ptclisp.textprotocol.TextProtocol`.  `base_dir` resolves
     relative replay and script files (a project's directory).
+    `context_windows[alias]` (tokens) declares that alias's context window;
+    an alias served from a replay file keeps the window (and max_tokens) the
+    live model would have had, so a replayed run compacts as the recorded one.
 
     A replay or script file that cannot be read is a UsageError naming the
     file and the reason; one that breaks its format is a DocumentError.
@@ -339,12 +345,13 @@ def build_router(model_specs, *, replay: str | None = None, record: str | None =
     recording = _SharedRecording(record) if record is not None else None
     providers = {}
     for alias, spec in specs:
-        if shared is not None:
-            provider = shared
-        elif spec.provider == "replay":
-            provider = _replay_provider(where(spec.model), f"--model {alias}=replay:")
+        window = (context_windows or {}).get(alias)
+        if shared is not None or spec.provider == "replay":
+            provider = shared if shared is not None else _replay_provider(where(spec.model),
+                                                                          f"--model {alias}=replay:")
+            provider = _replay_window(provider, spec, window, max_tokens, (alias_options or {}).get(alias, {}))
         else:
-            options = {}
+            options = {} if window is None else {"context_window": window}
             if spec.provider in ("openai", "anthropic"):
                 options.update(provider_options or {})
                 if max_tokens:
@@ -362,6 +369,21 @@ def build_router(model_specs, *, replay: str | None = None, record: str | None =
             provider = TextProtocol(provider)
         providers[alias] = _Traced(alias, provider, trace) if trace is not None else provider
     return ModelRouter(providers, default=default or aliases[0], max_calls=max_calls or None)
+
+
+def _replay_window(provider, spec, window, max_tokens, alias_options: dict):
+    """A replay provider standing for `spec`'s model, with the context window and output cap that model
+    would have had live (declared, or the table's for a known openai/anthropic model), when it has one."""
+    from ..providers import DeclaredWindow, known_context_window
+    live = spec.provider in ("openai", "anthropic")
+    window = window if window is not None else known_context_window(spec.model) if live else None
+    if window is None:
+        return provider
+    cap = alias_options.get("max_tokens") or (max_tokens if live else None)
+    if cap is None and spec.provider == "anthropic":
+        from ..providers.anthropic import ADAPTER_DEFAULT_MAX_TOKENS
+        cap = ADAPTER_DEFAULT_MAX_TOKENS
+    return DeclaredWindow(provider, window, cap)
 
 
 def parse_models(model_specs) -> list:

@@ -125,12 +125,15 @@ def cmd_doctor(args) -> int:
 
 
 def describe_models(project: Project) -> dict:
-    """alias -> {provider, model, params, price, default}: what `ptclisp models` shows (no endpoint, no key)."""
+    """alias -> {provider, model, params, context_window, price, default}: what `ptclisp models` shows (no
+    endpoint, no key)."""
     out = {}
     for alias, m in project.models.items():
         rec = {"provider": m["provider"], "model": m["model"], "default": alias == project.default_alias}
         if m.get("params"):
             rec["params"] = dict(m["params"])
+        if m.get("context_window") is not None:
+            rec["context_window"] = int(m["context_window"])
         if m.get("price"):
             rec["price"] = dict(m["price"])
         out[alias] = rec
@@ -148,6 +151,8 @@ def cmd_models(args) -> int:
         extra = []
         if rec.get("params"):
             extra.append(" ".join(f"{k}={v}" for k, v in rec["params"].items()))
+        if rec.get("context_window"):
+            extra.append(f"context window {rec['context_window']} tokens")
         if rec.get("price"):
             p = rec["price"]
             extra.append(f"price in/out ${p['input']:g}/${p['output']:g} per 1M tokens")
@@ -244,7 +249,7 @@ def build_host(project: Project, args, trace, env, *, input_value=None, mcp=None
     router = build_router(specs, replay=replay, record=getattr(args, "record", None), trace=trace,
                           default=project.default_alias, max_calls=project.max_calls(), env=env,
                           provider_options=operate.provider_options(args, timeout_ms=limits.workflow_timeout_ms),
-                          alias_options=project.alias_options(env),
+                          alias_options=project.alias_options(env), context_windows=project.context_windows(),
                           text_protocol=getattr(args, "text_protocol", False))
     router.max_total_calls = project.max_model_calls()
     policy = project.policy_preludes() + [adapter.component(read_text(p, "--policy "), p)

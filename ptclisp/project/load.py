@@ -264,6 +264,10 @@ class Project:
             out[alias] = opts
         return out
 
+    def context_windows(self) -> dict:
+        """alias -> the context window (tokens) its [models.ALIAS] table declares."""
+        return {a: int(m["context_window"]) for a, m in self.models.items() if m.get("context_window") is not None}
+
     def max_calls(self) -> dict:
         return {a: m["params"]["max_calls"] for a, m in self.models.items()
                 if isinstance(m.get("params"), dict) and "max_calls" in m["params"]}

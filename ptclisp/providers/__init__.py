@@ -66,6 +66,18 @@ Providers
 * `ScriptedProvider(list_or_callable)` - scripted answers for tests; keeps
   ``.requests``.
 
+Context windows
+---------------
+Every provider takes an optional ``context_window`` (tokens): ``OpenAIChat("m",
+context_window=8192)``, ``ScriptedProvider(script, context_window=4000)``,
+``ReplayProvider(path, context_window=...)``; ``RecordingProvider`` passes on its
+inner provider's.  The HTTP adapters fall back to `CONTEXT_WINDOWS`, a small table
+of common models (the vendors' published specs).  `declared_window(provider)`
+reads (window, max_tokens) through wrappers; `window_chars(window, max_tokens)`
+is the conservative character estimate the agent host holds each request to
+(window minus the output reservation, times `CHARS_PER_TOKEN`); `DeclaredWindow`
+gives a provider without one (a replay file standing for a live model) a window.
+
 Routing
 -------
 `ModelRouter({alias: provider}, default=None, max_calls={alias: n}, max_total_calls=256,
@@ -113,6 +125,8 @@ from .replay import (RecordingProvider, ReplayLoadError, ReplayProvider, canonic
                      request_hash)
 from .router import ALIAS_RE, ModelRouter, check_alias
 from .scripted import ScriptedProvider
+from .windows import (CHARS_PER_TOKEN, CONTEXT_WINDOWS, OUTPUT_SHARE, DeclaredWindow, check_context_window,
+                      declared_window, known_context_window, window_chars)
 from .spec import (PROVIDER_FAMILIES, ModelSpec, ModelSpecError, build_provider, parse_alias_spec,
                    parse_model_spec, router_from_specs)
 
@@ -126,4 +140,6 @@ __all__ = [
     "Secret", "redact", "redact_headers", "safe_url",
     "check_response", "check_tokens", "json_project", "make_tokens", "parse_tool_args", "output_limit",
     "is_truncated", "TOKEN_COUNTS", "TRUNCATED", "LIMIT_BINDINGS",
+    "CHARS_PER_TOKEN", "CONTEXT_WINDOWS", "OUTPUT_SHARE", "DeclaredWindow", "check_context_window",
+    "declared_window", "known_context_window", "window_chars",
 ]

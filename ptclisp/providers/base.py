@@ -30,6 +30,8 @@ class Provider(Protocol):
     the router's `model` key already removed, and returns the response map
     of §4.2 (without `model`; the router stamps it).  It reports failure by
     raising `ProviderError`.  `kind` names the provider family for traces.
+    A provider may declare `context_window` (tokens) and `max_tokens`; the
+    agent host holds requests to that window (ptclisp.providers.windows).
     """
 
     kind: str

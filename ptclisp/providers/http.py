@@ -5,7 +5,7 @@ read and one POST-JSON method), `classify_status` (HTTP status -> closed
 provider reason) and `env_setting` (SDK-style configuration from the
 environment).  Error details name the status, the endpoint without
 credentials and at most a short error code from the body; bodies, headers
-and keys are never kept.  Imports providers.errors, providers.redact.
+and keys are never kept.  Imports providers.errors, providers.redact, providers.windows.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import httpx
 
 from .errors import ProviderError
 from .redact import Secret, redact, safe_url
+from .windows import check_context_window, known_context_window
 from ..errors import logger
 
 log = logger("ptclisp.providers")
@@ -132,6 +133,8 @@ class HttpProvider:
     answer, truncated or not, is never re-sent. `deadline` (a
     `time.monotonic()` value) bounds all of it: no attempt starts, and no
     wait lasts, past it, and each attempt's timeout shrinks to what is left.
+    `context_window` (tokens; None: the window of ptclisp.providers.windows'
+    table for a model it knows) is what the agent host holds requests to.
     """
 
     kind = "http"
@@ -141,13 +144,15 @@ class HttpProvider:
                  timeout_s: float = DEFAULT_TIMEOUT_S, connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
                  max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES, max_retries: int = 0,
                  backoff_s: float = 1.0, sleep=time.sleep, http_client: httpx.Client | None = None,
-                 deadline: float | None = None):
+                 deadline: float | None = None, context_window: int | None = None):
         if not isinstance(model, str) or not model:
             raise ValueError(f"{self.label}: model must be a non-empty string")
         if not re.match(r"^https?://", base_url or ""):
             raise ValueError(f"{self.label}: base URL must start with http:// or https:// "
                              f"(got {safe_url(base_url or '')!r})")
         self.model = model
+        self.context_window = (check_context_window(context_window) if context_window is not None
+                               else known_context_window(model))
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key if isinstance(api_key, Secret) or api_key is None else Secret(api_key)
         self.timeout_s = float(timeout_s)
@@ -163,7 +168,10 @@ class HttpProvider:
     # -- public -------------------------------------------------------------------------------
     def describe(self) -> dict:
         """A safe snapshot for traces: family, model and endpoint (never the key)."""
-        return {"kind": self.kind, "model": self.model, "endpoint": safe_url(self.base_url)}
+        out = {"kind": self.kind, "model": self.model, "endpoint": safe_url(self.base_url)}
+        if self.context_window is not None:
+            out["context_window"] = self.context_window
+        return out
 
     def close(self) -> None:
         if self._owns_client:

@@ -8,7 +8,7 @@ and writes every successful answer into a fixture file).
 
 Fixture line: `{"schema_version":1,"request_hash":"sha256:<hex>","response":{...}}`
 or `"responses":[{...},...]` (served in order to identical repeated requests).
-Imports providers.base, providers.errors.
+Imports providers.base, providers.errors, providers.windows.
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from typing import Any, Iterable
 
 from .base import check_response, dumps, encoded_size
 from .errors import ProviderError
+from .windows import check_context_window, declared_window
 
 SCHEMA_VERSION = 1
 #: Request keys left out of the hash: the router's alias is not part of the question.
@@ -167,13 +168,15 @@ class ReplayProvider:
     Identical repeated requests consume a `responses` sequence in order
     (one cursor per hash, thread-safe); an unknown hash or an exhausted
     sequence raises `ProviderError("not_found", retryable=False)` whose
-    `request_hash` tells the fixture author what to add.
+    `request_hash` tells the fixture author what to add.  `context_window`
+    (tokens) declares the window of the model the file stands for.
     """
 
     kind = "replay"
 
     def __init__(self, path: str | os.PathLike, *, max_response_bytes: int = MAX_RESPONSE_BYTES,
-                 max_file_bytes: int = MAX_FILE_BYTES):
+                 max_file_bytes: int = MAX_FILE_BYTES, context_window: int | None = None):
+        self.context_window = check_context_window(context_window)
         self.path = os.fspath(path)
         self._entries = load_fixtures(path, max_response_bytes=max_response_bytes, max_file_bytes=max_file_bytes)
         self._cursor: dict[str, int] = {}
@@ -213,10 +216,13 @@ class RecordingProvider:
     repeated one grows that entry into a `responses` sequence.  The file is
     rewritten atomically after every call, so it is always loadable.
     Failures of the wrapped provider pass through and are not recorded.
+    `context_window` is the wrapped provider's unless given here.
     """
 
-    def __init__(self, inner, path: str | os.PathLike, *, max_response_bytes: int = MAX_RESPONSE_BYTES):
+    def __init__(self, inner, path: str | os.PathLike, *, max_response_bytes: int = MAX_RESPONSE_BYTES,
+                 context_window: int | None = None):
         self.inner = inner
+        self._context_window = check_context_window(context_window)
         self.kind = getattr(inner, "kind", "provider")
         self.path = os.fspath(path)
         self.max_response_bytes = max_response_bytes
@@ -244,6 +250,14 @@ class RecordingProvider:
             if os.path.exists(tmp):
                 os.unlink(tmp)
             raise
+
+    @property
+    def context_window(self) -> int | None:
+        return self._context_window if self._context_window is not None else declared_window(self.inner)[0]
+
+    @property
+    def max_tokens(self) -> int | None:
+        return declared_window(self.inner)[1]
 
     def describe(self) -> dict:
         inner = self.inner.describe() if hasattr(self.inner, "describe") else {"kind": self.kind}

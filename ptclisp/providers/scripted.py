@@ -2,7 +2,7 @@
 
 Owns `ScriptedProvider`: answers from a list (consumed in order) or from a
 Python callable given each request, and keeps a copy of every request it
-saw.  Imports providers.errors.
+saw.  Imports providers.errors, providers.windows.
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import threading
 from typing import Any, Callable, Iterable
 
 from .errors import ProviderError
+from .windows import check_context_window
 
 
 class ScriptedProvider:
@@ -21,11 +22,13 @@ class ScriptedProvider:
     anything else is returned as the response, unchecked, so tests can feed
     the router or the agent loop malformed answers on purpose.  A list that
     runs out raises `ProviderError("unavailable", retryable=True)`.
+    `context_window` (tokens) declares the window of the model it stands for.
     """
 
     kind = "scripted"
 
-    def __init__(self, script: Iterable[Any] | Callable[[dict], Any]):
+    def __init__(self, script: Iterable[Any] | Callable[[dict], Any], *, context_window: int | None = None):
+        self.context_window = check_context_window(context_window)
         self._fn = script if callable(script) else None
         self._items = None if self._fn else list(script)
         self._next = 0

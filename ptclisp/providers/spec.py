@@ -93,7 +93,8 @@ def build_provider(spec: ModelSpec | str, *, env: Mapping[str, str] | None = Non
     `env` replaces `os.environ` for credentials and base URLs; `scripts`
     supplies `scripted:NAME` answers; `record_to` wraps the provider in a
     `RecordingProvider` writing that fixture file; other keyword options go
-    to the adapter (max_tokens, timeout_s, tool_choice, ...).
+    to the adapter (max_tokens, timeout_s, tool_choice, context_window, ...;
+    a scripted provider takes only context_window).
     """
     if isinstance(spec, str):
         spec = parse_model_spec(spec)
@@ -106,7 +107,7 @@ def build_provider(spec: ModelSpec | str, *, env: Mapping[str, str] | None = Non
     else:
         if not scripts or spec.model not in scripts:
             raise ModelSpecError(f"no script named {spec.model!r} was supplied for scripted:{spec.model}")
-        provider = ScriptedProvider(scripts[spec.model])
+        provider = ScriptedProvider(scripts[spec.model], context_window=options.get("context_window"))
     if record_to is not None:
         provider = RecordingProvider(provider, record_to)
     return provider
