@@ -131,11 +131,7 @@ def _call_error(exc: TypeError) -> PtcError | None:
         return None
     fname = callee.rsplit(".", 1)[-1]
     if fname.startswith("fn__") and "__ptc_" in callee:  # a compiled PTC fn
-        label = re.sub(r"__\d+$", "", fname[4:])
-        if label == "anon":
-            label = "fn"
-        detail = re.sub(r"'l\d+_([^']*)'", r"\1", rest)
-        return PtcError("arity_mismatch", f"wrong number of arguments to {label}: {detail}")
+        return fn_arity_error(fname, rest)
     specs = _builtins_by_code().get(callee)
     if not specs:
         return None
@@ -143,6 +139,30 @@ def _call_error(exc: TypeError) -> PtcError | None:
     expects = f" (expects {arities.pop()})" if len(arities) == 1 else ""
     return PtcError("arity_error", f"{' or '.join(spec.name for spec in specs)} called with the wrong number "
                                    f"of arguments{expects}")
+
+
+_FN_NAME = re.compile(r"fn__(\w*?)__([ar])(\d+)__\d+")
+_MISSING = re.compile(r"missing (\d+) required positional argument")
+_GIVEN = re.compile(r"takes \d+ positional arguments? but (\d+) (?:was|were) given")
+
+
+def fn_arity_error(fname: str, detail: str) -> PtcError | None:
+    """The closure tier's arity_mismatch for Python's arity TypeError (`detail`: its text after the
+    callee) calling the compiled fn named `fname` (compiler.emit.fn_code_name), else None."""
+    m = _FN_NAME.fullmatch(fname)
+    if m is None:
+        return None
+    label = re.sub(r"_([0-9a-f]+)_", lambda h: chr(int(h.group(1), 16)), m.group(1))
+    nparams = int(m.group(3))
+    missing, given = _MISSING.search(detail), _GIVEN.search(detail)
+    if missing is not None:
+        got = nparams - int(missing.group(1))
+    elif given is not None:
+        got = int(given.group(1))
+    else:
+        return None
+    want = f"at least {nparams}" if m.group(2) == "r" else f"{nparams}"
+    return PtcError("arity_mismatch", f"wrong number of arguments to {label}: expects {want}, got {got}")
 
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
