@@ -254,7 +254,9 @@ class Compiler(Inliner):
 
     def emit_recur(self, node: N.Recur, stmts):
         counter, limit, check, targets = self.loops[id(node.target)]
-        args = self.emit_args(node.args, stmts)
+        # the back-edge's count and checks come before the new values are computed, whatever
+        # those compile to (an expression or statements: a written-out growth, an `if`), so the
+        # limit stops the loop at the same point on every path
         stmts.append(A.AugAssign(target=var(counter, True), op=ast.Add(), value=A.Constant(1)))
         # if n > chk: (if n > lim: limit error), (deadline check), chk = min(n + CHECK_EVERY - 1, lim)
         ahead = A.BinOp(left=var(counter), op=ast.Add(), right=A.Constant(self.CHECK_EVERY - 1))
@@ -265,6 +267,7 @@ class Compiler(Inliner):
                                       body=ahead, orelse=var(limit)))]
         stmts.append(A.If(test=A.Compare(left=var(counter), ops=[ast.Gt()], comparators=[var(check)]),
                           body=slow, orelse=[]))
+        args = self.emit_args(node.args, stmts)
         if len(targets) == 1:
             stmts.append(assign(targets[0], args[0]))
         elif targets:
@@ -505,7 +508,7 @@ class Compiler(Inliner):
                 stmts.append(A.Expr(call(attr(acc, "append"), [val])))
                 stmts.append(A.If(test=A.Compare(left=call("len", [var(acc)]), ops=[ast.Gt()],
                                                  comparators=[var(cap)]),
-                                  body=[A.Expr(call("_for_too_big", [var(cap)]))], orelse=[]))
+                                  body=[A.Expr(call("_for_too_big", [var(cap)], node.span))], orelse=[]))
             else:
                 self.emit_tail(node.body, stmts, Discard())
             return
