@@ -12,6 +12,7 @@ Imports errors, guards, meter and the builtin registry.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import re
 
@@ -206,16 +207,16 @@ def span_from_traceback(exc: BaseException, codes=None, filename: str = PTC_FILE
     frame is passed over, so the error points at the form that called it, or has no position,
     rather than a made-up line 1, column 1."""
     tb = exc.__traceback__
-    best = None
-    while tb is not None:
+    matching = []
+    while tb is not None:   # (a deep recursion has thousands of frames: only the innermost are decoded)
         code = tb.tb_frame.f_code
         if code.co_filename == filename and (codes is None or code in codes):
-            try:
-                positions = list(code.co_positions())
-                pos = positions[tb.tb_lasti // 2] if tb.tb_lasti >= 0 else None
-            except (IndexError, ValueError):
-                pos = None
-            if pos and pos[0] and pos[2] is not None:
-                best = Span(pos[0], pos[2] + 1)
+            matching.append(tb)
         tb = tb.tb_next
-    return best
+    for tb in reversed(matching):
+        if tb.tb_lasti < 0:
+            continue
+        pos = next(itertools.islice(tb.tb_frame.f_code.co_positions(), tb.tb_lasti // 2, None), None)
+        if pos and pos[0] and pos[2] is not None:
+            return Span(pos[0], pos[2] + 1)
+    return None
