@@ -14,7 +14,7 @@ must give the general path's outcome; each difference is printed with its shrunk
 reproduction, and the exit status is 1 if there was any:
 
     .venv/bin/python -m benchmarks.fuzz --minutes 30 --seed S
-    .venv/bin/python -m benchmarks.fuzz --differential --programs 20000 --seed 1
+    .venv/bin/python -m benchmarks.fuzz --differential --single --programs 20000 --seed 1   # CI (.ci/run)
 
 Programs come from five generators, mixed:
 
@@ -388,6 +388,8 @@ def main(argv=None) -> int:
     ap.add_argument("--minutes", type=float, default=None, help="stop after this long (implies --differential)")
     ap.add_argument("--start", type=int, default=0, help="differential: the first case number of the seed "
                     "(chunks of one seed with different starts are different programs)")
+    ap.add_argument("--single", action="store_true", help="differential: each case is one program run once "
+                    "(no session across evaluations; the quick run CI makes)")
     ap.add_argument("--configs", default=None, help="differential: the comma-separated configurations to "
                     "compare with the general path (default: all)")
     ap.add_argument("--timeout-ms", type=int, default=250, help="the time budget of each program")
@@ -398,7 +400,7 @@ def main(argv=None) -> int:
         from .differential import campaign
         programs = a.programs if a.programs is not None or a.minutes is not None else 20_000
         configs = a.configs.split(",") if a.configs else None
-        return 1 if campaign(a.seed, programs, a.minutes, a.start, a.show, configs) else 0
+        return 1 if campaign(a.seed, programs, a.minutes, a.start, a.show, configs, a.single) else 0
     if a.programs is None:
         a.programs = 20_000
     rng = random.Random(a.seed)

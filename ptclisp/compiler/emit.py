@@ -492,9 +492,6 @@ class Compiler(Inliner):
         cap = self.tmp("cap") if node.collect else None
         if acc:
             stmts.append(assign(acc, A.List(elts=[], ctx=LOAD)))
-            stmts.append(assign(cap, A.BinOp(
-                left=A.BinOp(left=attr("_m", "budget"), op=ast.Sub(), right=attr("_m", "allocated")),
-                op=ast.FloorDiv(), right=A.Constant(8))))
         self._for_clauses(node, 0, stmts, acc, cap)
         if acc:
             return call("_out_for", [var(acc)], node.span)
@@ -517,6 +514,16 @@ class Compiler(Inliner):
         if kind == "bind":
             _, item, coll, ds = c
             coll_e = self.emit_expr(coll, stmts)
+            if i == 0 and acc:
+                # the cap: the items the budget left once the first collection is made could hold
+                # (as on the closure tier, interp.Builder.b_for)
+                if not trivial(coll_e):
+                    t = self.tmp()
+                    stmts.append(assign(t, coll_e))
+                    coll_e = var(t)
+                stmts.append(assign(cap, A.BinOp(
+                    left=A.BinOp(left=attr("_m", "budget"), op=ast.Sub(), right=attr("_m", "allocated")),
+                    op=ast.FloorDiv(), right=A.Constant(8))))
             body: list = [check_expired()]
             self.loop_depth += 1
             self.emit_bindings(ds, body)
