@@ -171,6 +171,7 @@ FLOATS = ["0.5", "-0.5", "1.5", "0.0", "-0.0", "2.0", "1e300", "3.25"]
 ODD = ['"a"', "nil", ":k", "[1 2]", "{:a 1}", "true"]
 KEYS = [":a", ":b", ":c", '"a"', '"b"', "0", "1"]
 SEPS = ['","', '""']
+STR_FNS = ["clojure.string/upper-case", "clojure.string/lower-case", "clojure.string/trim"]
 NAMEABLE = [":kw", '"s"']
 STRS = ['""', '"a"', '"Hello"', '" x y "', '"a,b,c"', '"ABC"', '"ünï"']
 
@@ -314,7 +315,7 @@ class CaseGen:
         if k == 0:
             return f"(str {s()} {self.num(d - 1)})"
         if k == 1:
-            return f"({self.pick(['clojure.string/upper-case', 'clojure.string/lower-case', 'clojure.string/trim'])} {s()})"
+            return f"({self.pick(STR_FNS)} {s()})"
         if k == 2:
             return f"(subs {s()} {self.pick(['0', '1', '2'])})"
         if k == 3:
@@ -434,7 +435,8 @@ class CaseGen:
     def mutual(self) -> str:
         f, g = self.fresh("f"), self.fresh("g")
         self.fns.append((f, 1))
-        return (f"(declare {g}) (defn {f} [n] (if (<= n 0) {self.pick(['0', '1', 'n'])} ({g} (- n {self.pick(['1', '2'])}))))"
+        base, step = self.pick(["0", "1", "n"]), self.pick(["1", "2"])
+        return (f"(declare {g}) (defn {f} [n] (if (<= n 0) {base} ({g} (- n {step}))))"
                 f" (defn {g} [n] (+ {self.pick(['1', 'n', '(* n 2)'])} ({f} (dec n))))")
 
     def case(self, single: bool = False) -> Case:
@@ -644,5 +646,6 @@ def campaign(seed: int, programs: int | None, minutes: float | None, start: int 
         i += 1
     wall = time.perf_counter() - t0
     print(f"seed {seed}: cases {start}..{i - 1} ({done} cases, {evals} evaluation runs per configuration), "
-          f"configurations {', '.join(configs or CONFIGS)}; failing cases {failing}; {wall:.0f} s", file=out, flush=True)
+          f"configurations {', '.join(configs or CONFIGS)}; failing cases {failing}; {wall:.0f} s",
+          file=out, flush=True)
     return failing

@@ -226,7 +226,8 @@ def test_a_difference_is_found_and_shrunk(monkeypatch):
             b = inline.A.Constant(2) if type(pyop).__name__ == "Add" else b
         return real(self, a, b, pyop, slow, node, unary)
     monkeypatch.setattr(inline.Inliner, "_inline_int", wrong)
-    c = Case([("(defn f [x] (* 2 x)) (f 4)", 1), ("(let [y (f 3)] (loop [i y] (if (< i 9) (recur (inc i)) i)))", 3)], {})
+    c = Case([("(defn f [x] (* 2 x)) (f 4)", 1),
+              ("(let [y (f 3)] (loop [i y] (if (< i 9) (recur (inc i)) i)))", 3)], {})
     diffs = check(c, ["default"])
     assert diffs and diffs[0][0] == "default"
     small = shrink(c, same_failure(diffs[0]))
