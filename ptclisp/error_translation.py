@@ -142,7 +142,7 @@ def _call_error(exc: TypeError) -> PtcError | None:
                                    f"of arguments{expects}")
 
 
-_FN_NAME = re.compile(r"fn__(\w*?)__([ar])(\d+)__\d+")
+_FN_NAME = re.compile(r"fn__(\w*)__([ar])(\d+)__\d+")   # (greedy: the last such suffix is the real one)
 _MISSING = re.compile(r"missing (\d+) required positional argument")
 _GIVEN = re.compile(r"takes \d+ positional arguments? but (\d+) (?:was|were) given")
 
