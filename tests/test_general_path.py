@@ -7,9 +7,11 @@ with the answer itself), the switch, and a fixed-seed sample of the differential
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import ptclisp
-from benchmarks.differential import CONFIGS, REFERENCE, Case, case, check, outcomes, shrink, same_failure
+from benchmarks.differential import CONFIGS, REFERENCE, Case, CaseGen, case, check, outcomes, same_failure, shrink
 from ptclisp import compiler, interp, session, values
 from ptclisp.compiler import scan
 
@@ -197,14 +199,21 @@ def test_the_general_path_keeps_no_program():
 
 # ------------------------------------------------------------------ the generator
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("seed", range(40))
 def test_generated_cases_agree_with_the_general_path(seed):
     c = case(10_000 + seed)
     assert check(c) == [], c.text()
 
 
+@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.randoms(use_true_random=False))
+def test_cases_drawn_by_hypothesis_agree_with_the_general_path(rng):
+    c = CaseGen(rng).case()
+    assert check(c) == [], c.text()
+
+
 def test_generated_single_programs_agree_with_the_general_path():
-    bad = [i for i in range(150) if check(case(20_000 + i, single=True))]
+    bad = [i for i in range(100) if check(case(20_000 + i, single=True))]
     assert bad == []
 
 
