@@ -612,6 +612,23 @@ if __name__ == "__main__":  # pragma: no cover - a quick look at a few cases
 
 # ------------------------------------------------------------------ the campaign
 
+HANG_S = 300   # a case with no outcome after this long is a hang: reported, and the campaign ends
+
+
+def _hang_watch(seed: int, i: int, c: Case, out):
+    """A timer that reports case `i` as a hang (with its text) and ends the process (status 3)."""
+    import os
+    import threading
+
+    def fire():
+        print(f"HANG (seed {seed}, case {i}): no outcome after {HANG_S} s\n{c.text()}\n", file=out, flush=True)
+        os._exit(3)
+    t = threading.Timer(HANG_S, fire)
+    t.daemon = True
+    t.start()
+    return t
+
+
 def _short(o, most: int = 600) -> str:
     text = repr(o)
     return text if len(text) <= most else text[:most] + f"... ({len(text)} characters)"
@@ -629,7 +646,9 @@ def campaign(seed: int, programs: int | None, minutes: float | None, start: int 
     i = start
     while (programs is None or done < programs) and (deadline is None or time.perf_counter() < deadline):
         c = CaseGen(random.Random(seed * 1_000_000_007 + i)).case(single)
+        watch = _hang_watch(seed, i, c, out)
         diffs = check(c, configs)
+        watch.cancel()
         done += 1
         evals += sum(runs for _src, runs in c.evals)
         if diffs:

@@ -11,7 +11,8 @@ resident memory of the process.
 With `--differential` (or `--minutes M`) it runs the differential campaign instead
 (benchmarks/differential.py): every program under every configuration of the back ends
 must give the general path's outcome; each difference is printed with its shrunk
-reproduction, and the exit status is 1 if there was any:
+reproduction, and the exit status is 1 if there was any (3 after a case that hangs,
+printed with its text):
 
     .venv/bin/python -m benchmarks.fuzz --minutes 30 --seed S
     .venv/bin/python -m benchmarks.fuzz --differential --single --programs 20000 --seed 1   # CI (.ci/run)
