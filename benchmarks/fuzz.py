@@ -8,6 +8,15 @@ resident memory of the process.
 
     .venv/bin/python benchmarks/fuzz.py [--programs 20000] [--seed 1] [--timeout-ms 250] [--show 10]
 
+With `--differential` (or `--minutes M`) it runs the differential campaign instead
+(benchmarks/differential.py): every program under every configuration of the back ends
+must give the general path's outcome; each difference is printed with its shrunk
+reproduction, and the exit status is 1 if there was any (3 after a case that hangs,
+printed with its text):
+
+    .venv/bin/python -m benchmarks.fuzz --minutes 30 --seed S
+    .venv/bin/python -m benchmarks.fuzz --differential --single --programs 20000 --seed 1   # CI (.ci/run)
+
 Programs come from five generators, mixed:
 
 * typed: expressions built to have plausible argument types (numbers into
@@ -371,12 +380,30 @@ def run_one(src: str, limits: Limits, hang_s: float) -> Outcome | None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--programs", type=int, default=20_000)
+    ap.add_argument("--programs", type=int, default=None, help="how many programs (default 20,000; with "
+                    "--minutes, no count limit)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--differential", action="store_true",
+                    help="the differential campaign (benchmarks/differential.py): every configuration of the back "
+                         "ends against the general path; each difference is printed shrunk")
+    ap.add_argument("--minutes", type=float, default=None, help="stop after this long (implies --differential)")
+    ap.add_argument("--start", type=int, default=0, help="differential: the first case number of the seed "
+                    "(chunks of one seed with different starts are different programs)")
+    ap.add_argument("--single", action="store_true", help="differential: each case is one program run once "
+                    "(no session across evaluations; the quick run CI makes)")
+    ap.add_argument("--configs", default=None, help="differential: the comma-separated configurations to "
+                    "compare with the general path (default: all)")
     ap.add_argument("--timeout-ms", type=int, default=250, help="the time budget of each program")
     ap.add_argument("--hang-s", type=float, default=10.0, help="a run not back after this long is a hang")
     ap.add_argument("--show", type=int, default=10, help="list this many escapes / slowest runs")
     a = ap.parse_args(argv)
+    if a.differential or a.minutes is not None:
+        from .differential import campaign
+        programs = a.programs if a.programs is not None or a.minutes is not None else 20_000
+        configs = a.configs.split(",") if a.configs else None
+        return 1 if campaign(a.seed, programs, a.minutes, a.start, a.show, configs, a.single) else 0
+    if a.programs is None:
+        a.programs = 20_000
     rng = random.Random(a.seed)
     gen = ProgramGen(rng)
     limits = Limits(timeout_ms=a.timeout_ms)

@@ -12,6 +12,7 @@ the host's streams unless the host configures logging.
 from .api import Session, equal, from_python, pr_str, read_string, run, to_python
 from .error_translation import ErrorInfo
 from .errors import PtcError
+from .fastpaths import general_path
 from .meter import Limits
 from .session import Result
 from . import parallel as _parallel  # noqa: F401 - installs the pmap/pcalls engine into lib.parallel
@@ -21,5 +22,5 @@ __version__ = "0.1.0"
 
 __all__ = [
     "run", "Session", "Limits", "Tool", "Result", "ErrorInfo", "PtcError",
-    "read_string", "equal", "pr_str", "to_python", "from_python",
+    "read_string", "equal", "pr_str", "to_python", "from_python", "general_path",
 ]

@@ -12,6 +12,7 @@ Imports errors, guards, meter and the builtin registry.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import re
 
@@ -131,11 +132,7 @@ def _call_error(exc: TypeError) -> PtcError | None:
         return None
     fname = callee.rsplit(".", 1)[-1]
     if fname.startswith("fn__") and "__ptc_" in callee:  # a compiled PTC fn
-        label = re.sub(r"__\d+$", "", fname[4:])
-        if label == "anon":
-            label = "fn"
-        detail = re.sub(r"'l\d+_([^']*)'", r"\1", rest)
-        return PtcError("arity_mismatch", f"wrong number of arguments to {label}: {detail}")
+        return fn_arity_error(fname, rest)
     specs = _builtins_by_code().get(callee)
     if not specs:
         return None
@@ -143,6 +140,30 @@ def _call_error(exc: TypeError) -> PtcError | None:
     expects = f" (expects {arities.pop()})" if len(arities) == 1 else ""
     return PtcError("arity_error", f"{' or '.join(spec.name for spec in specs)} called with the wrong number "
                                    f"of arguments{expects}")
+
+
+_FN_NAME = re.compile(r"fn__(\w*)__([ar])(\d+)__\d+")   # (greedy: the last such suffix is the real one)
+_MISSING = re.compile(r"missing (\d+) required positional argument")
+_GIVEN = re.compile(r"takes \d+ positional arguments? but (\d+) (?:was|were) given")
+
+
+def fn_arity_error(fname: str, detail: str) -> PtcError | None:
+    """The closure tier's arity_mismatch for Python's arity TypeError (`detail`: its text after the
+    callee) calling the compiled fn named `fname` (compiler.emit.fn_code_name), else None."""
+    m = _FN_NAME.fullmatch(fname)
+    if m is None:
+        return None
+    label = re.sub(r"_([0-9a-f]+)_", lambda h: chr(int(h.group(1), 16)), m.group(1))
+    nparams = int(m.group(3))
+    missing, given = _MISSING.search(detail), _GIVEN.search(detail)
+    if missing is not None:
+        got = nparams - int(missing.group(1))
+    elif given is not None:
+        got = int(given.group(1))
+    else:
+        return None
+    want = f"at least {nparams}" if m.group(2) == "r" else f"{nparams}"
+    return PtcError("arity_mismatch", f"wrong number of arguments to {label}: expects {want}, got {got}")
 
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -186,16 +207,16 @@ def span_from_traceback(exc: BaseException, codes=None, filename: str = PTC_FILE
     frame is passed over, so the error points at the form that called it, or has no position,
     rather than a made-up line 1, column 1."""
     tb = exc.__traceback__
-    best = None
-    while tb is not None:
+    matching = []
+    while tb is not None:   # (a deep recursion has thousands of frames: only the innermost are decoded)
         code = tb.tb_frame.f_code
         if code.co_filename == filename and (codes is None or code in codes):
-            try:
-                positions = list(code.co_positions())
-                pos = positions[tb.tb_lasti // 2] if tb.tb_lasti >= 0 else None
-            except (IndexError, ValueError):
-                pos = None
-            if pos and pos[0] and pos[2] is not None:
-                best = Span(pos[0], pos[2] + 1)
+            matching.append(tb)
         tb = tb.tb_next
-    return best
+    for tb in reversed(matching):
+        if tb.tb_lasti < 0:
+            continue
+        pos = next(itertools.islice(tb.tb_frame.f_code.co_positions(), tb.tb_lasti // 2, None), None)
+        if pos and pos[0] and pos[2] is not None:
+            return Span(pos[0], pos[2] + 1)
+    return None

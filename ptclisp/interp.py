@@ -64,13 +64,15 @@ class Layout:
 
 def _located(exc: BaseException, span, codes):
     """The PTC error for `exc` passing through a call at `span`: its own span if it has one; else,
-    when it was raised inside this program's compiled code (a loop, a hot fn's twin; `codes`),
-    the failing node's position there, as the closure tier would have located it; else `span`."""
+    when it was raised inside compiled code (a loop, a hot fn's twin), the failing node's position
+    there, as the closure tier would have located it; else `span`. Compiled code of any program
+    counts, not only this program's (`codes`): a fn compiled by an earlier evaluation of the session
+    fails at its own position too."""
     if isinstance(exc, (ReturnSignal, FailSignal)):
         return exc
     err = to_ptc_error(exc)
-    if err.span is None and codes:
-        err.span = _span_from_traceback(exc, codes)
+    if err.span is None:
+        err.span = _span_from_traceback(exc)
     return err.located(span)
 
 
@@ -564,11 +566,20 @@ class Builder:
         body = self.build(node.body, layout)
         collect = node.collect
         n = len(clauses)
+        span, codes = node.span, self.codes
 
         def for_(f):
-            acc = [] if collect else None
-            _for_run(clauses, body, n, f, 0, acc, g["_m"])
-            return rt.out_for(acc) if collect else None
+            if not collect:
+                _for_run(clauses, body, n, f, 0, None, g["_m"], 0)
+                return None
+            m = g["_m"]
+            acc = []
+            try:
+                # at most the items the budget left at entry could hold (the compiled loop's cap, emit.e_for)
+                _for_run(clauses, body, n, f, 0, acc, m, (m.budget - m.allocated) // 8)
+                return rt.out_for(acc)
+            except Exception as e:  # noqa: BLE001 - located at the for form unless it has a position
+                raise _located(e, span, codes) from None
         return for_
 
     # ------------------------------------------------------------ compiled islands
@@ -676,16 +687,16 @@ class Builder:
         return make_closure
 
 
-def _for_run(clauses, body, n, f, i, acc, meter):
-    """Run the `n` built clauses of a `for` from i, then its body (`Builder.b_for`); returns None, or
-    the binding level a `:while` stopped. (A module function, not a closure calling itself: that
-    would be a reference cycle holding the whole `for`.)"""
+def _for_run(clauses, body, n, f, i, acc, meter, cap):
+    """Run the `n` built clauses of a `for` from i, then its body (`Builder.b_for`), collecting at
+    most `cap` items into `acc`; returns None, or the binding level a `:while` stopped. (A module
+    function, not a closure calling itself: that would be a reference cycle holding the whole `for`.)"""
     if i == n:
         v = body(f)
         if acc is not None:
             acc.append(v)
-            if len(acc) * 8 > meter.budget - meter.allocated:
-                rt.for_too_big(len(acc))
+            if len(acc) > cap:
+                rt.for_too_big(cap)
         return None
     c = clauses[i]
     kind = c[0]
@@ -697,16 +708,16 @@ def _for_run(clauses, body, n, f, i, acc, meter):
             f[slot] = item
             for s, b in ds:
                 f[s] = b(f)
-            if _for_run(clauses, body, n, f, i + 1, acc, meter) == i:
+            if _for_run(clauses, body, n, f, i + 1, acc, meter, cap) == i:
                 break
         return None
     if kind == "let":
         for s, b in c[1]:
             f[s] = b(f)
-        return _for_run(clauses, body, n, f, i + 1, acc, meter)
+        return _for_run(clauses, body, n, f, i + 1, acc, meter, cap)
     t = c[1](f)
     if t is not None and t is not False:
-        return _for_run(clauses, body, n, f, i + 1, acc, meter)
+        return _for_run(clauses, body, n, f, i + 1, acc, meter, cap)
     return None if kind == "when" else c[2]
 
 

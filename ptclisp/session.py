@@ -156,6 +156,11 @@ def _closest_data(name: str, granted: list) -> str:
 _BARE_ENVS = {flag: Env(user_names=(), tools=_NO_TOOL_NAMES, preludes={}, strict_data=flag) for flag in (False, True)}
 
 
+# the switch for every environment's program cache (off: each evaluation reads, analyses and
+# builds its program; `fastpaths.general_path` turns it off with the other fast paths)
+PROGRAM_CACHE = True
+
+
 class ProgramCache:
     """Built programs of one environment, keyed by source text and everything analysis reads.
 
@@ -178,7 +183,7 @@ class ProgramCache:
         self.seen: dict = {}
 
     def key(self, envr: "Environment", source: str, limits: Limits, backend: str):
-        if not self.enabled or len(source) > self.MAX_SOURCE:
+        if not (self.enabled and PROGRAM_CACHE) or len(source) > self.MAX_SOURCE:
             return None
         return (source, backend, envr.ns.names_version, tuple(envr.tools.tools), tuple(envr.preludes), envr.strict_data,
                 limits.max_program_bytes, limits.max_depth, limits.max_symbols)

@@ -42,5 +42,6 @@ def test_the_guards_and_the_error_translation_import_nothing_above_them():
 
 def test_the_package_exports_the_public_api_only():
     assert sorted(ptclisp.__all__) == sorted(["run", "Session", "Limits", "Tool", "Result", "ErrorInfo", "PtcError",
-                                              "read_string", "equal", "pr_str", "to_python", "from_python"])
+                                              "read_string", "equal", "pr_str", "to_python", "from_python",
+                                              "general_path"])
     assert ptclisp.Session.__module__ == "ptclisp.session"

@@ -20,8 +20,11 @@ import tempfile
 import time
 
 from .. import __version__
+from ..fastpaths import general_path
 from .core import FRESH, PROGRAM_CACHE, Impl, Workload
 from .workloads import _TMP, GROWTH_LIMIT, WORKLOADS
+
+FASTPATHS_OFF = [False]   # run_cli is inside general_path() (--general-path)
 
 
 # ------------------------------------------------------------------ timing
@@ -352,6 +355,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "of the measuring process (a table after the main one, and gc_median/gc_share in "
                         "--json); work a column does in other processes (monty's workers, row k's) is "
                         "not seen")
+    p.add_argument("--general-path", action="store_true",
+                   help="time the general path: every fast path of the back ends off "
+                        "(ptclisp.general_path(); docs/architecture.md)")
     p.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
 
 
@@ -366,6 +372,7 @@ def run_isolated(name: str, cmd: list, args) -> dict:
     argv += ["--fresh"] if getattr(args, "fresh", False) else []
     argv += ["--no-program-cache"] if getattr(args, "no_program_cache", False) else []
     argv += ["--gc"] if getattr(args, "gc", False) else []
+    argv += ["--general-path"] if getattr(args, "general_path", False) else []
     try:
         subprocess.run(argv, stdout=subprocess.DEVNULL, timeout=3600)
         with open(path, encoding="utf-8") as fh:
@@ -397,6 +404,13 @@ def merge_isolated(rows: list, name: str, child: dict):
 def run_cli(args, extra_columns: dict | None = None, isolated: dict | None = None) -> int:
     """Run the suite from parsed options. Columns named in `isolated` ({name: command}) are
     measured in a child process running that command, so their libraries cannot slow the others."""
+    if getattr(args, "general_path", False) and not FASTPATHS_OFF[0]:
+        FASTPATHS_OFF[0] = True
+        try:
+            with general_path():
+                return run_cli(args, extra_columns, isolated)
+        finally:
+            FASTPATHS_OFF[0] = False
     extra_columns = extra_columns or {}
     isolated = {} if getattr(args, "in_process", False) else (isolated or {})
     PROGRAM_CACHE[0] = not getattr(args, "no_program_cache", False)

@@ -30,6 +30,7 @@ from ..values import Keyword, Map, Set, VarRef, Vector, hk
 from .inline import Inliner
 from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, host_name, is_, no_args,
                     rt_locals, trivial, truthy_test, var)
+from . import scan
 from .scan import free_locals, inlinable_hof, int_loop_locals, int_params
 from .table import facts, mangle, runtime_table
 
@@ -62,6 +63,14 @@ class LoopExit:
     def finish(self, expr, stmts):
         stmts.append(assign(self.name, expr))
         stmts.append(A.Break())
+
+
+def fn_code_name(label: str, nparams: int, rest: bool, n: int) -> str:
+    """The Python name of a compiled `fn`: `fn__<label>__<a|r><params>__<n>`, the PTC label with
+    every character but an ASCII letter or digit written `_<hex>_`, so an arity error Python
+    raises calling it reads back as the closure tier's (error_translation.fn_arity_error)."""
+    text = "".join(ch if ch.isascii() and ch.isalnum() else f"_{ord(ch):x}_" for ch in label)
+    return f"fn__{text}__{'r' if rest else 'a'}{nparams}__{n}"
 
 
 _NO_EFFECT = (N.Const, N.LocalRef)   # operands whose evaluation can neither fail nor be observed
@@ -245,7 +254,9 @@ class Compiler(Inliner):
 
     def emit_recur(self, node: N.Recur, stmts):
         counter, limit, check, targets = self.loops[id(node.target)]
-        args = self.emit_args(node.args, stmts)
+        # the back-edge's count and checks come before the new values are computed, whatever
+        # those compile to (an expression or statements: a written-out growth, an `if`), so the
+        # limit stops the loop at the same point on every path
         stmts.append(A.AugAssign(target=var(counter, True), op=ast.Add(), value=A.Constant(1)))
         # if n > chk: (if n > lim: limit error), (deadline check), chk = min(n + CHECK_EVERY - 1, lim)
         ahead = A.BinOp(left=var(counter), op=ast.Add(), right=A.Constant(self.CHECK_EVERY - 1))
@@ -256,6 +267,7 @@ class Compiler(Inliner):
                                       body=ahead, orelse=var(limit)))]
         stmts.append(A.If(test=A.Compare(left=var(counter), ops=[ast.Gt()], comparators=[var(check)]),
                           body=slow, orelse=[]))
+        args = self.emit_args(node.args, stmts)
         if len(targets) == 1:
             stmts.append(assign(targets[0], args[0]))
         elif targets:
@@ -291,6 +303,12 @@ class Compiler(Inliner):
     def e_builtin_call(self, node, stmts):
         if inlinable_hof(node):
             return self._inline_hof(node, self.emit_expr(node.args[1], stmts), stmts)
+        if not scan.INLINE_CALLS:
+            args = self.emit_args(node.args, stmts)
+            owned = self.facts.owned.get(node.name)
+            if owned is not None and owned[1] <= len(args) <= owned[2] and id(node.args[0]) in self.last_reads:
+                return call(owned[0], args, node.span)   # (none with IN_PLACE_GROWTH off)
+            return call(mangle(node.name), args, node.span)
         if node.name == "+" and len(node.args) > 2 and all(type(a) in _NO_EFFECT for a in node.args[2:]) \
                 and runtime_table().get(mangle("+")) is BUILTINS["+"].fn:
             # (+ a b c): the builtin folds left with the two-argument primitive, so the nested
@@ -394,7 +412,7 @@ class Compiler(Inliner):
 
     def e_rt(self, node, stmts):
         args = self.emit_args(node.args, stmts)
-        if node.helper == "kw_get" and len(args) == 2 and type(node.args[0]) is N.Const \
+        if scan.INLINE_CALLS and node.helper == "kw_get" and len(args) == 2 and type(node.args[0]) is N.Const \
                 and type(node.args[0].value) is Keyword:
             return self._inline_kw_get(args, node, node.args[0].value.name)
         return call("_rt_" + node.helper, args, node.span)
@@ -498,9 +516,6 @@ class Compiler(Inliner):
         cap = self.tmp("cap") if node.collect else None
         if acc:
             stmts.append(assign(acc, A.List(elts=[], ctx=LOAD)))
-            stmts.append(assign(cap, A.BinOp(
-                left=A.BinOp(left=attr("_m", "budget"), op=ast.Sub(), right=attr("_m", "allocated")),
-                op=ast.FloorDiv(), right=A.Constant(8))))
         self._for_clauses(node, 0, stmts, acc, cap)
         if acc:
             return call("_out_for", [var(acc)], node.span)
@@ -514,7 +529,7 @@ class Compiler(Inliner):
                 stmts.append(A.Expr(call(attr(acc, "append"), [val])))
                 stmts.append(A.If(test=A.Compare(left=call("len", [var(acc)]), ops=[ast.Gt()],
                                                  comparators=[var(cap)]),
-                                  body=[A.Expr(call("_for_too_big", [var(cap)]))], orelse=[]))
+                                  body=[A.Expr(call("_for_too_big", [var(cap)], node.span))], orelse=[]))
             else:
                 self.emit_tail(node.body, stmts, Discard())
             return
@@ -523,6 +538,16 @@ class Compiler(Inliner):
         if kind == "bind":
             _, item, coll, ds = c
             coll_e = self.emit_expr(coll, stmts)
+            if i == 0 and acc:
+                # the cap: the items the budget left once the first collection is made could hold
+                # (as on the closure tier, interp.Builder.b_for)
+                if not trivial(coll_e):
+                    t = self.tmp()
+                    stmts.append(assign(t, coll_e))
+                    coll_e = var(t)
+                stmts.append(assign(cap, A.BinOp(
+                    left=A.BinOp(left=attr("_m", "budget"), op=ast.Sub(), right=attr("_m", "allocated")),
+                    op=ast.FloorDiv(), right=A.Constant(8))))
             body: list = [check_expired()]
             self.loop_depth += 1
             self.emit_bindings(ds, body)
@@ -550,9 +575,8 @@ class Compiler(Inliner):
             self.loop_depth, self.fn_meter = outer_depth, outer_meter
 
     def _emit_fn(self, node: N.Fn, stmts, outer_depth):
-        label = "".join(ch if ch.isalnum() else "_" for ch in (node.name or "anon"))[:32]
         self.n += 1
-        name = f"fn__{label}__{self.n}"
+        name = fn_code_name(node.name or "fn", len(node.params), node.rest is not None, self.n)
         params = [A.arg(arg=p.py) for p in node.params]
         vararg = A.arg(arg=node.rest.py) if node.rest else None
         body: list = [check_expired()]

@@ -12,21 +12,21 @@ import ast
 
 from .. import registry as R
 from .. import values as V
-from .pyast import A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, is_, trivial, var
+from .pyast import A, LOAD, NONE, STORE, all_of, assign, at, attr, call, check_expired, is_, trivial, var
+from . import scan
 from .scan import int_params
 
 
 class IntForm:
     """How an inlined integer operation was built (see Compiler._inline_int)."""
 
-    __slots__ = ("names", "bounds", "fast", "nonneg", "transient_bounds")
+    __slots__ = ("names", "bounds", "fast", "nonneg")
 
-    def __init__(self, names, bounds, fast, nonneg, transient_bounds):
+    def __init__(self, names, bounds, fast, nonneg):
         self.names = names                  # variables that must be ints
-        self.bounds = bounds                # further guards (the size bound of a product)
+        self.bounds = bounds                # further guards (the size bound of a product): always kept
         self.fast = fast                    # the expression computing the result from ints
         self.nonneg = nonneg                # the result is >= 0 (x mod c, c > 0)
-        self.transient_bounds = transient_bounds  # bounds a reducing consumer may drop
 
 
 class Inliner:
@@ -295,6 +295,8 @@ class Inliner:
             return self._inline_test(op, args[0])
         if p.negates is not None:
             return A.UnaryOp(op=ast.Not(), operand=call(slot, args, node.span))
+        if not scan.INLINE_CALLS:
+            return call(slot, args, node.span)
         if op == "mul":
             return self._inline_mul(args, node, slot)
         if op == "eq" and any(isinstance(x, ast.Constant) and type(x.value) is str for x in args):
@@ -352,15 +354,17 @@ class Inliner:
         if not (isinstance(b, ast.Constant) and type(b.value) is int and abs(b.value) < 2 ** 31) \
                 or not isinstance(a, (ast.Name, ast.Constant)):
             return call(slow, args, node.span)
-        bound = A.Compare(left=A.Constant(-(1 << 62)), ops=[ast.Lt(), ast.Lt()], comparators=[a, A.Constant(1 << 62)])
+        # the primitive sizes (charges, or refuses) a product of more than 64 bits: the fast path
+        # takes only products it computes directly, x.bit_length() + c.bit_length() <= 64
+        room = 1 << (64 - abs(b.value).bit_length())
+        bound = A.Compare(left=A.Constant(-room), ops=[ast.Lt(), ast.Lt()], comparators=[a, A.Constant(room)])
         fast = A.BinOp(left=a, op=ast.Mult(), right=b)
         known = isinstance(a, ast.Name) and a.id in self.int_locals
         test = bound if known else A.BoolOp(op=ast.And(), values=[is_(call("type", [a]), var("int")), bound])
         out = at(A.IfExp(test=test, body=fast, orelse=call(slow, [a, b], node.span)), node.span)
         if isinstance(a, ast.Name):
-            # the size bound only matters when the product is kept: a consumer that reduces it
-            # (mod by a constant) may drop it
-            out.ptc_int = IntForm(() if known else (a.id,), (bound,), fast, nonneg=False, transient_bounds=True)
+            # a consumer folding the product keeps its size bound (the primitive's charge and refusal)
+            out.ptc_int = IntForm(() if known else (a.id,), (bound,), fast, nonneg=False)
         return out
 
     def _inline_mul_any(self, args, node, slow):
@@ -412,7 +416,7 @@ class Inliner:
             first = evaluated[0] if len(evaluated) == 1 else A.BinOp(left=evaluated[0], op=ast.BitAnd(),
                                                                      right=evaluated[1])
             tests.insert(0, first)
-        return at(A.IfExp(test=A.BoolOp(op=ast.And(), values=tests), body=A.BinOp(left=a, op=ast.FloorDiv(), right=b),
+        return at(A.IfExp(test=all_of(tests), body=A.BinOp(left=a, op=ast.FloorDiv(), right=b),
                           orelse=call(slow, ops, node.span)), node.span)
 
     def _inline_mod(self, args, node, slow):
@@ -420,11 +424,11 @@ class Inliner:
         a, b = args
         if not (isinstance(b, ast.Constant) and type(b.value) is int and b.value != 0):
             return call(slow, args, node.span)
-        return self._inline_int(a, b, ast.Mod(), slow, node, reduces=True)
+        return self._inline_int(a, b, ast.Mod(), slow, node)
 
-    def _inline_int(self, a, b, pyop, slow, node, unary=False, reduces=False):
+    def _inline_int(self, a, b, pyop, slow, node, unary=False):
         """`a OP b` when both are ints, else `slow` (the primitive's function) of the operands, or of
-        `a` alone for a `unary` primitive (evaluating each operand once)."""
+        `a` alone for a `unary` primitive (evaluating each operand once, in order)."""
         checks = []
         evaluated = []          # tests that also evaluate an operand into a temporary: never skipped
         names: list = []        # variables tested (folded operands included), for ptc_int
@@ -432,8 +436,14 @@ class Inliner:
         operands = []           # the int-only path's operands
         full = []               # the general builtin's operands (a folded operand in full)
         foldable = True
+        # an operand evaluated into a temporary runs inside the type tests, before the folded
+        # guards: an inlined int expression left of it (whose general path may fail) is then
+        # evaluated into a temporary too, so the left operand still runs (and fails) first
+        later_runs = not (isinstance(b, (ast.Constant, ast.Name)) or getattr(b, "ptc_int", None) is not None)
         for e in (a, b):
             form = getattr(e, "ptc_int", None)
+            if e is a and later_runs:
+                form = None
             if isinstance(e, ast.Constant) and type(e.value) is int:
                 op = e
             elif isinstance(e, ast.Name) or form is not None:
@@ -441,7 +451,7 @@ class Inliner:
                     if n not in names and n not in self.int_locals:   # a loop variable known to be an int: no test
                         names.append(n)
                         checks.append(is_(call("type", [var(n)]), var("int")))
-                if form is not None and not (reduces and form.transient_bounds):
+                if form is not None:
                     bounds.extend(form.bounds)
                 op = e if form is None else form.fast
             else:
@@ -467,9 +477,8 @@ class Inliner:
         if not tests:   # int operands only (constants, loop variables known to be ints)
             out = at(fast, node.span)
         else:
-            test = tests[0] if len(tests) == 1 else A.BoolOp(op=ast.And(), values=tests)
-            out = at(A.IfExp(test=test, body=fast, orelse=slow_call), node.span)
+            out = at(A.IfExp(test=all_of(tests), body=fast, orelse=slow_call), node.span)
         if foldable and isinstance(pyop, (ast.Add, ast.Sub, ast.Mod)):
             nonneg = isinstance(pyop, ast.Mod) and isinstance(b, ast.Constant) and b.value > 0
-            out.ptc_int = IntForm(tuple(names), tuple(bounds), fast, nonneg=nonneg, transient_bounds=False)
+            out.ptc_int = IntForm(tuple(names), tuple(bounds), fast, nonneg=nonneg)
         return out

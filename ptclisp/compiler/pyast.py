@@ -134,6 +134,12 @@ def _is_operand(e):
 NONE = A.Constant(None)
 
 
+def all_of(tests: list):
+    """The conjunction of `tests` (at least one): the test itself when there is one (Python's
+    `BoolOp` needs two values or more)."""
+    return tests[0] if len(tests) == 1 else A.BoolOp(op=ast.And(), values=list(tests))
+
+
 def truthy_test(expr, temp):
     """PTC truthiness of `expr` (only nil and false are falsy), evaluating it once."""
     w = A.NamedExpr(target=var(temp, True), value=expr)

@@ -14,6 +14,10 @@ INLINE_HOFS = True
 # the switch for int loop variables and int-argument bodies: off, every integer operation keeps its
 # type guards (tests compare both)
 INT_VARS = True
+# the switch for the call fast paths (inlined primitives, get/get-in/nth/quot/(:k m) probes, short
+# string methods, the specialisers of literal arguments, `(+ a b c)` folded): off, every builtin
+# and primitive is a plain call of its function (`fastpaths.general_path`)
+INLINE_CALLS = True
 
 
 def inlinable_hof(node) -> bool:
