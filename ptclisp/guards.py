@@ -112,6 +112,7 @@ _STDLIB_SAFE = tuple(_STDLIB + m for m in (
 ))
 
 _set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+_NO_EXC = ctypes.py_object()  # what clears a pending asynchronous exception (made once: no call in disarm)
 _set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
 _set_async_exc.restype = ctypes.c_int
 
@@ -215,19 +216,22 @@ class _Enforcer:
         self._wake.set()
 
     def disarm(self, tid: int):
-        lock = self._lock
-        lock.acquire()   # (acquire/release: cheaper than `with` on every evaluation)
-        try:
+        # A hard stop may be pending for this thread (delivered just as its evaluation finished): it
+        # fires at the next check of the interpreter, which can come right after a C call returns. So
+        # the lock is taken with `with` (whose cleanup covers every instruction after the acquire: a
+        # bare acquire() followed by `try` leaks the lock when it fires in between, and every later
+        # evaluation of the process then waits for it for ever), the pending exception is cleared
+        # before anything is changed, and the entry is popped only after that: if it fires before
+        # the clear, nothing has changed yet and exit_guard's second disarm does the work.
+        with self._lock:
             stack = self._armed.get(tid)
             if not stack:
                 return
-            e = stack.pop()
+            if stack[-1][_DELIVERED]:
+                _set_async_exc(tid, _NO_EXC)  # (nothing can be delivered while the lock is held)
+            stack.pop()
             if not stack:
                 del self._armed[tid]
-            if e[_DELIVERED]:
-                _set_async_exc(tid, ctypes.py_object())  # clear it if it is still pending
-        finally:
-            lock.release()
 
     def _run(self):
         try:
@@ -340,9 +344,7 @@ class _Depth:
         # (comparisons rather than min/max: this runs at every evaluation)
         need = _stack_depth() + (frames if 50 <= frames <= MAX_RECURSION_LIMIT
                                  else 50 if frames < 50 else MAX_RECURSION_LIMIT)
-        lock = self._lock
-        lock.acquire()   # (acquire/release: cheaper than `with` on every evaluation)
-        try:
+        with self._lock:  # (not acquire() + try: a hard stop firing in between would leak the lock)
             needs = self._needs
             current = sys.getrecursionlimit()
             if not needs:
@@ -354,14 +356,10 @@ class _Depth:
                 limit = max(need, max(n for _, n in needs))
             needs.append((tid, need))
             self._apply(limit, current)
-        finally:
-            lock.release()
         return need
 
     def exit(self, tid: int):
-        lock = self._lock
-        lock.acquire()
-        try:
+        with self._lock:
             needs = self._needs
             current = sys.getrecursionlimit()
             if current != self._applied:
@@ -385,8 +383,6 @@ class _Depth:
             else:
                 self._apply(self._host, current)
                 self._host = self._applied = None
-        finally:
-            lock.release()
 
     def _apply(self, limit: int, current: int):
         if limit != current:
