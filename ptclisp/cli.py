@@ -679,7 +679,7 @@ def _main(argv) -> int:
         return args.func(args)
     except (UsageError, SetupError) as exc:
         print(f"ptclisp: {exc}", file=sys.stderr)
-        return 2
+        return getattr(exc, "code", 2)   # 3 for a named file that is not a document (RefusedDocument)
     # the two classes below are imported only when an exception reaches their clause (an except
     # clause's expression is evaluated then), so a command that never loads them does not import them
     except _mcp_start_error() as exc:  # an --mcp server could not be started or listed

@@ -24,19 +24,39 @@ import sys
 
 
 class UsageError(Exception):
-    """Bad arguments or unusable input files: one line on stderr, exit 2."""
+    """Bad arguments or unusable input files: one line on stderr, exit `code` (2)."""
+
+    code = 2
 
 
-def read_text(path: str, what: str = "") -> str:
-    """The UTF-8 text of `path` (`-`: standard input); `what` prefixes the file in the error, e.g. "--data "."""
-    from .textfiles import MAX_DOCUMENT_BYTES, read_document_text
+class RefusedDocument(UsageError):
+    """A named file that is not a document at all: a FIFO, a device, a directory, or more than the size
+    bound (ptclisp/textfiles.py). Exit 3, an invalid document, as for a broken one."""
+
+    code = 3
+
+
+#: The largest --data file read (bytes): far above any data a program is handed, far below what
+#: would exhaust the machine once parsed.
+MAX_DATA_BYTES = 100_000_000
+
+
+def read_text(path: str, what: str = "", max_bytes: int | None = None) -> str:
+    """The UTF-8 text of `path` (`-`: standard input); `what` prefixes the file in the error, e.g. "--data ".
+
+    A file that is not a regular one, or holds more than `max_bytes` (default: the document bound of
+    ptclisp/textfiles.py), is a RefusedDocument (exit 3); one that cannot be read, a UsageError (2)."""
+    from .textfiles import MAX_DOCUMENT_BYTES, DocumentError, read_document_text
+    cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
     if path == "-":
-        text = sys.stdin.read(MAX_DOCUMENT_BYTES + 1)
-        if len(text) > MAX_DOCUMENT_BYTES:
-            raise UsageError(f"cannot read {what}standard input: larger than {MAX_DOCUMENT_BYTES} characters")
+        text = sys.stdin.read(cap + 1)
+        if len(text) > cap:
+            raise RefusedDocument(f"cannot read {what}standard input: larger than {cap} characters")
         return text
     try:
-        return read_document_text(path)   # a regular file within the size bound (ptclisp/textfiles.py)
+        return read_document_text(path, cap)   # a regular file within the size bound (ptclisp/textfiles.py)
+    except DocumentError as exc:
+        raise RefusedDocument(f"cannot read {what}{path}: {exc.strerror}") from None
     except OSError as exc:
         raise UsageError(f"cannot read {what}{path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
@@ -46,17 +66,13 @@ def read_text(path: str, what: str = "") -> str:
 def load_data(path: str | None):
     """The --data file: a JSON object whose keys become data/<name>.
 
-    A regular file of at most `files.MAX_FILE_BYTES` (a FIFO or a device is refused, never waited
-    on), parsed with the host API's depth rule (json_data: up to convert.MAX_DEPTH levels); every
-    failure is a UsageError of one line."""
+    A regular file of at most MAX_DATA_BYTES (a FIFO or a device is refused at once, never waited
+    on: exit 3), parsed with the host API's depth rule (json_data: up to convert.MAX_DEPTH levels);
+    every failure is a UsageError of one line."""
     if not path:
         return None
-    from .files import FileRefused, read_text as read_file
     from .json_data import JsonTooDeep, parse
-    try:
-        text = sys.stdin.read() if path == "-" else read_file(path)
-    except FileRefused as exc:
-        raise UsageError(f"cannot read --data {path}: {exc.reason}") from None
+    text = read_text(path, "--data ", MAX_DATA_BYTES)
     try:
         data = parse(text)
     except JsonTooDeep as exc:

@@ -103,7 +103,7 @@ def failure_of(exc: Exception) -> CommandFailure:
     if isinstance(exc, CommandFailure):
         return exc
     failure = CommandFailure(str(exc), "usage")
-    failure.code = X.USAGE
+    failure.code = getattr(exc, "code", X.USAGE)   # a RefusedDocument (a FIFO, a device): 3
     return failure
 
 

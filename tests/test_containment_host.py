@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import ptclisp
 from ptclisp import Limits
 from ptclisp.convert import MAX_DEPTH
-from ptclisp.files import FileRefused, read_bytes, read_text
+from ptclisp.textfiles import DocumentError, read_document, read_document_text
 from ptclisp.json_data import JsonTooDeep, parse, parse_iteratively
 
 BOUND_S = 3.0
@@ -272,8 +272,8 @@ def test_cli_refuses_data_that_is_not_a_regular_file_at_once(tmp_path, make):
             pytest.skip("no /dev/zero here")
         path, what = make, "a character device"
     p = cli(["eval", "--data", path, "1"], tmp_path, timeout=30)   # never a hang
-    assert p.returncode == 2
-    assert p.stderr == f"ptclisp: cannot read --data {path}: not a regular file ({what})\n"
+    assert p.returncode == 3   # not a document at all: an invalid document (issue 30, item 9)
+    assert p.stderr == f"ptclisp: cannot read --data {path}: not a regular file ({what}): only regular files are read\n"
 
 
 def test_mcp_serve_reads_its_data_with_the_same_rules(tmp_path):
@@ -293,14 +293,14 @@ def test_mcp_serve_reads_its_data_with_the_same_rules(tmp_path):
 def test_a_file_larger_than_the_bound_is_refused(tmp_path):
     f = tmp_path / "big.json"
     f.write_bytes(b"x" * 101)
-    assert read_bytes(str(f), 101) == b"x" * 101
-    with pytest.raises(FileRefused, match="larger than 100 bytes"):
-        read_bytes(str(f), 100)
+    assert read_document(str(f), 101) == b"x" * 101
+    with pytest.raises(DocumentError, match="larger than 100 bytes"):
+        read_document(str(f), 100)
     f.write_bytes(b"\xff")
-    with pytest.raises(FileRefused, match="not UTF-8"):
-        read_text(str(f))
-    with pytest.raises(FileRefused, match="No such file"):
-        read_bytes(str(tmp_path / "missing"))
+    with pytest.raises(UnicodeDecodeError):
+        read_document_text(str(f))
+    with pytest.raises(FileNotFoundError):
+        read_document(str(tmp_path / "missing"))
 
 
 JSON = st.recursive(

@@ -388,7 +388,7 @@ def test_a_fifo_or_a_device_named_on_the_command_line_is_refused_at_once(tmp_pat
         hostile_project(tmp_path, lambda s: s)
     done = ptclisp(*(a.format(f=which) for a in argv), cwd=tmp_path, timeout=30)
     kind = "a FIFO" if which == "fifo" else "a character device"
-    assert done.returncode == 2     # an unreadable file named on the command line (docs: exit classes)
+    assert done.returncode == 3     # a named file that is not a document: an invalid document (exit classes)
     assert f"not a regular file ({kind}): only regular files are read" in done.stderr
     assert "internal error" not in done.stderr
 

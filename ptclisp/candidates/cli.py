@@ -115,7 +115,7 @@ def cmd_candidate(args) -> int:
         return e.code
     except UsageError as e:
         print(f"{PROG} {args.candidate_command}: {e}", file=sys.stderr)
-        return X.USAGE
+        return getattr(e, "code", X.USAGE)
     except DocumentError as e:
         print(f"{PROG} {args.candidate_command}: {e.message}", file=sys.stderr)
         return X.INVALID_DOCUMENT

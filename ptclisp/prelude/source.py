@@ -61,13 +61,15 @@ class Component:
 
     @classmethod
     def file(cls, path, dependencies=None) -> "Component":
-        from ..textfiles import read_document_text
+        from ..textfiles import DocumentError, read_document_text
         p = pathlib.Path(path)
         try:
             text = read_document_text(p)   # a regular file within the size bound
         except (OSError, UnicodeDecodeError) as e:
-            raise PreludeError("prelude_not_found", f"cannot read prelude {p}: {getattr(e, 'strerror', None) or e}",
-                               origin=str(p)) from None
+            err = PreludeError("prelude_not_found", f"cannot read prelude {p}: {getattr(e, 'strerror', None) or e}",
+                               origin=str(p))
+            err.refused_document = isinstance(e, DocumentError)   # a FIFO, a device, too large: exit 3
+            raise err from None
         return cls(text, str(p), tuple(dependencies) if dependencies is not None else None)
 
 

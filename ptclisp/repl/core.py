@@ -41,7 +41,10 @@ META_NAMES = {":help", ":quit", ":q", ":exit", ":defs", ":reset", ":load", ":tim
 
 
 class SetupError(Exception):
-    """The session could not be built (a prelude, data or tool problem): shown once, no traceback."""
+    """The session could not be built (a prelude, data or tool problem): shown once, no traceback.
+    `code`: the command's exit class (3 when a named prelude is not a document at all, else 2)."""
+
+    code = 2
 
 
 @attrs.define
@@ -77,7 +80,10 @@ def new_session(config: ReplConfig) -> api.Session:
                            preludes=config.preludes or None, strict_data=config.strict_data)
     except PtcError as exc:
         where = f" at {exc.span}" if exc.span else ""
-        raise SetupError(f"Error ({exc.kind}): {exc.message}{where}") from None
+        err = SetupError(f"Error ({exc.kind}): {exc.message}{where}")
+        if getattr(exc, "refused_document", False):
+            err.code = 3
+        raise err from None
     except OSError as exc:
         raise SetupError(f"cannot read prelude {exc.filename or ''}: {exc.strerror or exc}") from None
     except ImportError:
