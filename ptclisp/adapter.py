@@ -42,9 +42,10 @@ def group_qualifiers() -> dict:
 
 
 def special_forms() -> list[str]:
-    """The names of the special forms the analyzer knows."""
+    """The names of the special forms the analyzer knows (not its internal ones, spelt with a `#`
+    no program can write)."""
     from .analyzer import SPECIALS
-    return sorted(SPECIALS)
+    return sorted(name for name in SPECIALS if not name.endswith("#"))
 
 
 def limit_defaults():

@@ -22,11 +22,15 @@ from .source import fn_parts
 SPECIAL_FORMS = {
     "def": ("(def name doc? value)", "Bind name to value for the rest of the program and later evaluations."),
     "defonce": ("(defonce name value)", "Like def, but only when name is not bound yet."),
-    "defn": ("(defn name doc? [params] body...)", "Define a named function."),
+    "defn": ("(defn name doc? [params] body...) | (defn name doc? ([params] body...) ...)",
+             "Define a named function, with one or several arities."),
     "defn-": ("(defn- name doc? [params] body...)", "A private helper of a prelude namespace (prelude source only)."),
     "declare": ("(declare name...)", "Name definitions that come later in the program."),
     "ns": ("(ns name doc? meta?)", "Start a prelude namespace (prelude source only)."),
-    "fn": ("(fn name? [params] body...)", "An anonymous function; #(... % ...) is the short form."),
+    "fn": ("(fn name? [params] body...)", "An anonymous function (several arities as ([params] body...) ...); "
+                                          "#(... % ...) is the short form."),
+    "letfn": ("(letfn [(name [params] body...) ...] body...)", "Local functions that may call each other."),
+    "require": ("(require '[clojure.string :as str] ...)", "Alias a builtin namespace for the rest of the program."),
     "let": ("(let [pattern value ...] body...)", "Sequential local bindings, with destructuring."),
     "loop": ("(loop [name init ...] body...)", "A loop whose body continues with (recur new-values...)."),
     "recur": ("(recur value...)", "Jump back to the enclosing loop or fn with new values (tail position only)."),
@@ -46,7 +50,7 @@ SPECIAL_FORMS = {
     "and": ("(and expr...)", "The first falsy value, or the last value."),
     "or": ("(or expr...)", "The first truthy value, or the last value."),
     "comment": ("(comment ...)", "Ignored; the value is nil."),
-    "quote": ("(quote name)", "The symbol itself, unevaluated ('name)."),
+    "quote": ("(quote form)", "The form itself, unevaluated: a symbol reference or constant data ('name, '(1 2))."),
     "return": ("(return value)", "End the program at once with value (an agent task is done)."),
     "fail": ("(fail value)", "End the program as a failure carrying value."),
     "juxt": ("(juxt f...)", "A function returning the vector of each f applied to its arguments."),
@@ -62,7 +66,7 @@ SPECIAL_FORMS = {
     "some->>": ("(some->> x form...)", "Thread x as last argument while the value is not nil."),
 }
 #: forms the analyzer knows only to refuse them (with its reason) in programs
-NOT_AVAILABLE = frozenset({"defmacro", "try", "catch", "throw", "letfn", "binding"})
+NOT_AVAILABLE = frozenset({"defmacro", "try", "catch", "throw", "binding"})
 
 
 @attrs.define
