@@ -56,3 +56,9 @@ def test_repl_preview_chars_shows_more_items():
     lines = Repl(ReplConfig(preview_chars=8192)).handle("(vec (range 1000))")
     (text,) = [t for kind, t in lines if kind == "value"]
     assert _shown_items(text) == 64
+
+
+@pytest.mark.parametrize("x,text", [(1e-7, "1.0E-7"), (-1.5e-10, "-1.5E-10"), (0.00012, "0.00012"), (5e-324, "5.0E-324")])
+def test_tiny_floats_print_as_clojure_spells_them_and_read_back(x, text):
+    assert ptclisp.pr_str(x) == text
+    assert ptclisp.read_string(text) == x

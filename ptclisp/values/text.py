@@ -109,8 +109,12 @@ def float_readable(x: float) -> str:
     if "e" not in r:   # the shortest digits that read back as x (Clojure's, as Java's Double.toString)
         return r
     if x != 0 and abs(x) < 1e-4:
-        # fixed notation would collapse small magnitudes to 0.0: keep the shortest exact text
-        return r
+        # fixed notation would collapse small magnitudes to 0.0: the shortest exact digits, spelt as
+        # Clojure (Java's Double.toString) spells them: 1.0E-7, 1.5E-10
+        mantissa, _, exp = r.partition("e")
+        if "." not in mantissa:
+            mantissa += ".0"
+        return f"{mantissa}E{int(exp)}"
     s = format(x, ".10f").rstrip("0")
     if s.endswith("."):
         s += "0"
