@@ -87,7 +87,11 @@ class Inliner:
             # the store is written out when the map holds the key exactly or the key is not a
             # keyword or string, or the map holds no other spelling of it
             if not (isinstance(key, ast.Constant) and type(key.value) is int):
+                # (a key that is neither a keyword nor a string has one spelling: two type tests,
+                # no call, for the int keys of a growing loop)
                 tests.append(A.BoolOp(op=ast.Or(), values=[
+                    A.BoolOp(op=ast.And(), values=[is_(call("type", [key]), var("str"), True),
+                                                   is_(call("type", [key]), var("_Keyword"), True)]),
                     A.Compare(left=key, ops=[ast.In()], comparators=[local]),
                     is_(call("_write_key", [local, key]), key)]))
             grow = A.Assign(targets=[A.Subscript(value=local, slice=key, ctx=STORE)], value=value)
