@@ -465,13 +465,27 @@ class Builder:
             return lambda f: v
         items = self._build_all(node.items, layout)
         cost = seq_cost(len(items))   # charged as it is built, as the compiler's (compiled_runtime, literals)
-        lit_vec = rt.lit_vec
-        return lambda f: lit_vec([i(f) for i in items], cost)
+        lit_vec, span = rt.lit_vec, node.span
+
+        def mkvec(f):
+            xs = [i(f) for i in items]
+            try:
+                return lit_vec(xs, cost)
+            except PtcError as e:   # the charge refused: at the literal, as the compiled code says
+                raise e.located(span) from None
+        return mkvec
 
     def b_set(self, node, layout):
         items = [self.build(i, layout) for i in node.items]
-        cost = map_cost(len(items))
-        return lambda f: rt.mkset([i(f) for i in items], cost)
+        cost, span = map_cost(len(items)), node.span
+
+        def mkset(f):
+            xs = [i(f) for i in items]
+            try:
+                return rt.mkset(xs, cost)
+            except PtcError as e:   # the charge refused: at the literal, as the compiled code says
+                raise e.located(span) from None
+        return mkset
 
     def b_map(self, node, layout):
         if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
@@ -480,20 +494,26 @@ class Builder:
         if all(type(k) is N.Const for k, _v in node.pairs):  # {:a x :b y}: the stored keys are known
             keys = [hk(k.value) for k, _v in node.pairs]
             vals = [self.build(v, layout) for _k, v in node.pairs]
-            lit_charge = rt.lit_charge
+            lit_charge, span = rt.lit_charge, node.span
             cost = map_cost(len(keys))   # charged after its parts, as the compiler's (compiled_runtime, literals)
 
             def mkmap_known(f):
                 m = Map(zip(keys, [vb(f) for vb in vals]))
-                lit_charge(cost)
+                try:
+                    lit_charge(cost)
+                except PtcError as e:   # the charge refused: at the literal, as the compiled code says
+                    raise e.located(span) from None
                 return m
             return mkmap_known
         pairs = [(self.build(k, layout), self.build(v, layout)) for k, v in node.pairs]
-        cost = map_cost(len(pairs))
+        cost, span = map_cost(len(pairs)), node.span
 
         def mkmap(f):
             parts = [(kb(f), vb(f)) for kb, vb in pairs]
-            rt.lit_charge(cost)
+            try:
+                rt.lit_charge(cost)
+            except PtcError as e:   # the charge refused: at the literal, as the compiled code says
+                raise e.located(span) from None
             m = Map()
             for k, v in parts:
                 m[hk(k)] = v

@@ -241,3 +241,20 @@ def test_a_difference_is_found_and_shrunk(monkeypatch):
     assert diffs and diffs[0][0] == "default"
     small = shrink(c, same_failure(diffs[0]))
     assert len(small.text()) < len(c.text()) and check(small, ["default"])
+
+
+# ------------------------------------------------------------------ literals refused by the budget, at the literal
+# (found by the campaign after the literal charges of issue 24 landed: compiled code had no position)
+
+@pytest.mark.parametrize("src, budget, at", [
+    ("(filterv (fn [x] {0 0 :c {0 0}}) [0])", 1, (1, 18)),
+    ("(remove (fn [x4] {0 x4}) [0])", 1, (1, 18)),
+    ("(mapv (fn [x] [x x]) [0])", 1, (1, 15)),
+    ("(mapv (fn [x] #{x 1}) [0])", 1, (1, 15)),
+    ("(for [x2 (range 5)] {0 0 :c {0 0}})", 200, (1, 21)),
+    ("(for [x11 (range 4) :when {0 0 :c {0 0}}] 0)", 200, (1, 27)),
+    ("(loop [i 0 a []] (if (< i 50) (recur (inc i) [i a]) a))", 300, (1, 46)),
+])
+def test_a_literal_the_budget_refuses_fails_at_the_literal_on_every_tier(src, budget, at):
+    o = every_config(src, {"memory_bytes": budget})
+    assert o[2] == "memory_exceeded" and o[4] == at, o

@@ -471,7 +471,7 @@ class Compiler(Inliner):
                                                      right=A.Constant(cost))),
                       ops=[ast.LtE()], comparators=[attr(meter, "budget")])])
         fast = [A.Assign(targets=[A.Attribute(value=var(meter), attr="allocated", ctx=STORE)], value=var(room))]
-        slow = [A.Expr(call("_lit_charge", [A.Constant(cost)]))]
+        slow = [A.Expr(call("_lit_charge", [A.Constant(cost)], node.span))]   # a refusal is at the literal
         stmts.append(at(A.If(test=fits, body=fast, orelse=slow), node.span))
 
     def e_set(self, node, stmts):
