@@ -254,3 +254,19 @@ def children(n: Node):
                 out.append(clause[1])
         return out + [n.body]
     raise TypeError(f"no children rule for {t.__name__}")  # pragma: no cover
+
+
+def walk_nodes(node):
+    """Every core-AST node under `node`, `node` included (iterative; `recur` targets are not followed)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Node):
+            yield n
+            for f in type(n).__slots__:
+                if f != "target":
+                    v = getattr(n, f, None)
+                    if isinstance(v, (Node, list, tuple)):
+                        stack.append(v)
+        elif isinstance(n, (list, tuple)):
+            stack.extend(n)

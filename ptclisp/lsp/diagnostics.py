@@ -183,27 +183,11 @@ def user_arities(forms) -> dict:
     return {k: v for k, v in out.items() if v is not None and k not in clash}
 
 
-def walk(node):
-    """Every core-AST node under `node`."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, N.Node):
-            yield n
-            for f in type(n).__slots__:
-                if f != "target":
-                    v = getattr(n, f, None)
-                    if isinstance(v, (N.Node, list, tuple)):
-                        stack.append(v)
-        elif isinstance(n, (list, tuple)):
-            stack.extend(n)
-
-
 def _arity_problems(node, arities: dict, bom: bool) -> list[Diag]:
     out = []
     if not arities:
         return out
-    for n in walk(node):
+    for n in N.walk_nodes(node):
         if type(n) is N.Call and type(n.fn) is N.GlobalRef and n.fn.name in arities:
             need, variadic = arities[n.fn.name]
             got = len(n.args)

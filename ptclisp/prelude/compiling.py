@@ -24,21 +24,6 @@ from ..errors import PtcError
 from .exports import CompiledNamespace, Export, ExportRecord
 from .source import Component, Definition, NsSpec, PreludeError, parse_component
 
-def _walk(node):
-    """Every core-AST node under `node` (iterative; `recur` targets are not followed)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, N.Node):
-            yield n
-            for f in type(n).__slots__:
-                if f != "target":
-                    v = getattr(n, f, None)
-                    if isinstance(v, (N.Node, list, tuple)):
-                        stack.append(v)
-        elif isinstance(n, (list, tuple)):
-            stack.extend(n)
-
 
 def _compile_error(e: PtcError, d: Definition, origin: str) -> PreludeError:
     return PreludeError("compile_error", f"{d.ref}: {e.kind}: {e.message}", e.span, namespace=d.ns, ref=d.ref,
@@ -72,7 +57,7 @@ def compile_namespace(spec: NsSpec, deps: dict[str, CompiledNamespace], key: str
             siblings[d.name], tools_used[d.name], dep_refs[d.name] = set(), set(), set()
             continue
         sib, tls = set(), set(az.tools_used)
-        for n in _walk(value):
+        for n in N.walk_nodes(value):
             t = type(n)
             if t is N.GlobalRef or t is N.MaybeGlobal:
                 if n.name in spec.defs:
