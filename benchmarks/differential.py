@@ -61,16 +61,10 @@ def _recording():
 
 # ------------------------------------------------------------------ configurations
 
-@contextlib.contextmanager
 def _settings(pairs):
-    saved = [(m, n, getattr(m, n)) for m, n, _ in pairs]
-    try:
-        for m, n, v in pairs:
-            setattr(m, n, v)
-        yield
-    finally:
-        for m, n, v in saved:
-            setattr(m, n, v)
+    """Each (module, name, value) of `pairs` set within the block (ptclisp.fastpaths.settings)."""
+    from ptclisp.fastpaths import settings
+    return settings(pairs)
 
 
 EAGER = ((interp, "HOT_CALLS", 1), (interp, "ISLAND_ITEMS", 0), (interp, "FOR_ISLAND_ITEMS", 0))

@@ -53,14 +53,19 @@ SWITCHES = (
 
 
 @contextlib.contextmanager
-def general_path():
-    """Within the block, evaluations take the general path (module docstring); the settings are
-    restored on the way out, nested or not."""
-    saved = [(module, name, getattr(module, name)) for module, name, _ in SWITCHES]
+def settings(switches):
+    """Within the block, each (module, name, value) of `switches` is set; restored on the way out."""
+    saved = [(module, name, getattr(module, name)) for module, name, _ in switches]
     try:
-        for module, name, value in SWITCHES:
+        for module, name, value in switches:
             setattr(module, name, value)
         yield
     finally:
         for module, name, value in saved:
             setattr(module, name, value)
+
+
+def general_path():
+    """Within the block, evaluations take the general path (module docstring); the settings are
+    restored on the way out, nested or not."""
+    return settings(SWITCHES)
