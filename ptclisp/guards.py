@@ -28,6 +28,7 @@ Imports errors, values and meter.
 from __future__ import annotations
 
 import ctypes
+import gc as _gc
 import os
 import sys
 import threading
@@ -143,6 +144,34 @@ def _interruptible(frame) -> bool:
             return False
         f = f.f_back
     return True
+
+
+class _frames_held:
+    """Context manager around reading other threads' frames (`sys._current_frames`, `f_back`).
+
+    Reading another thread's frame makes a frame object for it. On CPython 3.11 making any object can
+    run a garbage collection on the spot, and a collection can run finalizers that let the other
+    thread go on: it may return from that very frame and free the memory it lived in, which the
+    reader then uses (a segmentation fault; 3.12 moved collections to the interpreter's own check
+    points). So on 3.11 the collector is paused while frames are read, when it was enabled, and
+    enabled again after: a few microseconds per look, and only at an overdue evaluation.
+    """
+
+    __slots__ = ("paused",)
+
+    def __enter__(self):
+        self.paused = _PAUSE_COLLECTOR and _gc.isenabled()
+        if self.paused:
+            _gc.disable()
+        return self
+
+    def __exit__(self, *exc):
+        if self.paused:
+            _gc.enable()
+        return False
+
+
+_PAUSE_COLLECTOR = sys.version_info < (3, 12)
 
 
 #: How far past its deadline plus grace period an evaluation may end and still count as stopped in time
@@ -270,9 +299,11 @@ class _Enforcer:
                     if now - overdue_at < grace:
                         wait = min(wait, overdue_at + grace - now)
                         continue
-                    if frames is None:
-                        frames = sys._current_frames()
-                    if _interruptible(frames.get(tid)):
+                    with _frames_held():
+                        if frames is None:
+                            frames = sys._current_frames()
+                        safe = _interruptible(frames.get(tid))
+                    if safe:
                         if _set_async_exc(tid, HardStop) == 1:
                             for other in stack:
                                 other[_DELIVERED] = True  # one exception unwinds every level
