@@ -31,8 +31,9 @@ import re
 import sys
 
 import ptclisp
-from ptclisp import interp, session
-from ptclisp.meter import Meter
+from ptclisp.backends import closures as interp
+from ptclisp import session
+from ptclisp.runtime.meter import Meter
 
 # ------------------------------------------------------------------ charges
 

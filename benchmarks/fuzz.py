@@ -43,7 +43,7 @@ import time
 
 import ptclisp
 from ptclisp import Limits, lib
-from ptclisp import registry as R
+from ptclisp.registry import builtins as R
 
 lib.load()   # the generator draws builtin names from the registry
 

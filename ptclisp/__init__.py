@@ -10,13 +10,13 @@ importing ptclisp alone does not import `logging`): nothing of ours reaches
 the host's streams unless the host configures logging.
 """
 from .api import Session, equal, from_python, pr_str, read_string, run, to_python
-from .error_translation import ErrorInfo
+from .runtime.failures import ErrorInfo
 from .errors import PtcError
 from .fastpaths import general_path
-from .meter import Limits
+from .runtime.meter import Limits
 from .session import Result
 from . import parallel as _parallel  # noqa: F401 - installs the pmap/pcalls engine into lib.parallel
-from .tools import Tool
+from .host.tools import Tool
 
 __version__ = "0.1.0"
 

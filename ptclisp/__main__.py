@@ -1,6 +1,6 @@
 """`python -m ptclisp ...` = `ptclisp ...`."""
 import sys
 
-from .cli import entry
+from .commands.main import entry
 
 sys.exit(entry())

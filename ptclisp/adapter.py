@@ -1,7 +1,7 @@
 """The internal names the project, docs and operation modules use, gathered in one place.
 
-`ptclisp.operate`, `ptclisp.project`, `ptclisp.docs_cmd` and
-`ptclisp.pytools` reach everything that is not a public name of `ptclisp`,
+`ptclisp.operate`, `ptclisp.project`, `ptclisp.commands.docs` and
+`ptclisp.agent.python_tools` reach everything that is not a public name of `ptclisp`,
 `ptclisp.agent` or `ptclisp.providers` through the functions below, so a
 move of a core module is re-pointed here once.  Every import is lazy: importing this module loads nothing.
 """
@@ -16,27 +16,27 @@ def _load_builtins() -> None:
 
 def max_time_ms() -> int:
     """The largest time limit `ptclisp.Limits` accepts."""
-    from .meter import MAX_TIME_MS
+    from .runtime.meter import MAX_TIME_MS
     return MAX_TIME_MS
 
 
 def builtins() -> dict:
     """The builtin registry: plain name -> Builtin record (signatures, doc, arity, groups, category)."""
-    from .registry import BUILTINS
+    from .registry.builtins import BUILTINS
     _load_builtins()
     return BUILTINS
 
 
 def qualified_builtins() -> dict:
     """(group, name) -> Builtin for the builtins reachable only with a qualifier (json/, regex/, ...)."""
-    from .registry import QUALIFIED
+    from .registry.builtins import QUALIFIED
     _load_builtins()
     return QUALIFIED
 
 
 def group_qualifiers() -> dict:
     """Qualifier -> group ("clojure.string" -> "string", ...)."""
-    from .registry import QUALIFIERS
+    from .registry.builtins import QUALIFIERS
     _load_builtins()
     return QUALIFIERS
 
@@ -50,7 +50,7 @@ def special_forms() -> list[str]:
 
 def limit_defaults():
     """The default `ptclisp.Limits` (documented in `ptclisp docs limits`)."""
-    from .meter import Limits
+    from .runtime.meter import Limits
     return Limits()
 
 
@@ -74,7 +74,7 @@ def evaluate(env, source: str, limits):
 def analyze(env, source: str) -> None:
     """Read and analyze `source` against an Environment without running it (raises PtcError)."""
     from .analyzer import Analyzer
-    from .reader import read
+    from .reader.parser import read
     Analyzer(env.analyzer_env()).analyze_program(read(source))
 
 

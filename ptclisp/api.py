@@ -3,19 +3,19 @@
 Every entry point returns a `Result` or a value; no input makes `run` or
 `Session.eval` raise (a Python exception escaping them is a bug), except the
 host's own KeyboardInterrupt or SystemExit, which roll the evaluation back
-and propagate. What a host passes in is checked by `ptclisp.inputs`.
+and propagate. What a host passes in is checked by `ptclisp.host.inputs`.
 `Session` itself is ptclisp.session's; `run` picks the thread
 (`session.run_checked`, as `session.run_in_thread` after the inputs are checked) or the process (`process.run_in_process`, imported
 with the first process-isolated run).
 """
 from __future__ import annotations
 
-from .convert import from_python, to_python
-from .error_translation import ErrorInfo
-from .inputs import check_inputs
-from .meter import Limits
+from .interchange.python import from_python, to_python
+from .runtime.failures import ErrorInfo
+from .host.inputs import check_inputs
+from .runtime.meter import Limits
 from .printer import pr_str as _pr_str
-from .reader import read_string as _read_string
+from .reader.parser import read_string as _read_string
 from .session import Result, Session, run_checked
 from .errors import PtcError
 from .values import Map, Set, Vector
@@ -40,7 +40,7 @@ def run(source: str, context=None, tools=None, limits: Limits | dict | None = No
         return Result("error", error=ErrorInfo("type_error", str(exc)))
     mode = isolation or limits.isolation
     if mode == "process":
-        from .process import run_in_process
+        from .isolation.process import run_in_process
         return run_in_process(source, context, tools, limits, preludes, strict_data)
     if mode != "thread":
         return Result("error", error=ErrorInfo("type_error", f"isolation must be 'thread' or 'process', got {mode!r}"))

@@ -1,9 +1,9 @@
-"""Helpers shared by the command-line modules (`ptclisp/cli.py`, `agent/cli.py`, `bench_agent/cli.py`).
+"""Helpers shared by the command-line modules (`ptclisp/commands/main.py`, `agent/cli.py`, `bench_agent/cli.py`).
 
 Owns `UsageError` (bad arguments or unusable input: one line on stderr,
 exit 2), `read_text` (a named file, regular and size-bounded, or `-` for stdin, as UTF-8),
 `load_data` (the `--data FILE.json` object: a regular file within a size
-bound, at the API's depth rule, ptclisp/json_data.py), `load_tools` (the
+bound, at the API's depth rule, ptclisp/interchange/json_in.py), `load_tools` (the
 `--tools module:attr` objects), `lenient_output` (streams that can write
 any text, for the duration of a command) and the one definition of the
 per-evaluation limit flags (`add_limit_flags`, `limits_from_args`: `--memory-bytes`,
@@ -11,9 +11,9 @@ per-evaluation limit flags (`add_limit_flags`, `limits_from_args`: `--memory-byt
 `mcp serve` share.
 
 Only command-line modules import this one; the libraries (the agent host,
-the benchmark runner) never do. Imports `ptclisp.tools` (lazily, for
-`load_tools`), `ptclisp.meter` (Limits, for the limit flags), the file readers and
-`ptclisp.json_data` (lazily, for `load_data`) and the standard library.
+the benchmark runner) never do. Imports `ptclisp.host.tools` (lazily, for
+`load_tools`), `ptclisp.runtime.meter` (Limits, for the limit flags), the file readers and
+`ptclisp.interchange.json_in` (lazily, for `load_data`) and the standard library.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ class UsageError(Exception):
 
 class RefusedDocument(UsageError):
     """A named file that is not a document at all: a FIFO, a device, a directory, or more than the size
-    bound (ptclisp/textfiles.py). Exit 3, an invalid document, as for a broken one."""
+    bound (ptclisp/interchange/documents.py). Exit 3, an invalid document, as for a broken one."""
 
     code = 3
 
@@ -45,8 +45,8 @@ def read_text(path: str, what: str = "", max_bytes: int | None = None) -> str:
     """The UTF-8 text of `path` (`-`: standard input); `what` prefixes the file in the error, e.g. "--data ".
 
     A file that is not a regular one, or holds more than `max_bytes` (default: the document bound of
-    ptclisp/textfiles.py), is a RefusedDocument (exit 3); one that cannot be read, a UsageError (2)."""
-    from .textfiles import MAX_DOCUMENT_BYTES, DocumentError, read_document_text
+    ptclisp/interchange/documents.py), is a RefusedDocument (exit 3); one that cannot be read, a UsageError (2)."""
+    from .interchange.documents import MAX_DOCUMENT_BYTES, DocumentError, read_document_text
     cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
     if path == "-":
         text = sys.stdin.read(cap + 1)
@@ -54,7 +54,7 @@ def read_text(path: str, what: str = "", max_bytes: int | None = None) -> str:
             raise RefusedDocument(f"cannot read {what}standard input: larger than {cap} characters")
         return text
     try:
-        return read_document_text(path, cap)   # a regular file within the size bound (ptclisp/textfiles.py)
+        return read_document_text(path, cap)   # a regular file within the size bound (ptclisp/interchange/documents.py)
     except DocumentError as exc:
         raise RefusedDocument(f"cannot read {what}{path}: {exc.strerror}") from None
     except OSError as exc:
@@ -71,7 +71,7 @@ def load_data(path: str | None):
     every failure is a UsageError of one line."""
     if not path:
         return None
-    from .json_data import JsonTooDeep, parse
+    from .interchange.json_in import JsonTooDeep, parse
     text = read_text(path, "--data ", MAX_DATA_BYTES)
     try:
         data = parse(text)
@@ -119,7 +119,7 @@ def _import_spec(spec: str):
 
 
 def _merge_tools(merged: dict, spec: str, obj) -> None:
-    from .tools import Tool
+    from .host.tools import Tool
     if isinstance(obj, dict):
         for name, fn in obj.items():
             if not isinstance(name, str) or not (isinstance(fn, Tool) or callable(fn)):
@@ -193,7 +193,7 @@ def limit_fields() -> list:
     """The attrs fields of `ptclisp.Limits` that have a limit flag, in field order."""
     import attrs
 
-    from .meter import Limits
+    from .runtime.meter import Limits
     return [f for f in attrs.fields(Limits) if f.name not in _NOT_LIMIT_FLAGS]
 
 
@@ -205,7 +205,7 @@ def _limit_type(name: str):
     checked by Limits' own validator so the flag accepts exactly what the API does."""
     import argparse
 
-    from .meter import Limits
+    from .runtime.meter import Limits
 
     def parse(text: str):
         given = text.strip().lower()
@@ -229,7 +229,7 @@ def add_limit_flags(parser, defaults: dict | None = None, title: str = "limits o
 
     Each flag defaults to None (not given: the command's limits stand); `defaults` overrides the
     default shown in the help (the command's own base Limits)."""
-    from .meter import Limits
+    from .runtime.meter import Limits
     base = Limits()
     group = parser.add_argument_group(title, "raise or lower one limit of ptclisp.Limits "
                                              "(docs/security.md lists each with its failure reason)")

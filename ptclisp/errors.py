@@ -5,7 +5,7 @@ machine-readable `kind` from docs/spec/runtime.md §12), the `Span` of source te
 points at, the terminal-outcome signals `ReturnSignal` / `FailSignal`, and
 `PTC_FILENAME`, the file name generated code runs under (error positions
 are recovered from its traceback frames). Turning any other exception into
-a PtcError is ptclisp.error_translation. Also `logger`, how every module gets
+a PtcError is ptclisp.runtime.failures. Also `logger`, how every module gets
 its logger. Imports nothing from ptclisp.
 """
 from __future__ import annotations

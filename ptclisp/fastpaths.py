@@ -35,8 +35,9 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from . import interp, session, values
-from .compiler import scan
+from .backends import closures as interp
+from . import session, values
+from .backends.bytecode import scan
 
 # (module, setting, value on the general path)
 SWITCHES = (

@@ -19,7 +19,7 @@ owns
   the `--json` record or the envelope, writes --output, returns the class).
 
 Imports exitcodes, envelope, jsonout, cli_common and the adapter (for the
-internal names it needs); the commands (`ptclisp/cli.py`, `agent/cli.py`, the project
+internal names it needs); the commands (`ptclisp/commands/main.py`, `agent/cli.py`, the project
 commands) import this module.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ from . import adapter
 from . import exitcodes as X
 from .cli_common import UsageError, read_text
 from .envelope import envelope
-from .jsonout import JsonValueError, dumps, to_json, write_json
+from .interchange.json_out import JsonValueError, dumps, to_json, write_json
 
 EXIT_CLASSES = """exit status:
   0  the run finished with a value

@@ -40,11 +40,11 @@ import time
 
 import attrs
 
-from . import meter as M
+from .runtime import meter as M
 from .errors import FailSignal, PtcError, ReturnSignal
-from .error_translation import to_error_info
-from .guards import ENFORCER, grace_s, guard
-from .meter import Meter, map_cost, merge_worker_caches, seq_cost, str_cost
+from .runtime.failures import to_error_info
+from .runtime.guards import ENFORCER, grace_s, guard
+from .runtime.meter import Meter, map_cost, merge_worker_caches, seq_cost, str_cost
 from .values import LIST, Keyword, OwnerToken, Set, Vector
 from .lib import parallel as _builtins
 

@@ -24,19 +24,19 @@ import time
 import attrs
 
 from . import lib
-from . import meter as M
+from .runtime import meter as M
 from .analyzer import DEFINING_HEADS, Analyzer, Env
-from .compiler import compile_node, register_fn_meta, runtime_table
-from .convert import detach, detach_all, from_python
-from .error_translation import ErrorInfo, to_error_info
+from .backends.bytecode import compile_node, register_fn_meta, runtime_table
+from .interchange.python import detach, detach_all, from_python
+from .runtime.failures import ErrorInfo, to_error_info
 from .errors import FailSignal, PtcError, ReturnSignal
-from .guards import check_result_size, enter_guard, exit_guard, late_ms
-from .inputs import as_limits, check_inputs
-from .interp import Builder
-from .meter import Limits, Meter, default_limits
-from .namespace import Namespace
-from .reader import read
-from .tools import ToolNames, ToolSet
+from .runtime.guards import check_result_size, enter_guard, exit_guard, late_ms
+from .host.inputs import as_limits, check_inputs
+from .backends.closures import Builder
+from .runtime.meter import Limits, Meter, default_limits
+from .runtime.namespace import Namespace
+from .reader.parser import read
+from .host.tools import ToolNames, ToolSet
 from .values import Map, Set, Vector
 
 

@@ -29,9 +29,9 @@ import pytest
 import ptclisp
 from ptclisp.errors import PtcError
 from ptclisp.session import evaluate
-from ptclisp.registry import BUILTINS, QUALIFIED
+from ptclisp.registry.builtins import BUILTINS, QUALIFIED
 from ptclisp.printer import pr_str
-from ptclisp.reader import read_string
+from ptclisp.reader.parser import read_string
 
 
 # ------------------------------------------------------------------ running source

@@ -8,8 +8,8 @@ import ptclisp
 from ptclisp.analyzer import Analyzer, Env
 from ptclisp.analyzer import resolve as R_
 from ptclisp.errors import PtcError
-from ptclisp.reader import read
-from ptclisp.registry import BUILTINS
+from ptclisp.reader.parser import read
+from ptclisp.registry.builtins import BUILTINS
 
 from helpers import run
 

@@ -30,7 +30,7 @@ from ptclisp.bench_agent.report import html_report, terminal_table
 from ptclisp.bench_agent.suite import SuiteError, parse_manifest
 from ptclisp.bench_agent.validate import ValidatorError, check, check_spec
 from ptclisp.bench_agent.variants import VariantError, parse_variant
-from ptclisp.jsonout import to_json
+from ptclisp.interchange.json_out import to_json
 from ptclisp.providers import ProviderError, ScriptedProvider
 from ptclisp.providers.spec import ModelSpecError
 

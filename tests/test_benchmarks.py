@@ -105,7 +105,7 @@ def test_fresh_mode_runs_every_sample_as_its_own_program():
 def test_the_agent_turn_makes_20_tool_calls_and_3_pmaps_and_matches_python():
     from ptclisp import run
     from ptclisp.bench.agent_turn import TURN_SRC, ptc_tools, python_turn, turn_data
-    from ptclisp.convert import to_python
+    from ptclisp.interchange.python import to_python
     data = turn_data(quick=True)
     r = run(TURN_SRC, context=data, tools=ptc_tools(), limits=bench.BIG)
     assert r.ok, r.error

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from ptclisp.cli import main
+from ptclisp.commands.main import main
 
 TOOLS_MODULE = '''
 import ptclisp
@@ -110,7 +110,7 @@ def test_help_on_every_subcommand(capsys, command):
 
 
 def test_top_level_help_lists_every_command(capsys):
-    from ptclisp.cli import build_parser
+    from ptclisp.commands.main import build_parser
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     assert sorted(sub.choices) == sorted(COMMANDS)
     assert main(["--help"]) == 0
@@ -168,7 +168,7 @@ def test_check_with_prelude_and_tools(workdir, capsys):
 # ---------------------------------------------------------------- as a real process
 
 def _ptclisp() -> list[str]:
-    return [sys.executable, "-m", "ptclisp.cli"]
+    return [sys.executable, "-m", "ptclisp.commands.main"]
 
 
 @pytest.mark.parametrize("args", [

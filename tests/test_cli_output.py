@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from ptclisp.cli import main
+from ptclisp.commands.main import main
 
 # (program, exit code, status, value)  for values with a JSON form
 JSON_VALUES = [
@@ -102,7 +102,7 @@ def test_ascii_stdout_json_stays_valid_json(monkeypatch):
 
 def _run(args, env_extra, stdin=None):
     env = dict(os.environ, **env_extra)
-    return subprocess.run([sys.executable, "-m", "ptclisp.cli", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "ptclisp.commands.main", *args], input=stdin, capture_output=True,
                           timeout=120, env=env)
 
 
@@ -141,7 +141,7 @@ def test_undecodable_stdin_is_a_one_line_error():
 
 def test_importing_and_running_leaves_the_streams_alone():
     code = ("import sys; before = (sys.stdout.errors, sys.stderr.errors)\n"
-            "import ptclisp, ptclisp.cli, ptclisp.agent\n"
+            "import ptclisp, ptclisp.commands.main, ptclisp.agent\n"
             "ptclisp.run('(+ 1 2)')\n"
             "print(before == (sys.stdout.errors, sys.stderr.errors), sys.stdout.errors)\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,

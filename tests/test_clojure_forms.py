@@ -7,7 +7,7 @@ import time
 import pytest
 
 import ptclisp
-from ptclisp.reader import ReadError, read
+from ptclisp.reader.parser import ReadError, read
 from ptclisp.session import BACKENDS
 
 

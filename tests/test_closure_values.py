@@ -10,8 +10,9 @@ import weakref
 
 import pytest
 
-from ptclisp import interp, registry
-from ptclisp import meter as M
+from ptclisp.backends import closures as interp
+from ptclisp.registry import builtins as registry
+from ptclisp.runtime import meter as M
 from ptclisp.session import Environment, analyze_source, build_main
 
 
@@ -62,7 +63,7 @@ def test_programs_that_define_names_are_analyzed_as_before(src):
     # analyze_source skips collecting definitions when the reader saw none of DEFINING_HEADS
     import ptclisp
     from ptclisp.analyzer import Analyzer
-    from ptclisp.reader import read
+    from ptclisp.reader.parser import read
     env = Environment()
     names: set = set()
     forms = read(src, names=names)

@@ -14,8 +14,9 @@ import sys
 import pytest
 
 import ptclisp
-from ptclisp import cli, lib
-from ptclisp import registry as R
+from ptclisp.commands import main as cli
+from ptclisp import lib
+from ptclisp.registry import builtins as R
 
 # never for a plain evaluation: the parser generator, schemas, HTTP, the terminal UI, the MCP SDK,
 # and the agent / trace / project / viewer packages
@@ -24,8 +25,8 @@ HEAVY = ("lark", "jsonschema", "httpx", "prompt_toolkit", "pygments", "mcp", "as
          "ptclisp.mcp.server", "ptclisp.bench_agent", "ptclisp.tooling", "ptclisp.prelude")
 # loaded only when used: a regex (or non-ASCII text), a logged record, a process-isolated run,
 # argument flags, the grammar as a resource
-ON_USE = ("regex", "logging", "traceback", "argparse", "importlib.resources", "hashlib", "ptclisp.process",
-          "ptclisp.operate", "ptclisp.jsonout", "ptclisp.mcp.client_specs")
+ON_USE = ("regex", "logging", "traceback", "argparse", "importlib.resources", "hashlib", "ptclisp.isolation.process",
+          "ptclisp.operate", "ptclisp.interchange.json_out", "ptclisp.mcp.client_specs")
 
 
 def _imported(cmd: list[str]) -> tuple[subprocess.CompletedProcess, set[str]]:
@@ -65,21 +66,21 @@ def test_eval_with_flags_parses_them_without_the_other_commands_modules():
     out, names = _imported([sys.executable, "-m", "ptclisp", "eval", "--json", "--timeout-ms", "2000",
                             '(str/join "," [1 2])'])
     assert out.returncode == 0 and '"value": "1,2"' in out.stdout, out.stderr[-2000:]
-    assert {"argparse", "ptclisp.jsonout"} <= names
-    assert _loaded(names, HEAVY + ("regex", "logging", "ptclisp.process")) == []
+    assert {"argparse", "ptclisp.interchange.json_out"} <= names
+    assert _loaded(names, HEAVY + ("regex", "logging", "ptclisp.isolation.process")) == []
 
 
 def test_import_ptclisp_is_light():
     out, names = _imported([sys.executable, "-c", "import ptclisp"])
     assert out.returncode == 0, out.stderr[-2000:]
     assert "ptclisp.session" in names
-    assert _loaded(names, HEAVY + ON_USE + ("ptclisp.cli", "ptclisp.repl", "ptclisp.lib.numbers")) == []
+    assert _loaded(names, HEAVY + ON_USE + ("ptclisp.commands.main", "ptclisp.repl", "ptclisp.lib.numbers")) == []
 
 
 def test_a_first_run_in_process_loads_only_what_it_uses():
     out, names = _imported([sys.executable, "-c", "import ptclisp; print(ptclisp.run('(+ 1 2)').value)"])
     assert out.stdout == "3\n", out.stderr[-2000:]
-    assert _loaded(names, HEAVY + ON_USE + ("ptclisp.cli", "ptclisp.repl")) == []
+    assert _loaded(names, HEAVY + ON_USE + ("ptclisp.commands.main", "ptclisp.repl")) == []
 
 
 def test_what_is_loaded_on_use_still_works_when_first_needed():
@@ -176,7 +177,7 @@ def test_every_registered_builtin_has_the_arity_of_its_signature():
 def test_the_grammar_read_from_the_file_is_the_packaged_resource():
     from importlib import resources
 
-    from ptclisp import reader
+    from ptclisp.reader import parser as reader
     packaged = resources.files("ptclisp.grammar").joinpath("ptclisp.lark").read_text(encoding="utf-8")
     assert reader._grammar_text() == packaged
     assert ptclisp.run("(count [1 2 3])").value == 3
@@ -204,7 +205,7 @@ def test_a_lazy_pattern_answers_as_the_compiled_one(pattern, flags, text):
 
 def test_only_the_process_entry_point_freezes_the_collector_before_exit():
     code = ("import gc, sys\n"
-            "from ptclisp import cli\n"
+            "from ptclisp.commands import main as cli\n"
             "print(cli.main(['eval', '(+ 1 2)']), gc.get_freeze_count())\n"   # a host calling main: untouched
             "sys.argv = ['ptclisp', 'eval', '(fail :x)']\n"
             "print(cli.entry(), gc.get_freeze_count() > 0)\n")

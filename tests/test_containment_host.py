@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 import ptclisp
 from ptclisp import Limits
-from ptclisp.convert import MAX_DEPTH
-from ptclisp.textfiles import DocumentError, read_document, read_document_text
-from ptclisp.json_data import JsonTooDeep, parse, parse_iteratively
+from ptclisp.interchange.python import MAX_DEPTH
+from ptclisp.interchange.documents import DocumentError, read_document, read_document_text
+from ptclisp.interchange.json_in import JsonTooDeep, parse, parse_iteratively
 
 BOUND_S = 3.0
 
@@ -33,7 +33,7 @@ CHILD = textwrap.dedent('''
     import ptclisp
     from ptclisp import Limits
     from ptclisp.parallel import POOL as PARALLEL
-    from ptclisp.tool_runner import THREADS as TOOL_THREADS
+    from ptclisp.host.tool_threads import THREADS as TOOL_THREADS
 
     RELEASE = threading.Event()
 
@@ -169,7 +169,7 @@ def test_a_blocking_mission_capability_ends_the_mission_evaluation():
 def test_a_tool_that_checks_the_deadline_keeps_its_own_error():
     # a cooperative tool returns within the grace period: its error is the evaluation's, nothing is abandoned
     rec = child('''
-        from ptclisp.tools import check_stop
+        from ptclisp.host.tools import check_stop
         def waiter(args):
             while True:
                 check_stop()
@@ -345,7 +345,7 @@ def test_the_depth_bound_is_the_host_apis():
 # ---------------------------------------------------------------------- item 7: mcp serve's isolation
 
 def test_mcp_serve_isolates_by_default_and_thread_is_the_opt_out():
-    from ptclisp.cli import build_parser
+    from ptclisp.commands.main import build_parser
     from ptclisp.mcp.server import config_from_args
     assert config_from_args(build_parser().parse_args(["mcp", "serve"]), {}).isolation == "process"
     args = build_parser().parse_args(["mcp", "serve", "--isolation", "thread"])

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ptclisp
-from ptclisp.jsonout import JsonValueError, to_json
-from ptclisp.regex_size import MAX_EXPANSION, expansion
+from ptclisp.interchange.json_out import JsonValueError, to_json
+from ptclisp.patterns.size import MAX_EXPANSION, expansion
 
 WALL_S = 3.0
 RSS_MB = 200.0
@@ -220,7 +220,7 @@ def test_conversions_for_the_host_refuse_to_expand_shared_values():
 
 def _charged(src: str, backend: str) -> int:
     """What the meter had charged when the program called tool/spent (after building its literals)."""
-    from ptclisp import meter as M
+    from ptclisp.runtime import meter as M
     from ptclisp.session import evaluate
     s = ptclisp.Session(tools={"spent": lambda args: M.current().allocated})
     r = evaluate(s.env, src, s.limits, backend=backend)
@@ -281,7 +281,7 @@ def test_generated_hostile_programs_end_typed_within_bounds(programs):
 
 
 def test_parallel_workers_running_at_once_share_the_evaluation_budget():
-    from ptclisp.meter import Meter
+    from ptclisp.runtime.meter import Meter
     from ptclisp.parallel import WorkerMeter
     root = Meter(ptclisp.Limits(memory_bytes=100_000))
     root.alloc(20_000)

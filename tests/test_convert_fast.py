@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptclisp
-from ptclisp import convert
-from ptclisp.convert import MAX_DEPTH, HostDataError, from_python
+from ptclisp.interchange import python as convert
+from ptclisp.interchange.python import MAX_DEPTH, HostDataError, from_python
 from ptclisp.values import Keyword, Map, Set, Vector
 from ptclisp.values.keys import _BoolKey, _FloatKey
 

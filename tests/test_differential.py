@@ -25,7 +25,9 @@ import random
 import pytest
 
 import ptclisp
-from ptclisp import compiler, interp, values
+from ptclisp.backends import bytecode as compiler
+from ptclisp.backends import closures as interp
+from ptclisp import values
 from ptclisp.session import BACKENDS, analyze_source, evaluate
 
 # generous: no configuration may fail on a budget the others meet (copying costs more time and memory)

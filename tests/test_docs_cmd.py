@@ -7,8 +7,8 @@ import pathlib
 import jsonschema
 import pytest
 
-from ptclisp.cli import main
-from ptclisp.docs_cmd import PAGES, functions_page, render
+from ptclisp.commands.main import main
+from ptclisp.commands.docs import PAGES, functions_page, render
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

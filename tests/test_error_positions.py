@@ -97,7 +97,7 @@ def test_return_or_fail_in_a_prelude_def_is_named():
 
 
 def test_the_cli_shows_where_a_prelude_def_failed(tmp_path, capsys):
-    from ptclisp.cli import main
+    from ptclisp.commands.main import main
     (tmp_path / "shop.clj").write_text(BAD_PRELUDE, encoding="utf-8")
     assert main(["eval", "1", "--prelude", str(tmp_path / "shop.clj")]) == 2
     err = capsys.readouterr().err

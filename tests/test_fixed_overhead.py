@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 import ptclisp
 from ptclisp import Limits
-from ptclisp import meter as M
-from ptclisp.inputs import as_limits
-from ptclisp.meter import default_limits
+from ptclisp.runtime import meter as M
+from ptclisp.host.inputs import as_limits
+from ptclisp.runtime.meter import default_limits
 
 _FIELDS = [a.name for a in attrs.fields(Limits)]
 _VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 70_000), st.integers(2 ** 61, 2 ** 63),

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ptclisp.cli import main
-from ptclisp.reader import read
+from ptclisp.commands.main import main
+from ptclisp.reader.parser import read
 from ptclisp.tooling.formatter import FormatError, format_source, indent_after
 from ptclisp.tooling.tokens import lex
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import ptclisp
-from ptclisp import interp
+from ptclisp.backends import closures as interp
 
 LIMITS = ptclisp.Limits(timeout_ms=10_000, memory_bytes=200_000_000)
 

@@ -14,16 +14,16 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import ptclisp
-from ptclisp import interp
-from ptclisp import meter as M
+from ptclisp.backends import closures as interp
+from ptclisp.runtime import meter as M
 from ptclisp.analyzer import Analyzer, Env
 from ptclisp.analyzer import core as analyzer_core
 from ptclisp.analyzer import nodes as N
 from ptclisp.analyzer.base import NOT_TAIL
-from ptclisp.compiler import free_locals
+from ptclisp.backends.bytecode import free_locals
 from ptclisp.errors import Span
-from ptclisp.forms import Lit, Sym
-from ptclisp.reader import _scan_read, _token_read, read
+from ptclisp.reader.forms import Lit, Sym
+from ptclisp.reader.parser import _scan_read, _token_read, read
 from ptclisp.session import Environment, analyze_source, build_main
 
 from helpers import run

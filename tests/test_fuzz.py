@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import ptclisp
 from benchmarks.fuzz import TOOLS, ProgramGen
 from ptclisp import Limits
-from ptclisp import registry as R
+from ptclisp.registry import builtins as R
 
 # the form strategy's repr (it embeds every builtin name) is large; hypothesis warns about that
 pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")

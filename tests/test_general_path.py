@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 
 import ptclisp
 from benchmarks.differential import CONFIGS, REFERENCE, Case, CaseGen, case, check, outcomes, same_failure, shrink
-from ptclisp import compiler, interp, session, values
-from ptclisp.compiler import scan
+from ptclisp.backends import bytecode as compiler
+from ptclisp.backends import closures as interp
+from ptclisp import session, values
+from ptclisp.backends.bytecode import scan
 
 ALL = list(CONFIGS)
 
@@ -227,7 +229,7 @@ def test_the_generator_reaches_values_errors_prints_and_charges():
 
 def test_a_difference_is_found_and_shrunk(monkeypatch):
     # a fast path made wrong on purpose: (inc x) on ints adds 2 outside the general path
-    from ptclisp.compiler import inline
+    from ptclisp.backends.bytecode import inline
     real = inline.Inliner._inline_int
 
     def wrong(self, a, b, pyop, slow, node, unary=False):

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 import ptclisp
-from ptclisp import guards
+from ptclisp.runtime import guards
 
 
 def _walked():

@@ -17,8 +17,8 @@ import textwrap
 CHILD = textwrap.dedent(r"""
     import gc, sys, threading, time
     from ptclisp.errors import PTC_FILENAME
-    from ptclisp.guards import ENFORCER, _NEVER_UNDER, enter_guard, exit_guard
-    from ptclisp.meter import Limits, Meter
+    from ptclisp.runtime.guards import ENFORCER, _NEVER_UNDER, enter_guard, exit_guard
+    from ptclisp.runtime.meter import Limits, Meter
 
     gc.set_threshold(50, 5, 5)
     end = time.monotonic() + float(sys.argv[1])
@@ -70,8 +70,8 @@ def test_reading_overdue_threads_frames_does_not_crash_the_interpreter():
 
 HOST_SETTING = textwrap.dedent(r"""
     import gc, threading, time
-    from ptclisp.guards import enter_guard, exit_guard
-    from ptclisp.meter import Limits, Meter
+    from ptclisp.runtime.guards import enter_guard, exit_guard
+    from ptclisp.runtime.meter import Limits, Meter
 
     gc.disable()                      # the host's choice: it must still hold after overdue evaluations
     meter = Meter(Limits(timeout_ms=1))

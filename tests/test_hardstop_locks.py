@@ -16,7 +16,7 @@ CHILD = textwrap.dedent(r"""
     import sys, threading
     import ptclisp
     from ptclisp import Limits
-    from ptclisp.guards import ENFORCER, DEPTH
+    from ptclisp.runtime.guards import ENFORCER, DEPTH
 
     PROGRAMS = [
         "(loop [i 0] (if (< i 100000000) (recur (inc i)) i))",
@@ -59,8 +59,8 @@ def test_many_evaluations_stopped_at_their_deadlines_leave_no_lock_held():
 
 ENTRY = textwrap.dedent(r"""
     import ctypes, threading, time
-    from ptclisp.guards import ENFORCER, DEPTH, HardStop, exit_guard, enter_guard, _DELIVERED, _set_async_exc
-    from ptclisp.meter import Limits, Meter
+    from ptclisp.runtime.guards import ENFORCER, DEPTH, HardStop, exit_guard, enter_guard, _DELIVERED, _set_async_exc
+    from ptclisp.runtime.meter import Limits, Meter
 
     main = threading.get_ident()
     for target in (ENFORCER, DEPTH):

@@ -27,7 +27,7 @@ import pytest
 
 import ptclisp
 from ptclisp import Limits, Session
-from ptclisp import meter as M
+from ptclisp.runtime import meter as M
 
 FIB = "(defn f [n] (if (< n 2) n (+ (f (- n 1)) (f (- n 2))))) (f 40)"  # hours of work, if nothing stops it
 SPIN = "(loop [i 0] (recur (inc i)))"
@@ -162,7 +162,7 @@ def test_a_watchdog_that_ended_is_started_again(monkeypatch):
 
 
 def test_the_hard_stop_thread_also_expires_overdue_meters():
-    from ptclisp.guards import ENFORCER
+    from ptclisp.runtime.guards import ENFORCER
     m = M.Meter(Limits())
     m.deadline = time.monotonic() - 1.0  # overdue, and never shown to the watchdog
     fake_tid = -12345
@@ -176,11 +176,11 @@ def test_the_hard_stop_thread_also_expires_overdue_meters():
 
 def test_cli_refuses_an_absurd_timeout_as_a_usage_error():
     for bad in ("99999999999999", "0", "-5", "1e3"):
-        p = subprocess.run([sys.executable, "-m", "ptclisp.cli", "eval", "--timeout-ms", bad, "(+ 1 2)"],
+        p = subprocess.run([sys.executable, "-m", "ptclisp.commands.main", "eval", "--timeout-ms", bad, "(+ 1 2)"],
                            capture_output=True, text=True, timeout=120)
         assert p.returncode == 2, (bad, p.stderr)
         assert "--timeout-ms" in p.stderr and "Traceback" not in p.stderr
-    p = subprocess.run([sys.executable, "-m", "ptclisp.cli", "eval", "--timeout-ms", "200", "(+ 1 2)"],
+    p = subprocess.run([sys.executable, "-m", "ptclisp.commands.main", "eval", "--timeout-ms", "200", "(+ 1 2)"],
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.strip() == "3"
 

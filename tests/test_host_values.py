@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import ptclisp
 from ptclisp import Limits, PtcError, Session, Tool
-from ptclisp.convert import MAX_DEPTH, HostDataError, detach, from_python
+from ptclisp.interchange.python import MAX_DEPTH, HostDataError, detach, from_python
 from ptclisp.values import Keyword, Map, OwnerToken, Set, Vector
 
 K = Keyword
@@ -257,7 +257,7 @@ def test_shared_parts_stay_shared_and_the_rest_is_copied(data):
 
 
 def test_the_count_of_a_part_held_once_was_measured_on_this_interpreter():
-    from ptclisp import convert
+    from ptclisp.interchange import python as convert
     if sys.gettrace() is not None:
         pytest.skip("measured only without a tracer (coverage, a debugger)")
     assert convert._alone() > 0   # else every container is remembered (correct, but a larger memo)
@@ -265,7 +265,7 @@ def test_the_count_of_a_part_held_once_was_measured_on_this_interpreter():
 
 def test_the_count_is_not_measured_under_a_tracer(monkeypatch):
     # a tracer that reads frame locals holds extra references: a count taken then would be too high
-    from ptclisp import convert
+    from ptclisp.interchange import python as convert
     monkeypatch.setattr(convert, "_ALONE", None)
     calls = []
 
@@ -427,7 +427,7 @@ def test_keywords_come_back_from_process_isolation():
 
 
 def test_owned_collections_do_not_keep_their_evaluation_meter_alive():
-    from ptclisp import meter as M
+    from ptclisp.runtime import meter as M
     meters = []
 
     def spy(a):

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 import ptclisp
-from ptclisp import Limits, meter
+from ptclisp.runtime import meter
+from ptclisp import Limits
 from ptclisp.errors import PtcError
 from helpers import expect, run
 from ptclisp.lib import strings

@@ -71,7 +71,7 @@ def test_doc_accepts_a_string_and_constants(session):
     ("(doc Math/sqrt)", "(Math/sqrt x)"),
 ])
 def test_doc_of_builtins_reads_the_registry(session, src, first_line):
-    from ptclisp.registry import BUILTINS
+    from ptclisp.registry.builtins import BUILTINS
     text = run(session, src).prints[0]
     assert text.splitlines()[0] == first_line
     if src == "(doc map)":
@@ -233,8 +233,8 @@ def test_introspection_without_preludes():
 
 
 def test_dir_without_preludes_lists_the_builtins_by_category():
-    from ptclisp import java_members as J
-    from ptclisp.registry import BUILTINS
+    from ptclisp.registry import java as J
+    from ptclisp.registry.builtins import BUILTINS
     groups = py(Session(), "(dir)")
     assert groups["sets"] == sorted(n for n, b in BUILTINS.items() if b.category == "sets")
     assert "union" in groups["sets"] and "map" in groups["sequences"] and "upper-case" in groups["strings"]
@@ -247,7 +247,7 @@ def test_dir_without_preludes_lists_the_builtins_by_category():
 
 
 def test_introspection_forms_are_builtins_in_the_registry():
-    from ptclisp.registry import BUILTINS
+    from ptclisp.registry.builtins import BUILTINS
     for name in ("doc", "dir", "apropos", "source", "export-meta"):
         assert BUILTINS[name].category == "introspection"
     assert "meta" not in BUILTINS

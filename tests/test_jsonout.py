@@ -1,4 +1,4 @@
-"""The one PTC -> JSON conversion (ptclisp/jsonout.py, docs/json.md), and to_python's keys."""
+"""The one PTC -> JSON conversion (ptclisp/interchange/json_out.py, docs/json.md), and to_python's keys."""
 import io
 import json
 import sys
@@ -6,7 +6,7 @@ import sys
 import pytest
 
 import ptclisp
-from ptclisp.jsonout import MAX_DEPTH, JsonValueError, _encode, dumps, to_json, write_json
+from ptclisp.interchange.json_out import MAX_DEPTH, JsonValueError, _encode, dumps, to_json, write_json
 from ptclisp.values import Keyword
 
 

@@ -6,7 +6,7 @@ from ptclisp import lib
 from ptclisp.analyzer import Analyzer, Env
 from ptclisp.analyzer import nodes as N
 from ptclisp.analyzer.lastuse import _last_uses, _ReadCollector, last_reads
-from ptclisp.reader import read
+from ptclisp.reader.parser import read
 
 lib.load()   # the analyzer resolves builtins against the registered families
 

@@ -54,20 +54,20 @@ def test_no_import_cycle_inside_the_package(package):
 
 @pytest.mark.parametrize("name", sorted(_under("ptclisp.analyzer")))
 def test_the_analyzer_imports_no_builtin_family(name):
-    # the builtin registry (ptclisp.registry) is read, never a family
+    # the builtin registry (ptclisp.registry.builtins) is read, never a family
     families = {m for m in _imports(name) if m.startswith("ptclisp.lib")}
     assert families == set()
 
 
-@pytest.mark.parametrize("name", ["ptclisp.reader", "ptclisp.regex_engine", "ptclisp.java_members"])
+@pytest.mark.parametrize("name", ["ptclisp.reader.parser", "ptclisp.patterns.engine", "ptclisp.registry.java"])
 def test_below_the_analyzer_nothing_imports_the_library(name):
     assert {m for m in _imports(name) if m.startswith("ptclisp.lib")} == set()
 
 
 @pytest.mark.parametrize("name", sorted(_under("ptclisp.lib")))
 def test_no_builtin_family_imports_a_layer_above_the_library(name):
-    above = {"ptclisp.parallel", "ptclisp.prelude", "ptclisp.evaluator", "ptclisp.api", "ptclisp.tools",
-             "ptclisp.interp", "ptclisp.compiler", "ptclisp.analyzer", "ptclisp"}
+    above = {"ptclisp.parallel", "ptclisp.prelude", "ptclisp.evaluator", "ptclisp.api", "ptclisp.host.tools",
+             "ptclisp.backends.closures", "ptclisp.backends.bytecode", "ptclisp.analyzer", "ptclisp"}
     assert {m for m in _imports(name) if m in above or m.startswith("ptclisp.analyzer.")} == set()
 
 

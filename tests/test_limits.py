@@ -7,7 +7,7 @@ import pytest
 
 import ptclisp
 from ptclisp import Limits
-from ptclisp.guards import result_bytes
+from ptclisp.runtime.guards import result_bytes
 
 DEEP = "(defn f [n] (if (= n 0) 0 (inc (f (dec n))))) (f {n})"
 SYMS = "[" + " ".join(f":k{i}" for i in range(300)) + "]"
@@ -181,7 +181,7 @@ def test_compile_timeout_details_name_the_budget():
 def test_code_generated_while_a_program_runs_checks_its_deadline():
     # outside a compile budget (a loop compiled on first use, at run time) the clock check
     # looks at the running evaluation's deadline flag
-    from ptclisp import meter as M
+    from ptclisp.runtime import meter as M
     m = M.Meter(Limits())
     prev = M.install(m)
     try:

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import ptclisp
-from ptclisp.compiler import scan
-from ptclisp.compiler.emit import Compiler
+from ptclisp.backends.bytecode import scan
+from ptclisp.backends.bytecode.emit import Compiler
 from ptclisp.session import evaluate
 
 INITS = st.sampled_from(["0", "1", "-3", "7", "1.5", "nil", '"s"', "true", "4611686018427387904",
@@ -63,7 +63,7 @@ def test_int_loop_variables_change_no_outcome(a, b, ea, eb, stop, backend):
 def nodes_of(src: str, node_type) -> list:
     """The nodes of type `node_type` in the analysed `src`, outermost first."""
     from ptclisp.analyzer import nodes as N
-    from ptclisp.meter import default_limits
+    from ptclisp.runtime.meter import default_limits
     from ptclisp.session import Environment, analyze_source
     node, _ = analyze_source(src, Environment().analyzer_env(), default_limits())
     found = []
@@ -124,7 +124,7 @@ def test_an_expired_deadline_is_seen_on_the_first_back_edge():
     # the flag is read at the first back-edge and every CHECK_EVERY after it: a loop that starts
     # after the deadline passed stops after one iteration, not CHECK_EVERY
     src = "(loop [i 0] (if (< i 100000) (recur (inc i)) i))"
-    from ptclisp import meter as M
+    from ptclisp.runtime import meter as M
     from ptclisp.session import Environment, build_main, analyze_source
     env = Environment()
     node, refs = analyze_source(src, env.analyzer_env(), M.default_limits())

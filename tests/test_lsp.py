@@ -229,7 +229,8 @@ def test_a_broken_project_file_is_one_diagnostic_and_the_server_goes_on(client, 
 # ------------------------------------------------------------------ completion
 
 def test_completion_of_ma_offers_map_and_mapv_with_signature_and_doc(client, tree):
-    from ptclisp import lib, registry
+    from ptclisp.registry import builtins as registry
+    from ptclisp import lib
     lib.load()
     uri = client.open(tree / "loose" / "complete.clj", "(defn f [x] x)\n(ma")
     items = {i.label: i for i in client.completion(uri, 1, 3).items}
@@ -273,7 +274,8 @@ def test_completion_in_a_project_offers_its_data_tools_and_exports(client, tree)
 # ------------------------------------------------------------------ hover, signature help, definition
 
 def test_hover_on_map_shows_its_signatures_and_doc(client, tree):
-    from ptclisp import lib, registry
+    from ptclisp.registry import builtins as registry
+    from ptclisp import lib
     lib.load()
     uri = client.open(tree / "loose" / "hover.clj", "(map inc [1 2])\n")
     h = client.hover(uri, 0, 2)
@@ -394,7 +396,7 @@ def test_the_command_has_help_and_rejects_bad_flags():
                          stdin=subprocess.DEVNULL)
     assert eof.returncode == 0 and eof.stdout == b""          # standard input closed: the server ends
     missing = subprocess.run([sys.executable, "-c", "import sys; sys.modules['pygls'] = None\n"
-                              "from ptclisp.cli import main; sys.exit(main(['lsp']))"],
+                              "from ptclisp.commands.main import main; sys.exit(main(['lsp']))"],
                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert missing.returncode == 2
     assert missing.stderr.strip() == "ptclisp: the language server needs pygls (pygls is not installed): " \

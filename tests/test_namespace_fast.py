@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ptclisp
-from ptclisp.error_translation import to_ptc_error
-from ptclisp.namespace import Namespace
+from ptclisp.runtime.failures import to_ptc_error
+from ptclisp.runtime.namespace import Namespace
 from ptclisp.session import evaluate
 
 NAMES = st.sampled_from(["a", "b", "c", "f"])

@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 
 from ptclisp import exitcodes as X
-from ptclisp.cli import main
+from ptclisp.commands.main import main
 from ptclisp.envelope import load_schema
 
 from fake_openai import FakeOpenAI

@@ -323,7 +323,7 @@ def test_the_inspected_schema_is_the_imported_one(tmp_path):
     import importlib.util
 
     from ptclisp.project.inspect_tools import _schema
-    from ptclisp.tool_calling import calling_convention
+    from ptclisp.host.calling import calling_convention
     src = ("from typing import Optional\n"
            "def a(customer_id: str, n: int = 1, *, tags: list[str] | None = None): pass\n"
            "def b(args): pass\n"
@@ -394,7 +394,7 @@ def test_a_fifo_or_a_device_named_on_the_command_line_is_refused_at_once(tmp_pat
 
 
 def test_a_document_over_the_size_bound_is_refused(tmp_path):
-    from ptclisp.textfiles import DocumentError, read_document
+    from ptclisp.interchange.documents import DocumentError, read_document
     (tmp_path / "big.clj").write_bytes(b"1" * 101)
     with pytest.raises(DocumentError, match="larger than 100 bytes"):
         read_document(tmp_path / "big.clj", max_bytes=100)

@@ -147,7 +147,7 @@ def test_inlined_loops_agree_with_the_builtins(src, backend, monkeypatch):
     # tier compiles the loop once its call site has seen ISLAND_ITEMS items. The session keeps the
     # program built by its second run and runs it again, so at 60 the first two runs (40 items a
     # call site) call the builtin and the third (80 items seen) runs the compiled loop
-    from ptclisp import interp
+    from ptclisp.backends import closures as interp
     monkeypatch.setattr(interp, "ISLAND_ITEMS", 60)
     reference = run(f"(let [call (fn [f & args] (apply f args))] {_as_value_call(src)})", backend)
     s = ptclisp.Session()
@@ -156,7 +156,7 @@ def test_inlined_loops_agree_with_the_builtins(src, backend, monkeypatch):
 
 
 def test_a_long_vector_takes_the_compiled_loop_at_once(monkeypatch):
-    from ptclisp import interp
+    from ptclisp.backends import closures as interp
     compiled = []
     real = interp.compile_subprogram
     monkeypatch.setattr(interp, "compile_subprogram", lambda *a: compiled.append(a[0]) or real(*a))
@@ -168,7 +168,7 @@ def test_a_long_vector_takes_the_compiled_loop_at_once(monkeypatch):
 
 
 def test_a_call_site_takes_the_compiled_loop_once_it_has_seen_enough_items(monkeypatch):
-    from ptclisp import interp
+    from ptclisp.backends import closures as interp
     compiled = []
     real = interp.compile_subprogram
     monkeypatch.setattr(interp, "compile_subprogram", lambda *a: compiled.append(a[0]) or real(*a))
@@ -413,7 +413,7 @@ def test_the_interpreter_supports_growth_written_out():
 
 def _count_variant_calls(monkeypatch):
     """Calls of the in-place variants that generated code makes (it resolves them in the runtime table)."""
-    from ptclisp.compiler.table import runtime_table
+    from ptclisp.backends.bytecode.table import runtime_table
     table = runtime_table()
     calls = []
     for name in ("_assoc_owned", "_conj_owned"):

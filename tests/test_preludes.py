@@ -8,7 +8,7 @@ import ptclisp
 from helpers import ok
 from ptclisp import Limits, Session, Tool
 from ptclisp import prelude as P
-from ptclisp.contract import ContractSyntaxError, parse_signature, parse_type
+from ptclisp.prelude.contract import ContractSyntaxError, parse_signature, parse_type
 from ptclisp.prelude import Component, PreludeError
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
@@ -459,7 +459,7 @@ def test_example_prelude_script():
 
 
 def test_cli_run_with_prelude(capsys):
-    from ptclisp.cli import main
+    from ptclisp.commands.main import main
     code = main(["run", str(EXAMPLES / "orders_with_prelude.clj"), "--prelude", str(EXAMPLES / "order_helpers.clj"),
                  "--data", str(EXAMPLES / "orders.json"), "--json"])
     out = capsys.readouterr().out
@@ -469,7 +469,7 @@ def test_cli_run_with_prelude(capsys):
 
 
 def test_cli_reports_prelude_errors(tmp_path, capsys):
-    from ptclisp.cli import main
+    from ptclisp.commands.main import main
     bad = tmp_path / "bad.clj"
     bad.write_text("(defn f [] 1)")
     prog = tmp_path / "p.clj"

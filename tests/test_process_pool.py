@@ -1,4 +1,4 @@
-"""The warm worker processes behind `isolation="process"` (ptclisp.process_pool), with real processes.
+"""The warm worker processes behind `isolation="process"` (ptclisp.isolation.pool), with real processes.
 
 Each test gets a pool of its own (its own fork server), installed where `ptclisp.run` finds it, so
 the process ids it sees are its own; the pool is closed afterwards.
@@ -16,15 +16,16 @@ import time
 import pytest
 
 import ptclisp
-from ptclisp import Limits, process
-from ptclisp.process_pool import Channel, ForkServer, WorkerPool
+from ptclisp.isolation import process
+from ptclisp import Limits
+from ptclisp.isolation.pool import Channel, ForkServer, WorkerPool
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the pool's OS limits are Linux's")
 
 
 @pytest.fixture
 def pool(monkeypatch):
-    p = WorkerPool(ForkServer("ptclisp.process:_worker_main"), max_workers=2)
+    p = WorkerPool(ForkServer("ptclisp.isolation.process:_worker_main"), max_workers=2)
     monkeypatch.setattr(process, "POOL", p)
     yield p
     p.close()
@@ -342,7 +343,7 @@ import json, os, sys, threading, warnings
 # Python 3.12+ warns that forking a process with threads may deadlock: the point of this host
 warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*fork")
 import ptclisp
-from ptclisp import process
+from ptclisp.isolation import process
 
 def iso(src):
     return ptclisp.run(src, isolation="process")
@@ -391,7 +392,7 @@ def test_a_forked_host_gets_workers_of_its_own():
 LOCKED_FORK_HOST = r'''
 import json, os, sys
 import ptclisp
-from ptclisp import process
+from ptclisp.isolation import process
 assert ptclisp.run("1", isolation="process").value == 1
 lock = process.POOL._idle[0].conn.send_lock
 lock.acquire()   # as a thread of the host in the middle of a send at the moment of the fork
@@ -412,7 +413,7 @@ def test_a_host_forked_during_a_send_does_not_wait_for_the_parents_lock():
 
 STATM_HOST = r'''
 import json, os
-from ptclisp import process
+from ptclisp.isolation import process
 process._vm_bytes()   # opens /proc/self/statm here, in the parent
 r, w = os.pipe()
 pid = os.fork()
@@ -436,7 +437,7 @@ def test_a_forked_process_measures_its_own_address_space():
 EXITING_HOST = r'''
 import json, os, sys, threading
 import ptclisp
-from ptclisp import process
+from ptclisp.isolation import process
 ts = [threading.Thread(target=ptclisp.run, args=("(tool/w {})",),
                        kwargs={"tools": {"w": lambda a: __import__("time").sleep(0.2)}, "isolation": "process"})
       for _ in range(2)]

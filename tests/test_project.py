@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from ptclisp import exitcodes as X
-from ptclisp.cli import main
+from ptclisp.commands.main import main
 from ptclisp.envelope import load_schema
 from ptclisp.project import load_project
 from ptclisp.project.commands import context_text

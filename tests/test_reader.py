@@ -11,8 +11,8 @@ from hypothesis import given, settings, strategies as st
 
 import ptclisp
 from ptclisp.errors import ReadError
-from ptclisp import reader as reader_module
-from ptclisp.reader import _fast_read, _Fallback, _lark_read, _scan_read, _token_read, read, read_string, scan
+from ptclisp.reader import parser as reader_module
+from ptclisp.reader.parser import _fast_read, _Fallback, _lark_read, _scan_read, _token_read, read, read_string, scan
 from ptclisp.values import Keyword, Map, Set, Vector
 
 LITERALS = [

@@ -1,4 +1,4 @@
-"""The facts builtins declare for the back ends (ptclisp/registry.py) hold, and every list the
+"""The facts builtins declare for the back ends (ptclisp/registry/builtins.py) hold, and every list the
 back ends act on is derived from them.
 
 A wrong claim is a wrong program, not a slow one: a builtin claiming `returns_bool` that returned
@@ -17,9 +17,9 @@ import pytest
 
 import ptclisp
 from ptclisp import lib
-from ptclisp import registry as R
+from ptclisp.registry import builtins as R
 from ptclisp.analyzer import base as analyzer_base
-from ptclisp.compiler import facts
+from ptclisp.backends.bytecode import facts
 from ptclisp.errors import PtcError
 from ptclisp.values import Keyword, Map, Set, Vector, hk
 
@@ -176,7 +176,7 @@ def test_the_reader_analyzer_and_back_ends_never_import_the_library():
     root = pathlib.Path(ptclisp.__file__).parent
     files = [(root / "reader.py", "ptclisp"), (root / "interp.py", "ptclisp"), (root / "compiled_runtime.py", "ptclisp")]
     files += [(p, "ptclisp.analyzer") for p in (root / "analyzer").glob("*.py")]
-    files += [(p, "ptclisp.compiler") for p in (root / "compiler").glob("*.py")]
+    files += [(p, "ptclisp.backends.bytecode") for p in (root / "compiler").glob("*.py")]
     assert len(files) > 10
     for path, package in files:
         bad = {m for m in _imported_modules(path, package) if m == "ptclisp.lib" or m.startswith("ptclisp.lib.")}

@@ -14,7 +14,7 @@ import pexpect
 import pyte
 import pytest
 
-from ptclisp.registry import BUILTINS
+from ptclisp.registry.builtins import BUILTINS
 from ptclisp.repl.completion import Names, PtcCompleter, enclosing_head
 from ptclisp.repl.core import Repl, ReplConfig, caret_lines, is_complete, is_meta
 from ptclisp.repl.highlight import PtcLispLexer, classify_symbol
@@ -210,7 +210,7 @@ def test_lexer_never_reports_errors_on_valid_or_printed_text():
 # ---------------------------------------------------------------- piped stdin
 
 def run_piped(stdin: str, *args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "ptclisp.cli", "repl", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "ptclisp.commands.main", "repl", *args], input=stdin, capture_output=True,
                           text=True, timeout=60, cwd=cwd)
 
 
@@ -243,7 +243,7 @@ class Screen:
     def __init__(self, args, cwd, env, rows=60, cols=110):
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.Stream(self.screen)
-        self.child = pexpect.spawn(sys.executable, ["-m", "ptclisp.cli", "repl", *args], cwd=str(cwd), env=env,
+        self.child = pexpect.spawn(sys.executable, ["-m", "ptclisp.commands.main", "repl", *args], cwd=str(cwd), env=env,
                                    dimensions=(rows, cols), encoding="utf-8", codec_errors="replace")
         # answer the terminal queries (cursor position) as a real terminal would
         self.screen.write_process_input = self.child.send

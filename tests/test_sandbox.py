@@ -17,9 +17,9 @@ import pytest
 
 import ptclisp
 from ptclisp import Limits
-from ptclisp import meter as M
-from ptclisp import guards
-from ptclisp.guards import ENFORCER
+from ptclisp.runtime import meter as M
+from ptclisp.runtime import guards
+from ptclisp.runtime.guards import ENFORCER
 
 # a file a hostile program tries to write (never created: no program can reach the file system)
 SENTINEL = os.path.join(tempfile.gettempdir(), "ptclisp-sandbox-escape")

@@ -287,7 +287,7 @@ def test_a_toolless_environment_names_no_tools_like_an_empty_toolset():
     # the analyzer's view of "no tools granted" is one shared empty ToolNames: the same set and
     # private names as ToolSet().names(), and the same error for a tool call
     from ptclisp.session import Environment
-    from ptclisp.tools import ToolNames, ToolSet
+    from ptclisp.host.tools import ToolNames, ToolSet
     names = Environment().analyzer_env().tools
     fresh = ToolSet().names()
     assert type(names) is ToolNames and names == fresh and names.private == fresh.private

@@ -21,23 +21,23 @@ def _reachable(start: str) -> set[str]:
 
 
 def test_no_module_of_the_evaluation_pipeline_reaches_itself_through_its_imports():
-    pipeline = ["ptclisp", "ptclisp.api", "ptclisp.process", "ptclisp.session", "ptclisp.inputs", "ptclisp.tools",
-                "ptclisp.prelude", "ptclisp.parallel", "ptclisp.interp", "ptclisp.compiled_runtime",
-                "ptclisp.error_translation", "ptclisp.guards", "ptclisp.meter", "ptclisp.namespace"]
+    pipeline = ["ptclisp", "ptclisp.api", "ptclisp.isolation.process", "ptclisp.session", "ptclisp.host.inputs", "ptclisp.host.tools",
+                "ptclisp.prelude", "ptclisp.parallel", "ptclisp.backends.closures", "ptclisp.backends.runtime",
+                "ptclisp.runtime.failures", "ptclisp.runtime.guards", "ptclisp.runtime.meter", "ptclisp.runtime.namespace"]
     assert [m for m in pipeline if m in _reachable(m)] == []
 
 
 def test_the_prelude_loader_sits_below_the_session():
     below = {m for m in MODULES if m == "ptclisp.prelude" or m.startswith("ptclisp.prelude.")}
     for m in below:
-        assert not _imports(m) & {"ptclisp", "ptclisp.session", "ptclisp.api", "ptclisp.process"}, m
+        assert not _imports(m) & {"ptclisp", "ptclisp.session", "ptclisp.api", "ptclisp.isolation.process"}, m
 
 
 def test_the_guards_and_the_error_translation_import_nothing_above_them():
-    assert {m for m in _reachable("ptclisp.guards") if not m.startswith("ptclisp.values.")} <= {"ptclisp.errors", "ptclisp.values", "ptclisp.meter", "ptclisp.printer",
-                                            "ptclisp.convert", "ptclisp.intstr"}
-    assert _imports("ptclisp.error_translation") <= {"ptclisp.errors", "ptclisp.guards", "ptclisp.meter",
-                                                     "ptclisp.namespace", "ptclisp.registry"}
+    assert {m for m in _reachable("ptclisp.runtime.guards") if not m.startswith("ptclisp.values.")} <= {"ptclisp.errors", "ptclisp.values", "ptclisp.runtime.meter", "ptclisp.printer",
+                                            "ptclisp.interchange.python", "ptclisp.values.intstr"}
+    assert _imports("ptclisp.runtime.failures") <= {"ptclisp.errors", "ptclisp.runtime.guards", "ptclisp.runtime.meter",
+                                                     "ptclisp.runtime.namespace", "ptclisp.registry.builtins"}
 
 
 def test_the_package_exports_the_public_api_only():

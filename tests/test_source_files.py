@@ -5,8 +5,8 @@ import pytest
 
 import ptclisp
 from ptclisp import Session
-from ptclisp.cli import main
-from ptclisp.reader import read
+from ptclisp.commands.main import main
+from ptclisp.reader.parser import read
 from ptclisp.repl.core import Repl, ReplConfig
 from ptclisp.tooling.formatter import format_source
 

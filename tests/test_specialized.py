@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import ptclisp
-from ptclisp import Limits, meter
-from ptclisp import registry as R
+from ptclisp.runtime import meter
+from ptclisp import Limits
+from ptclisp.registry import builtins as R
 from ptclisp.errors import PtcError
 from ptclisp.lib import specialized, strings
 from ptclisp.session import evaluate
@@ -149,7 +150,7 @@ def _join_special():
 
 def _with_meter(extra):
     """The extra arguments as generated code passes them: THREAD_METER is this thread's meter."""
-    from ptclisp.meter import _local
+    from ptclisp.runtime.meter import _local
     return [_local.meter if x is R.THREAD_METER else x for x in extra]
 
 

@@ -1,9 +1,9 @@
-"""`ptclisp.tools.time_left` / `check_stop`: how a tool that waits stays within the evaluation's limits."""
+"""`ptclisp.host.tools.time_left` / `check_stop`: how a tool that waits stays within the evaluation's limits."""
 import time
 
 import ptclisp
 from ptclisp import Limits
-from ptclisp.tools import check_stop, time_left
+from ptclisp.host.tools import check_stop, time_left
 
 
 def test_outside_an_evaluation_nothing_bounds_a_call():

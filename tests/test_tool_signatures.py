@@ -1,5 +1,5 @@
-"""Plain Python tools: argument schemas from signatures (ptclisp.pytools) and the fenced-block
-protocol for models without tool calling (ptclisp.textprotocol)."""
+"""Plain Python tools: argument schemas from signatures (ptclisp.agent.python_tools) and the fenced-block
+protocol for models without tool calling (ptclisp.agent.textprotocol)."""
 from __future__ import annotations
 
 from typing import Literal, Optional, TypedDict
@@ -7,8 +7,8 @@ from typing import Literal, Optional, TypedDict
 import pytest
 
 from ptclisp.providers import ScriptedProvider
-from ptclisp.pytools import calling_convention, capability_for, schema_of
-from ptclisp.textprotocol import TextProtocol, fenced_program
+from ptclisp.agent.python_tools import calling_convention, capability_for, schema_of
+from ptclisp.agent.textprotocol import TextProtocol, fenced_program
 
 
 class Query(TypedDict, total=False):

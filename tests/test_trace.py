@@ -25,7 +25,7 @@ import pytest
 
 from ptclisp import exitcodes as X
 from ptclisp.agent import AgentHost
-from ptclisp.cli import main
+from ptclisp.commands.main import main
 from ptclisp.providers import ScriptedProvider
 from ptclisp.trace import PriceBook, TraceWriter, UsageMeter, parse_price, price_book, summary_line
 from ptclisp.trace.reader import load_run

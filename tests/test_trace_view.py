@@ -190,7 +190,7 @@ def test_live_view_renders_in_chromium(live, tmp_path):
 
 def test_the_view_command_serves_until_stopped(recorded, tmp_path):
     work, ids = recorded
-    proc = subprocess.Popen([sys.executable, "-c", "import sys; from ptclisp.cli import main; sys.exit(main())",
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; from ptclisp.commands.main import main; sys.exit(main())",
                              "view", str(work / "traces"), "--port", "0"], stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()

@@ -7,8 +7,8 @@ import pytest
 
 import ptclisp
 from ptclisp import PtcError
-from ptclisp.convert import MAX_DEPTH, to_python
-from ptclisp.guards import result_bytes, retained_bytes
+from ptclisp.interchange.python import MAX_DEPTH, to_python
+from ptclisp.runtime.guards import result_bytes, retained_bytes
 from ptclisp.parallel import disown
 from ptclisp.printer import PreviewCaps, pr_str, preview
 from ptclisp.values import Keyword, Vector
@@ -41,7 +41,7 @@ def test_the_values_modules_import_only_the_ones_below_them():
     for i, name in enumerate(ORDER):
         deps = _ptclisp_imports(PKG / f"{name}.py")
         below = {f"ptclisp.values.{m}" for m in ORDER[:i]}
-        assert deps - below <= {"ptclisp.errors", "ptclisp.intstr"}, name     # never the printer, convert or anything above
+        assert deps - below <= {"ptclisp.errors", "ptclisp.values.intstr"}, name     # never the printer, convert or anything above
 
 
 def test_init_imports_nothing_from_outside_the_package():
@@ -147,7 +147,7 @@ def test_the_size_walkers_give_the_same_estimates():
 def test_render_size_gives_the_same_estimate():
     r = ptclisp.run(f"(count (str {MIXED}))")   # str charges render_size(x) before rendering
     assert r.ok and r.value == len(pr_str(ptclisp.read_string(MIXED)))
-    from ptclisp import meter as M
+    from ptclisp.runtime import meter as M
     from ptclisp.lib.strings import render_size
     prev = M.install(M.Meter(M.Limits()))
     try:

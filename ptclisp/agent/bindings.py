@@ -32,11 +32,11 @@ import re
 import time
 from typing import Callable
 
-from ..convert import from_python
+from ..interchange.python import from_python
 from ..errors import PtcError
 from ..providers import RouterError
 from ..providers.windows import CHARS_PER_TOKEN, declared_window, output_reserve, window_chars
-from ..tools import Tool, ToolSet
+from ..host.tools import Tool, ToolSet
 from ..trace.usage import UsageMeter, provider_identity
 from ..values import Keyword, Map, Vector
 from .context import model_context

@@ -30,7 +30,7 @@ writes, docs/json.md), ptclisp.operate (exit classes, failure detail,
 --envelope/--output), ptclisp.trace.cli (--trace-dir, --inspect, --price,
 the usage summary), ptclisp.mcp.cli (the --mcp flags) and
 ptclisp.cli_common (`UsageError`, file reading, the --tools loader).  Only
-command-line modules import this one: the top-level `ptclisp/cli.py`, the
+command-line modules import this one: the top-level `ptclisp/commands/main.py`, the
 project commands and this package's `__main__`.
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ from .. import exitcodes as X
 from .. import operate
 from ..cli_common import UsageError, load_tools, read_text
 from ..errors import PtcError
-from ..jsonout import JsonValueError, dumps, write_json
+from ..interchange.json_out import JsonValueError, dumps, write_json
 from ..operate import CommandFailure, DocumentError, NotReady
 from ..trace.cli import add_trace_flags, print_summary, prices_from_args, writer_from_args
 from ..trace.usage import usage_record
@@ -148,8 +148,8 @@ def _pairs(items, what, convert=str) -> dict:
 
 def mission_capabilities(tool_specs) -> list:
     """`--tools module:attr` objects as mission capabilities (the loader of `ptclisp run --tools`)."""
-    from ..pytools import capability_for
-    from ..tools import Tool
+    from .python_tools import capability_for
+    from ..host.tools import Tool
     from .mission import Capability, as_capability
     tools = load_tools(list(tool_specs)) or {}
     caps = []
@@ -318,7 +318,7 @@ def build_router(model_specs, *, replay: str | None = None, record: str | None =
     responses.  `provider_options` (timeouts, retries, the run's deadline)
     go to every HTTP provider, `alias_options[alias]` (temperature,
     max_tokens, api_key, ...) to that alias's; `text_protocol` wraps each
-    provider in `ptclisp.textprotocol.TextProtocol`.  `base_dir` resolves
+    provider in `ptclisp.agent.textprotocol.TextProtocol`.  `base_dir` resolves
     relative replay and script files (a project's directory).
     `context_windows[alias]` (tokens) declares that alias's context window;
     an alias served from a replay file keeps the window (and max_tokens) the
@@ -365,7 +365,7 @@ def build_router(model_specs, *, replay: str | None = None, record: str | None =
             if recording is not None:
                 provider = recording.wrap(provider)
         if text_protocol:
-            from ..textprotocol import TextProtocol
+            from .textprotocol import TextProtocol
             provider = TextProtocol(provider)
         providers[alias] = _Traced(alias, provider, trace) if trace is not None else provider
     return ModelRouter(providers, default=default or aliases[0], max_calls=max_calls or None)
@@ -745,7 +745,7 @@ def run_workflow_source(kit: RunKit, args, source: str, source_name: str, data, 
     alone (--json: the run record of `ptclisp.operate.run_record`, with the --trace-dir run). A plain
     program (`ptclisp run FILE` without a model) prints Lisp notation instead."""
     from .. import api
-    from ..convert import from_python
+    from ..interchange.python import from_python
     host = kit.host
 
     def action():

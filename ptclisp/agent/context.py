@@ -7,7 +7,7 @@ the mission's capabilities (with a call form that spells out the required
 arguments), one entry per data name carrying the shape of the value (its
 keys and types, sampled and bounded: `type_of_data`), never the value, and,
 when the application gave one, the type of the result it requires.  Type nodes are built from prelude signatures
-(`ptclisp.contract.Type`) and from JSON Schemas.  Imports nothing from the
+(`ptclisp.prelude.contract.Type`) and from JSON Schemas.  Imports nothing from the
 evaluator; it reads the session's attached export tables.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ _SCHEMA_BOUNDS = (("minimum", "minimum"), ("maximum", "maximum"), ("minLength", 
 # ------------------------------------------------------------------ type nodes
 
 def type_from_contract(t) -> dict:
-    """A type node for a `ptclisp.contract.Type`."""
+    """A type node for a `ptclisp.prelude.contract.Type`."""
     if t.kind == "vector":
         node = {"kind": "array", "nullable": t.optional, "items": type_from_contract(t.item)}
     elif t.kind == "shape":

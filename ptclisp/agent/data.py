@@ -2,15 +2,15 @@
 
 Owns the small conversions every host binding needs: keyword-keyed
 envelopes (`envelope_ok`, `envelope_error`, `kwmap`), the JSON projection of
-Lisp values (`project`, which is `ptclisp.jsonout.to_json`: keywords become
+Lisp values (`project`, which is `ptclisp.interchange.json_out.to_json`: keywords become
 their names, nothing is renamed, anything JSON cannot carry is reported
 instead of guessed) and the way back (`from_json`: JSON objects stay
 string-keyed).  Imports values, convert and jsonout.
 """
 from __future__ import annotations
 
-from ..convert import from_python
-from ..jsonout import JsonValueError, to_json
+from ..interchange.python import from_python
+from ..interchange.json_out import JsonValueError, to_json
 from ..values import Keyword, Map, value_kind
 
 K = Keyword
@@ -58,7 +58,7 @@ def keywordize_envelope(env: dict) -> Map:
 
 
 def project(value):
-    """The JSON form of a Lisp value (or of host data holding Lisp values): `ptclisp.jsonout.to_json`.
+    """The JSON form of a Lisp value (or of host data holding Lisp values): `ptclisp.interchange.json_out.to_json`.
 
     Keywords become their names, vectors and sets lists, maps string-keyed
     dicts (integer, float, boolean and nil keys become their JSON text);

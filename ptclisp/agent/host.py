@@ -29,8 +29,8 @@ from __future__ import annotations
 import attrs
 
 from ..session import Environment, Result, evaluate
-from ..inputs import as_preludes, check_context
-from ..jsonout import JsonValueError, to_json
+from ..host.inputs import as_preludes, check_context
+from ..interchange.json_out import JsonValueError, to_json
 from ..prelude import PreludeError, as_component, attach_preludes
 from ..values import Keyword, Map
 from .bindings import PRIVATE, PRIVATE_OWNER, AgentRun, WorkflowTools
@@ -50,7 +50,7 @@ class AgentOutcome:
     """The result of one workflow evaluation.
 
     ok:     the workflow finished with a value (`return` or its last value).
-    value:  that value as plain JSON data (`ptclisp.jsonout.to_json`, docs/json.md);
+    value:  that value as plain JSON data (`ptclisp.interchange.json_out.to_json`, docs/json.md);
             None only for nil. When the value has no JSON form (a function, NaN,
             two keys that become one string) reading `value` raises that
             JsonValueError (naming what and where): never a silent None.
@@ -208,7 +208,7 @@ class AgentHost:
                 return AgentOutcome(False, error=RunError("workflow_failed", "invalid_agent_config", e.message,
                                                           e.details))
         if data:
-            from ..convert import from_python
+            from ..interchange.python import from_python
             env.context = from_python(data)
         return _traced_eval(self, run, env, source, task=task, entry=entry, check=check)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import attrs
 
-from ..meter import Limits, amount_validator, time_ms_validator
+from ..runtime.meter import Limits, amount_validator, time_ms_validator
 
 
 @attrs.define(slots=True, init=False)

@@ -24,16 +24,16 @@ from typing import Callable
 
 import attrs
 
-from .. import meter as M
+from ..runtime import meter as M
 from ..analyzer import Analyzer
 from ..errors import FailSignal, PtcError, ReturnSignal
-from ..forms import List, Sym
-from ..inputs import as_preludes, check_context, check_flag
-from ..intstr import brief_ints, int_text
-from ..reader import read
+from ..reader.forms import List, Sym
+from ..host.inputs import as_preludes, check_context, check_flag
+from ..values.intstr import brief_ints, int_text
+from ..reader.parser import read
 from ..session import Session, transact
-from ..tool_runner import Abandoned, abandoned_note, call_tool
-from ..tools import HOST_EXCEPTIONS, Tool, ToolCallRecord, ToolSet, build_args
+from ..host.tool_threads import Abandoned, abandoned_note, call_tool
+from ..host.tools import HOST_EXCEPTIONS, Tool, ToolCallRecord, ToolSet, build_args
 from ..values import Keyword, Map, Set, Vector
 from .data import K, envelope_error, envelope_ok, from_json, kwmap, try_project
 from .limits import AgentLimits
@@ -87,7 +87,7 @@ class Mission:
     strict_data: bool = True
 
     def __attrs_post_init__(self):
-        # the same checks as ptclisp.run / Session (ptclisp/inputs.py): wrong input fails here, not mid-run
+        # the same checks as ptclisp.run / Session (ptclisp/host/inputs.py): wrong input fails here, not mid-run
         check_context(self.data, "Mission.data")
         check_flag(self.strict_data, "Mission.strict_data")
         self.preludes = as_preludes(self.preludes, "Mission.preludes")

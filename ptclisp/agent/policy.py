@@ -32,10 +32,10 @@ import time
 import attrs
 
 from ..errors import PtcError
-from ..jsonout import JsonValueError, to_json
-from ..meter import Limits
+from ..interchange.json_out import JsonValueError, to_json
+from ..runtime.meter import Limits
 from ..prelude import Component, attach_preludes, parse_component
-from ..tools import Tool, ToolSet
+from ..host.tools import Tool, ToolSet
 from ..values import Keyword, Map, Vector
 
 #: The hook names a policy prelude may export.
@@ -345,7 +345,7 @@ class PolicyGate:
             return None
         ref, source = self.set.hooks()[hook]
         digest = source_digest(source)
-        from ..convert import from_python
+        from ..interchange.python import from_python
         proj = [bounded(from_python(a)) for a in args]
         started = time.perf_counter()
         try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..errors import PtcError
-from ..forms import Form, List, Lit, MapForm, Quote, SetForm, Sym, VarQuote, VecForm
+from ..reader.forms import Form, List, Lit, MapForm, Quote, SetForm, Sym, VarQuote, VecForm
 from . import nodes as N
 
 # name -> handler(az, form, scope, tail) ; filled by @special in the form modules

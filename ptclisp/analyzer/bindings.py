@@ -6,7 +6,7 @@ never sees a pattern.
 """
 from __future__ import annotations
 
-from ..forms import List, Lit, MapForm, ShortFn, Sym, VecForm
+from ..reader.forms import List, Lit, MapForm, ShortFn, Sym, VecForm
 from ..values import Keyword, VarRef
 from . import nodes as N
 from .base import NOT_TAIL, Scope, Tail, err, special

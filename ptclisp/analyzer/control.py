@@ -6,8 +6,8 @@ re-analyze them so special forms work inside steps.
 """
 from __future__ import annotations
 
-from ..forms import Form, List, Lit, MapForm, Quote, SetForm, Sym, VecForm
-from ..reader import form_to_value
+from ..reader.forms import Form, List, Lit, MapForm, Quote, SetForm, Sym, VecForm
+from ..reader.parser import form_to_value
 from ..values import Keyword, Map, Set, SymbolRef, Vector, hk, make_list
 from . import nodes as N
 from .bindings import destructure

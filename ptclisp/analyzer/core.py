@@ -12,10 +12,10 @@ engine and the analyzer's `base`, `bindings`, `resolve` and `hints`.
 from __future__ import annotations
 
 from ..errors import PtcError
-from ..meter import compile_tick
-from ..regex_engine import compile_regex
-from ..forms import Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm
-from ..registry import BUILTINS
+from ..runtime.meter import compile_tick
+from ..patterns.engine import compile_regex
+from ..reader.forms import Form, List, Lit, MapForm, Quote, RegexLit, SetForm, ShortFn, Sym, VarQuote, VecForm
+from ..registry.builtins import BUILTINS
 from ..values import Keyword, SymbolRef, type_name
 from . import nodes as N
 from . import bindings as _bindings

@@ -27,7 +27,7 @@ NOT_AVAILABLE = {
 def unbound_hint(name: str) -> str:
     if name in NOT_AVAILABLE:
         return f". Not available: {NOT_AVAILABLE[name]}"
-    from ..registry import BUILTINS
+    from ..registry.builtins import BUILTINS
     close = difflib.get_close_matches(name, list(BUILTINS), n=3, cutoff=0.8)
     if close:
         return ". Similar names: " + ", ".join(close)

@@ -6,7 +6,7 @@ turns them into nested Python loops.
 """
 from __future__ import annotations
 
-from ..forms import Lit, VecForm
+from ..reader.forms import Lit, VecForm
 from ..values import Keyword
 from . import nodes as N
 from .bindings import binding_vector, destructure

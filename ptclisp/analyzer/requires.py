@@ -8,8 +8,8 @@ An alias lasts for the program it is written in.
 """
 from __future__ import annotations
 
-from .. import registry as R
-from ..forms import List, Lit, Quote, Sym, VecForm
+from ..registry import builtins as R
+from ..reader.forms import List, Lit, Quote, Sym, VecForm
 from ..values import Keyword
 from . import nodes as N
 from .base import err, special

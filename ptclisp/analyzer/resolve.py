@@ -7,10 +7,10 @@ unknown namespaces and members.
 """
 from __future__ import annotations
 
-from .. import java_members as J
+from ..registry import java as J
 from ..errors import PtcError
-from ..forms import List, Lit, Quote, Sym
-from .. import registry as R
+from ..reader.forms import List, Lit, Quote, Sym
+from ..registry import builtins as R
 from ..values import Keyword, SymbolRef
 from . import nodes as N
 from .base import NOT_TAIL, err

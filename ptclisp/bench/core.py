@@ -14,8 +14,8 @@ from typing import Callable
 import attrs
 
 from ..api import Session, run
-from ..convert import to_python
-from ..meter import Limits
+from ..interchange.python import to_python
+from ..runtime.meter import Limits
 
 # Benchmarks are trusted callers: a million-iteration loop needs raised limits.
 BIG = Limits(loop_limit=10**7, timeout_ms=60_000, memory_bytes=10**9)

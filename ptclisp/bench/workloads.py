@@ -16,7 +16,7 @@ import tempfile
 from collections import Counter, defaultdict
 
 from ..api import Session, run
-from ..convert import to_python
+from ..interchange.python import to_python
 from .agent_turn import w_agent_turn
 from .core import BIG, BenchError, Impl, Workload, _child_env, process_impl, ptc_program, script, size
 
@@ -230,7 +230,7 @@ def w_session(quick):
 
 def w_startup(quick):
     exe = script("ptclisp")
-    cmd = [exe] if exe else [sys.executable, "-m", "ptclisp.cli"]
+    cmd = [exe] if exe else [sys.executable, "-m", "ptclisp.commands.main"]
     return {"python": process_impl([sys.executable, "-c", "print(1+2)"]),
             "ptclisp": process_impl(cmd + ["eval", "(+ 1 2)"])}
 

@@ -100,8 +100,8 @@ class ReferenceModel:
         if data is None and self._answer is not None:
             return self._answer
         from ..api import Session
-        from ..jsonout import to_json
-        from ..meter import Limits
+        from ..interchange.json_out import to_json
+        from ..runtime.meter import Limits
         session = Session(context=data if data is not None else self.suite.data_for(self.task),
                           limits=Limits(timeout_ms=30_000), strict_data=True)
         result = None
@@ -213,7 +213,7 @@ def spoil(value):
 
 
 def _lisp_literal(value) -> str:
-    from ..convert import from_python
+    from ..interchange.python import from_python
     from ..printer import pr_str
     return pr_str(from_python(value))
 

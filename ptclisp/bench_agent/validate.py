@@ -15,7 +15,7 @@ returned: keywords became strings).
 | `lisp`      | `predicate` (PTC-Lisp), `expected`?  | the program, run with `data/answer` (and `data/expected`) bound, yields a truthy value |
 
 Booleans never count as numbers.  Imports, for `lisp` only and lazily,
-ptclisp.reader (checking the predicate) and ptclisp.api and meter (running it).
+ptclisp.reader.parser (checking the predicate) and ptclisp.api and meter (running it).
 """
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def check_spec(spec: Any) -> None:
     if kind == "lisp":
         if not isinstance(spec.get("predicate"), str) or not spec["predicate"].strip():
             raise ValidatorError("a lisp validator needs a non-empty 'predicate' program")
-        from ..reader import read
+        from ..reader.parser import read
         try:
             read(spec["predicate"])
         except Exception as e:  # noqa: BLE001 - any reader failure means a broken manifest
@@ -137,7 +137,7 @@ def check(spec: dict, answer: Any) -> tuple[bool, str]:
 
 def _check_lisp(spec: dict, answer: Any) -> tuple[bool, str]:
     from ..api import run
-    from ..meter import Limits
+    from ..runtime.meter import Limits
     context = {"answer": answer}
     if "expected" in spec:
         context["expected"] = spec["expected"]

@@ -11,7 +11,7 @@
 
 Exit classes (ptclisp.exitcodes): 0 done; 2 usage (no such candidate, bad flags); 3 the gate or
 a promotion rule refuses, an invalid project or a stale candidate; 4 a model not ready; 5 the
-debugging agent failed or found nothing to do.  `ptclisp/cli.py` adds the parser with
+debugging agent failed or found nothing to do.  `ptclisp/commands/main.py` adds the parser with
 `add_candidate(sub)` and sends `run DIR --candidate ID` to `cmd_run_candidate`.
 Imports the candidates library, the project loader and commands.
 """

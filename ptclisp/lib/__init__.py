@@ -1,7 +1,7 @@
 """The runtime library: the builtin families.
 
 `load()` imports every family by name; each registers its builtins (and the facts the back
-ends read) in `ptclisp.registry` as it is imported. Importing this package alone registers
+ends read) in `ptclisp.registry.builtins` as it is imported. Importing this package alone registers
 nothing. A family that fails to import is an error, never skipped. Family modules import
 only registry, java_members, regex_engine, intstr, values, errors, meter, printer, guards
 and their sibling families.
@@ -11,7 +11,7 @@ _loaded = False
 
 
 def load() -> None:
-    """Register every builtin family in `ptclisp.registry` (once; later calls return at once)."""
+    """Register every builtin family in `ptclisp.registry.builtins` (once; later calls return at once)."""
     global _loaded
     if _loaded:
         return

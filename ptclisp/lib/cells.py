@@ -13,9 +13,9 @@ from __future__ import annotations
 import threading
 
 from ..errors import PtcError
-from ..meter import OBJ, current
+from ..runtime.meter import OBJ, current
 from ..printer import pr_str
-from ..registry import builtin
+from ..registry.builtins import builtin
 from ..values import type_name
 from .common import need_fn
 

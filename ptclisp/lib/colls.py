@@ -14,11 +14,11 @@ import re
 from collections import Counter, defaultdict
 
 from ..errors import PtcError
-from ..meter import current, map_cost, seq_cost
+from ..runtime.meter import current, map_cost, seq_cost
 from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, type_name
 from .common import LazyPattern, charge, count_str, entries, graphemes, key_values, keyfn, need_fn, out_vec, seq_items
 from .numbers import add as _num_add
-from ..registry import builtin, hot
+from ..registry.builtins import builtin, hot
 
 _NO = object()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, truthy, type_name
-from ..registry import builtin
+from ..registry.builtins import builtin
 from .common import need_fn, seq_items
 
 _NO = object()
@@ -185,7 +185,7 @@ def apply_(f, *args):
              "(def fib (memoize (fn [n] ... (fib (dec n)) ...))), is memoized at every level.",
          examples=("(let [f (memoize inc)] [(f 1) (f 1)]) ;=> [2 2]",))
 def memoize(f):
-    from ..meter import current
+    from ..runtime.meter import current
     from ..values import hk
     memory: dict = {}
 

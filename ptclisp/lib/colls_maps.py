@@ -19,11 +19,11 @@ from __future__ import annotations
 
 
 from ..errors import PtcError, brief_int
-from ..meter import SLOT, _local as _meter_slot, current, map_cost, seq_cost
+from ..runtime.meter import SLOT, _local as _meter_slot, current, map_cost, seq_cost
 from sys import getrefcount as _getrefcount
 
 from ..values import LIST, LIST_REFS, OWNED_REFS, Keyword, Map, Set, Vector, hk, sorted_items, type_name
-from ..registry import builtin, in_place, provides
+from ..registry.builtins import builtin, in_place, provides
 from .common import charge, entries, graphemes, need_fn, need_map, out_vec, seq_items
 from .seqs_build import conj as _conj
 

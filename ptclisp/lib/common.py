@@ -15,10 +15,10 @@ from itertools import repeat
 from operator import contains, itemgetter
 
 from ..errors import PtcError
-from ..meter import charge, seq_cost
+from ..runtime.meter import charge, seq_cost
 from ..printer import str_of
-from ..regex_engine import compile_regex
-from ..registry import as_fn, hot, provides
+from ..patterns.engine import compile_regex
+from ..registry.builtins import as_fn, hot, provides
 from ..values import SORTED, Keyword, Map, Regex, Set, Vector, sorted_items, sorted_members, type_name
 
 class LazyPattern:

@@ -26,10 +26,10 @@ import heapq
 from collections import Counter
 
 from ..errors import PtcError
-from ..meter import current, map_cost
+from ..runtime.meter import current, map_cost
 from ..printer import PreviewCaps, preview
 from ..values import JavaObject, Keyword, Map, Regex, Set, SymbolRef, Vector, hk, is_fn, type_name, unhk
-from ..registry import builtin
+from ..registry.builtins import builtin
 
 DEFAULT_DEPTH = 1
 MAX_DEPTH = 5

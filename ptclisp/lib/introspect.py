@@ -14,11 +14,11 @@ Imports values, errors, meter, the builtin registry and the Java-interop table.
 """
 from __future__ import annotations
 
-from .. import java_members as J
+from ..registry import java as J
 from ..errors import PtcError
-from ..meter import current
+from ..runtime.meter import current
 from ..values import Keyword, Map, SymbolRef, Vector, type_name
-from ..registry import BUILTINS, QUALIFIED, QUALIFIERS, builtin, lookup_qualified
+from ..registry.builtins import BUILTINS, QUALIFIED, QUALIFIERS, builtin, lookup_qualified
 
 
 def _env():

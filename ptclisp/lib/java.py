@@ -1,6 +1,6 @@
 """The closed Java-interop surface (docs/spec/functions.md §7): 40 members of 12 classes.
 
-Admits every member into the table of `ptclisp.java_members` (records,
+Admits every member into the table of `ptclisp.registry.java` (records,
 lookups, arity checks) when the library loads; the analyzer resolves Java
 spellings there. Nothing but the members admitted below can be reached.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from .. import java_members as JM
+from ..registry import java as JM
 from ..values import type_name
 from . import java_text as jt
 from . import java_time as jtime

@@ -19,7 +19,7 @@ import struct
 import unicodedata
 
 from ..errors import PtcError, brief_int
-from ..meter import current, str_cost
+from ..runtime.meter import current, str_cost
 from ..values import type_name
 from .common import LazyPattern
 

@@ -23,11 +23,11 @@ import json as _json
 import math
 
 from ..errors import PtcError
-from ..intstr import int_text, text_int
-from ..meter import current, map_cost, seq_cost, str_cost
+from ..values.intstr import int_text, text_int
+from ..runtime.meter import current, map_cost, seq_cost, str_cost
 from ..printer import pr_str
 from ..values import Keyword, Map, Set, Vector, sorted_items, type_name
-from ..registry import builtin
+from ..registry.builtins import builtin
 from .common import LazyPattern
 
 MAX_DEPTH = 512

@@ -15,8 +15,8 @@ Imports errors, meter, registry, values, lib.common.
 from __future__ import annotations
 
 from ..errors import PtcError
-from ..meter import OBJ, SLOT, current, seq_cost
-from ..registry import builtin
+from ..runtime.meter import OBJ, SLOT, current, seq_cost
+from ..registry.builtins import builtin
 from ..values import Vector
 from .common import need_count, need_fn, out_vec, seq_items
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 import math
 
 from ..errors import PtcError
-from ..meter import current
+from ..runtime.meter import current
 from ..values import compare as _compare
 from ..values import Keyword, equal, truthy, type_name
-from ..registry import builtin, primitive
+from ..registry.builtins import builtin, primitive
 
 INF = math.inf
 NAN = math.nan

@@ -16,7 +16,7 @@ import math
 from ..errors import PtcError
 from ..values import type_name
 from .numbers import INF, NAN, _is_num, _not_num, _tof
-from ..registry import builtin
+from ..registry.builtins import builtin
 
 _isinf = math.isinf
 _trunc = math.trunc

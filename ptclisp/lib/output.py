@@ -9,9 +9,9 @@ Imports meter, printer, registry, values, lib.common, lib.strings, lib.printf.
 """
 from __future__ import annotations
 
-from ..meter import current, str_cost
+from ..runtime.meter import current, str_cost
 from ..printer import pr_str, preview
-from ..registry import builtin
+from ..registry.builtins import builtin
 from ..values import Map, Set, Vector
 from .common import charge
 from .printf import format_

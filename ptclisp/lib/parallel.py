@@ -12,7 +12,7 @@ import inspect
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, type_name
-from ..registry import builtin
+from ..registry.builtins import builtin
 from .common import need_fn, seq_items
 
 

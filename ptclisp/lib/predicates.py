@@ -12,7 +12,7 @@ import math
 
 from ..values import JavaObject, Keyword, Map, Regex, Set, Vector, is_fn, is_list
 from .common import count_str
-from ..registry import builtin
+from ..registry.builtins import builtin
 
 _isinf = math.isinf
 _CORE = ("core",)

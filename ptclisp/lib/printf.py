@@ -23,13 +23,13 @@ import math
 from typing import TYPE_CHECKING
 
 from ..errors import PtcError, brief_int
-from ..intstr import int_text
-from ..meter import str_cost
+from ..values.intstr import int_text
+from ..runtime.meter import str_cost
 from ..values import type_name
 from .common import LazyPattern, charge, count_str, graphemes
 from .java_time import Instant, JavaDate, LocalDate, civil_from_days, days_from_civil
 from .javahash import java_hash
-from ..registry import builtin
+from ..registry.builtins import builtin
 from .strings import display
 
 if TYPE_CHECKING:

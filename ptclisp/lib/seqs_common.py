@@ -12,7 +12,7 @@ from functools import cmp_to_key
 from operator import ne
 
 from ..errors import PtcError
-from ..meter import SLOT, current, seq_cost
+from ..runtime.meter import SLOT, current, seq_cost
 from ..values import Keyword, SortKey, Vector, compare, type_name, utf16_key
 from .common import need_fn
 from .timsort import java_sort

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 
 from ..errors import PtcError
-from ..meter import map_cost
+from ..runtime.meter import map_cost
 from ..values import SORTED, Keyword, Map, Set, Vector, hk, type_name
 from .colls_maps import contains_key
 from .common import charge, count_str, out_vec, seq_items
-from ..registry import builtin
+from ..registry.builtins import builtin
 
 from ..values import owner_token as _owner_token
 

@@ -17,9 +17,9 @@ Imports registry, regex_engine, values, meter and the strings family.
 """
 from __future__ import annotations
 
-from .. import regex_engine as rx
-from ..meter import OBJ, SLOT, str_cost
-from ..registry import THREAD_METER, UNKNOWN, specializer
+from ..patterns import engine as rx
+from ..runtime.meter import OBJ, SLOT, str_cost
+from ..registry.builtins import THREAD_METER, UNKNOWN, specializer
 from ..values import Regex, Vector
 from .common import charge, out_vec
 from .strings import _UNCUT, join, split

@@ -20,13 +20,13 @@ import math
 import re as _re
 
 from ..errors import PtcError
-from ..meter import OBJ, SLOT, current, seq_cost, str_cost
+from ..runtime.meter import OBJ, SLOT, current, seq_cost, str_cost
 from ..printer import pr_str, str_of
 from ..values import Keyword, Map, Regex, Set, SymbolRef, Vector, type_name
 from ..values.walk import Stop, walk
 from .common import charge, count_str, graphemes, need_count, need_fn, need_str, need_text, out_vec, seq_items
-from ..registry import builtin
-from .. import regex_engine as rx
+from ..registry.builtins import builtin
+from ..patterns import engine as rx
 from .regex_replace import java_replacement, replace_simple
 
 _NO = object()

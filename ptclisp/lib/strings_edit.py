@@ -4,10 +4,10 @@ Imports errors, meter, registry, values, regex_engine, lib.common, lib.regex_rep
 """
 from __future__ import annotations
 
-from .. import regex_engine as rx
+from ..patterns import engine as rx
 from ..errors import PtcError
-from ..meter import str_cost
-from ..registry import builtin
+from ..runtime.meter import str_cost
+from ..registry.builtins import builtin
 from ..values import Regex, type_name
 from .common import charge, need_fn, need_text
 from .regex_replace import java_replacement

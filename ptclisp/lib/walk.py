@@ -12,10 +12,10 @@ from __future__ import annotations
 
 
 from ..errors import PtcError
-from ..meter import map_cost
+from ..runtime.meter import map_cost
 from ..values import Map, Set, Vector, hk, sorted_members, type_name
 from .common import charge, entries, need_fn, out_vec
-from ..registry import builtin
+from ..registry.builtins import builtin
 
 from ..values import owner_token as _owner_token
 

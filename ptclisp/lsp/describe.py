@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import attrs
 
-from .. import registry as R
-from ..forms import List, Lit, Sym
+from ..registry import builtins as R
+from ..reader.forms import List, Lit, Sym
 from .context import Context, DataInfo, ToolInfo
 from .source import fn_parts
 

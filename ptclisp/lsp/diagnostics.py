@@ -21,8 +21,8 @@ from .. import lib
 from ..analyzer import Analyzer, Env
 from ..analyzer import nodes as N
 from ..errors import PtcError, Span
-from ..forms import List, Lit, Sym, VecForm
-from ..reader import BOM, read, strip_bom
+from ..reader.forms import List, Lit, Sym, VecForm
+from ..reader.parser import BOM, read, strip_bom
 from ..tooling.check import _defined_names, check_preludes, exports_of, is_prelude_source
 from .context import Context, McpTools
 from .source import DEF_HEADS, end_of, fn_parts, start_of

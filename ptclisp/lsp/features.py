@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import attrs
 
-from .. import registry as R
-from ..forms import List, Sym, split_symbol
+from ..registry import builtins as R
+from ..reader.forms import List, Sym, split_symbol
 from . import describe as D
 from .context import Context
 from .source import Text, in_code, locals_at, path_at, prefix_at, read_prefix, word_at

@@ -13,7 +13,7 @@ import difflib
 
 import attrs
 
-from ..forms import List, Sym
+from ..reader.forms import List, Sym
 from ..tooling.formatter import FormatError, format_source
 from .source import Text, end_of, start_of
 

@@ -16,7 +16,7 @@ import logging
 
 from .. import lib
 from ..errors import PtcError
-from ..reader import read, strip_bom
+from ..reader.parser import read, strip_bom
 from . import features as F
 from .context import BUILTINS_ONLY, context_for
 from ..tooling.check import is_prelude_source

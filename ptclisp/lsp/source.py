@@ -15,8 +15,8 @@ from __future__ import annotations
 import bisect
 
 from ..errors import PtcError, Span
-from ..forms import Form, List, Lit, MapForm, Seq, Sym, VecForm
-from ..reader import read
+from ..reader.forms import Form, List, Lit, MapForm, Seq, Sym, VecForm
+from ..reader.parser import read
 from ..values import Keyword
 
 #: characters that end a symbol (everything else a symbol or keyword may contain)

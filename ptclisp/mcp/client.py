@@ -24,7 +24,7 @@ How a call runs. `MCPTools` keeps one asyncio event loop on a background
 thread and one connection per server; a tool call hands the request to that
 loop and waits for its answer on the calling thread, so calls from several
 `pmap` workers are in flight on one connection at once. The wait is bounded
-by the calling evaluation (`ptclisp.tools.time_left` / `check_stop`): at the
+by the calling evaluation (`ptclisp.host.tools.time_left` / `check_stop`): at the
 deadline, or when a sibling worker failed, the request is cancelled and the
 evaluation's error is raised. A server that exits or closes the connection
 makes the call a `tool_error` naming it (with the last line it wrote to
@@ -47,7 +47,7 @@ Effects. `readOnlyHint` makes a tool "read"; `readOnlyHint: false` or
 `effects` override that.
 
 The SDK (`mcp`, the `ptclisp[mcp]` extra) is imported when the first server
-is connected. Imports ptclisp.errors, ptclisp.tools and mcp.client_specs,
+is connected. Imports ptclisp.errors, ptclisp.host.tools and mcp.client_specs,
 client_conn and client_results.
 """
 from __future__ import annotations
@@ -58,7 +58,7 @@ import threading
 import time
 
 from ..errors import PtcError
-from ..tools import check_stop, time_left
+from ..host.tools import check_stop, time_left
 from .client_conn import _Server
 from .client_results import arg_names as _arg_names  # noqa: F401 - tests check the renaming here
 from .client_specs import MCPServerSpec, MCPStartError, parse_mcp_arg

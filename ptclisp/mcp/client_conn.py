@@ -8,7 +8,7 @@ calling thread through the owner's `_wait`. `_Conn` is one live connection,
 `_NotSent` / `_Lost` tell a call whose request never reached the server from
 one lost in flight (see `ptclisp.mcp.client` for the retry rule). The SDK
 (`mcp`) is imported inside the coroutines, when a server is connected.
-Imports ptclisp.errors, ptclisp.tools, mcp.client_specs and mcp.client_results.
+Imports ptclisp.errors, ptclisp.host.tools, mcp.client_specs and mcp.client_results.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import os
 import threading
 
 from ..errors import PtcError
-from ..tools import Tool
+from ..host.tools import Tool
 from .client_results import arg_names, block_value, error_text, first_leaf, memory_left, one_line, tool_effect
 from .client_specs import TOOL_NAME, MCPServerSpec, MCPStartError
 

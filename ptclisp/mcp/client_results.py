@@ -8,7 +8,7 @@ its effect (`tool_effect`); `arg_names` offers top-level schema properties with
 `-` as `_`; `error_text`, `first_leaf` and `one_line` make one-line messages.
 Used by `ptclisp.mcp.client_conn` (`ptclisp.mcp.client` re-exports
 `arg_names` as `_arg_names`). Imports only the standard library and,
-in `memory_left`, ptclisp.meter.
+in `memory_left`, ptclisp.runtime.meter.
 """
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def error_text(result) -> str:
 
 def memory_left() -> int | None:
     """Bytes the calling evaluation may still allocate (None outside an evaluation's budget)."""
-    from .. import meter as M
+    from ..runtime import meter as M
     m = M.current()
     return max(0, m.budget - m.allocated) if m.budget < (1 << 61) else None
 

@@ -5,7 +5,7 @@ and the tools to allow or hide, renames and effect overrides; `parse_mcp_arg`
 reads the `NAME=COMMAND ARGS...` / `NAME=URL` syntax of `--mcp`;
 `MCPStartError` is a server that could not be started, connected or listed.
 All three are re-exported by `ptclisp.mcp.client`. Imports attrs and
-ptclisp.tools (the effect names).
+ptclisp.host.tools (the effect names).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import shlex
 
 import attrs
 
-from ..tools import EFFECTS
+from ..host.tools import EFFECTS
 
 __all__ = ["MCPServerSpec", "MCPStartError", "parse_mcp_arg", "NAME", "TOOL_NAME"]
 

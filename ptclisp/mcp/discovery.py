@@ -24,7 +24,7 @@ import json
 import re
 import threading
 
-from ..jsonout import JsonValueError, to_json
+from ..interchange.json_out import JsonValueError, to_json
 
 MAX_DATA_KEYS = 50
 MAX_SHAPE_CHARS = 8_000

@@ -1,7 +1,7 @@
 """The few ptclisp internals the MCP server reads, behind one small adapter.
 
 Everything else in `ptclisp.mcp.server` uses the public API (`ptclisp.run`,
-`ptclisp.Session`, `ptclisp.Limits`, `ptclisp.jsonout`, ...). These reads
+`ptclisp.Session`, `ptclisp.Limits`, `ptclisp.interchange.json_out`, ...). These reads
 have no public name, so they are gathered here:
 
 * `builtins()`: (name, signatures, doc, category) of every builtin in the
@@ -29,7 +29,7 @@ def builtins() -> list[tuple[str, tuple[str, ...], str, str]]:
         if not spec.plain:
             ns = next((k for k, g in qualifiers.items() if g == group and "." not in k), group)
             out.append((f"{ns}/{name}", tuple(spec.signatures), spec.doc or "", spec.category or "core"))
-    from .. import java_members as J
+    from ..registry import java as J
     for m in J.all_members():
         out.append((m.spelling, (m.signature,) if m.signature else (), m.doc or "", "java"))
     return out
@@ -48,7 +48,7 @@ def prelude_component(path: str):
 
 def printed_size(value, cap: int) -> int:
     """About how many bytes the printed form of `value` takes; stops counting once past `cap`."""
-    from ..guards import result_bytes
+    from ..runtime.guards import result_bytes
     return result_bytes(value, cap)
 
 

@@ -6,7 +6,7 @@ Tools the server offers:
   server's data (`--data`), preludes (`--prelude`), Python tools (`--tools`)
   and the tools of upstream MCP servers (`--mcp`). The structured result is
   `{status, value, prints, tool_calls, duration_ms, session}`; the value goes
-  through the one PTC -> JSON conversion (`ptclisp.jsonout.to_json`). An
+  through the one PTC -> JSON conversion (`ptclisp.interchange.json_out.to_json`). An
   error (or a value with no JSON form, or a `fail`) is an `is_error` result
   whose `error` holds kind, message, line and column, with a readable text
   content beside it. With a `session` name the definitions of earlier calls
@@ -224,7 +224,7 @@ def config_from_args(args, upstream: dict) -> ServeConfig:
         except PtcError as exc:
             raise UsageError(f"--prelude: Error ({exc.kind}): {exc.message}") from None
     tools: dict = {}
-    from ..tools import ToolSet
+    from ..host.tools import ToolSet
     tools.update(ToolSet(load_tools(args.tools)).tools)   # the one binding path of plain callables (tool_calling)
     for name, t in upstream.items():
         if name in tools:

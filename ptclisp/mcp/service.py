@@ -20,7 +20,7 @@ import attrs
 from .. import Limits, Session, from_python, pr_str
 from .. import run as ptc_run
 from ..cli_common import UsageError
-from ..jsonout import JsonValueError, dumps, to_json
+from ..interchange.json_out import JsonValueError, dumps, to_json
 from . import internals
 from .discovery import Catalog
 from .sessions import SessionStore, check_name
@@ -139,7 +139,7 @@ class PtcService:
         self.store = SessionStore(self._new_session, config.session_ttl_s, config.max_sessions, clock)
         self._slots = threading.BoundedSemaphore(config.max_concurrent)
         if config.isolation == "process":   # --max-concurrent evaluations at once: as many worker processes
-            from ..process import POOL
+            from ..isolation.process import POOL
             if POOL.max_workers < config.max_concurrent:
                 POOL.configure(max_workers=config.max_concurrent)
         self.catalog = Catalog(self._discovery_run, list((config.data or {}).keys()), self.tools,

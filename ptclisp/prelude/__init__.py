@@ -17,7 +17,7 @@ The prelude loader, in four steps:
 The loader sits below the session layer (it never imports ptclisp.session):
 it works on any environment with the session's `ns`/`preludes`/`tools`/
 `data_get`/`hist`/`extra_globals`/`programs` attributes, and makes each
-namespace a `ptclisp.namespace.Namespace`. This module gathers the public
+namespace a `ptclisp.runtime.namespace.Namespace`. This module gathers the public
 names of the four.
 """
 from .attach import INIT_LIMITS, attach_preludes, instantiate

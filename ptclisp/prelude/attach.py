@@ -14,14 +14,14 @@ other modules.
 """
 from __future__ import annotations
 
-from .. import meter as M
-from ..compiler import runtime_table
-from ..contract import Signature, check_args, check_result
-from ..error_translation import span_from_traceback, to_ptc_error
+from ..runtime import meter as M
+from ..backends.bytecode import runtime_table
+from .contract import Signature, check_args, check_result
+from ..runtime.failures import span_from_traceback, to_ptc_error
 from ..errors import FailSignal, PtcError, ReturnSignal
-from ..guards import recursion_budget
-from ..meter import Limits, Meter
-from ..namespace import Namespace
+from ..runtime.guards import recursion_budget
+from ..runtime.meter import Limits, Meter
+from ..runtime.namespace import Namespace
 from .compiling import build
 from .exports import CompiledNamespace, Export, ExportRecord, ExportTable, NsInstance
 from .source import PreludeError, as_component

@@ -19,7 +19,7 @@ from ..analyzer import Analyzer, Env, Scope
 from ..analyzer import nodes as N
 from ..analyzer.bindings import analyze_fn_tail
 from ..analyzer.core import NOT_TAIL
-from ..compiler import compile_node, register_fn_meta
+from ..backends.bytecode import compile_node, register_fn_meta
 from ..errors import PtcError
 from .exports import CompiledNamespace, Export, ExportRecord
 from .source import Component, Definition, NsSpec, PreludeError, parse_component

@@ -12,8 +12,8 @@ import attrs
 
 from ..analyzer import nodes as N
 from ..analyzer.core import err
-from ..contract import Signature
-from ..namespace import Namespace
+from .contract import Signature
+from ..runtime.namespace import Namespace
 
 @attrs.define(slots=True, eq=False)
 class ExportRecord:

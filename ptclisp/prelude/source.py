@@ -16,10 +16,10 @@ import pathlib
 
 import attrs
 
-from ..contract import ContractSyntaxError, Signature, parse_signature, parse_type
+from .contract import ContractSyntaxError, Signature, parse_signature, parse_type
 from ..errors import PtcError, Span
-from ..forms import List, Lit, MapForm, Quote, Seq, Sym, VarQuote, VecForm
-from ..reader import read, strip_bom
+from ..reader.forms import List, Lit, MapForm, Quote, Seq, Sym, VarQuote, VecForm
+from ..reader.parser import read, strip_bom
 from ..values import Keyword
 
 RESERVED = frozenset({"tool", "data", "ptc.core", "clojure.core", "user"})
@@ -40,8 +40,8 @@ class PreludeError(PtcError):
 
 
 def _is_reserved(name: str) -> bool:
-    from .. import java_members as J
-    from ..registry import QUALIFIERS
+    from ..registry import java as J
+    from ..registry.builtins import QUALIFIERS
     return name in RESERVED or name in QUALIFIERS or J.is_java_class_spelling(name) or name.startswith("java.")
 
 
@@ -61,7 +61,7 @@ class Component:
 
     @classmethod
     def file(cls, path, dependencies=None) -> "Component":
-        from ..textfiles import DocumentError, read_document_text
+        from ..interchange.documents import DocumentError, read_document_text
         p = pathlib.Path(path)
         try:
             text = read_document_text(p)   # a regular file within the size bound

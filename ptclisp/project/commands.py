@@ -1,6 +1,6 @@
 """The project commands: init, validate, doctor, models, `run DIR` and `repl --project DIR`.
 
-`ptclisp/cli.py` adds each subcommand with `add_<cmd>(sub)` and calls
+`ptclisp/commands/main.py` adds each subcommand with `add_<cmd>(sub)` and calls
 `cmd_run_project` / `cmd_repl_project` when `run` is given a directory or
 `repl` a --project.  Exit classes are those of `ptclisp.exitcodes`.
 Imports the project modules, ptclisp.operate, the agent command module
@@ -18,7 +18,7 @@ from .. import adapter
 from .. import exitcodes as X
 from .. import operate
 from ..cli_common import UsageError, read_text
-from ..jsonout import write_json
+from ..interchange.json_out import write_json
 from ..operate import DocumentError
 from .init import DEFAULT_EXAMPLE, EXAMPLES, init
 from .load import ALL_MISSIONS, Project, load_project

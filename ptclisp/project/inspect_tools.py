@@ -5,7 +5,7 @@
 with `importlib.machinery.PathFinder`, which executes nothing), parses its
 source with `ast` and looks the attribute up among the module's top-level
 bindings. A function gives its parameters and the argument schema its simple
-annotations describe (the rules of `ptclisp.tool_calling`, read from the source
+annotations describe (the rules of `ptclisp.host.calling`, read from the source
 text instead of live type objects); a constant (a string, a number, a list ...)
 is refused as not callable; anything else (a `Tool(...)` call, an import) is
 taken as it is, since only running it could tell more. The capability's
@@ -148,7 +148,7 @@ def _kind(node) -> str:
 
 
 def _schema(args: ast.arguments):
-    """The input schema of a function's parameters, by the rules of `ptclisp.tool_calling` (None: the
+    """The input schema of a function's parameters, by the rules of `ptclisp.host.calling` (None: the
     function takes the argument map itself, or cannot be called with keywords alone)."""
     params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
     if len(params) == 1 and args.kwarg is None and not args.kwonlyargs and args.vararg is None:

@@ -81,7 +81,7 @@ def project_dir(path: str) -> str:
 
 def parse(root: str) -> tuple[dict | None, list[Problem]]:
     """The document of ROOT/ptclisp.toml and the problems of its syntax and schema."""
-    from ..textfiles import read_document_text
+    from ..interchange.documents import read_document_text
     file = os.path.join(root, PROJECT_FILE)
     try:
         doc = tomllib.loads(read_document_text(file, MAX_PROJECT_FILE_BYTES))
@@ -306,7 +306,7 @@ class Project:
     # -- documents
     def read_json(self, rel: str, ptr: str):
         """The JSON value of a file the project names at `ptr`; ProjectError naming both when it fails."""
-        from ..textfiles import read_document_text
+        from ..interchange.documents import read_document_text
         path = self.path(rel)
         try:
             return json.loads(read_document_text(path))   # a regular file within the size bound
@@ -318,7 +318,7 @@ class Project:
             raise ProjectError([Problem(path, "", "not valid JSON: nested too deeply", "invalid_json")]) from None
 
     def read_text(self, rel: str, ptr: str) -> str:
-        from ..textfiles import read_document_text
+        from ..interchange.documents import read_document_text
         path = self.path(rel)
         try:
             return read_document_text(path)   # a regular file within the size bound
@@ -367,8 +367,8 @@ class Project:
             from .inspect_tools import static_capability
             return static_capability(self, name)
         from ..agent import Capability
-        from ..pytools import capability_for
-        from ..tools import Tool
+        from ..agent.python_tools import capability_for
+        from ..host.tools import Tool
         spec = self.tools[name]
         obj = self.import_attr(spec["python"], f"/tools/{name}/python")
         if isinstance(obj, Tool):

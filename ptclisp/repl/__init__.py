@@ -9,7 +9,7 @@
 Owns `start(config)` (terminal or piped, by stdin). Imports the language
 (api, reader, analyzer, printer, meter, the builtin registry) and the source
 tools of `ptclisp.tooling` (token stream, auto-indent); only the command
-line (`ptclisp/cli.py`) imports this package.
+line (`ptclisp/commands/main.py`) imports this package.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import re
 from prompt_toolkit.completion import Completer, Completion
 
 from ..analyzer import SPECIALS
-from ..registry import BUILTINS, QUALIFIED, QUALIFIERS
+from ..registry.builtins import BUILTINS, QUALIFIED, QUALIFIERS
 from .core import META_HELP, Repl
 from ..tooling.tokens import CLOSERS, OPENERS, PREFIXES, lex_prefix
 

@@ -20,10 +20,10 @@ import attrs
 
 from .. import api
 from ..errors import PtcError, Span
-from ..registry import BUILTINS
-from ..meter import Limits
+from ..registry.builtins import BUILTINS
+from ..runtime.meter import Limits
 from ..printer import PreviewCaps, preview
-from ..reader import read, scan, strip_bom
+from ..reader.parser import read, scan, strip_bom
 
 # (style, text) — one element per output line; "value" text is PTC and gets highlighted
 Line = tuple[str, str]
@@ -292,7 +292,7 @@ class Repl:
         try:
             from pathlib import Path
 
-            from ..textfiles import read_document_text
+            from ..interchange.documents import read_document_text
             source = read_document_text(Path(path).expanduser())   # a regular file within the size bound
         except (OSError, UnicodeDecodeError) as exc:
             self.had_error = True
@@ -353,7 +353,7 @@ _DEFINING = frozenset(("def", "defn", "defn-", "defonce"))
 def record_sources(session, forms, text: str, starts: list[int]) -> None:
     """Keep the text of each `(def NAME ...)`-family form of `forms` (read from `text`) as NAME's source,
     for `(source NAME)` (the environment's `sources`, which the introspection builtins read)."""
-    from ..forms import List, Sym
+    from ..reader.forms import List, Sym
     sources = getattr(getattr(session, "env", None), "sources", None)
     if sources is None:
         return

@@ -17,7 +17,7 @@ from pygments.token import (
 )
 
 from ..analyzer import SPECIALS
-from ..registry import BUILTINS, QUALIFIED, QUALIFIERS
+from ..registry.builtins import BUILTINS, QUALIFIED, QUALIFIERS
 
 _SYM_START = r"[A-Za-z+\-*/<>=?!_%.&]"
 _SYM_REST = r"[A-Za-z0-9+\-*/<>=?!_%.&']*"

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ..errors import PtcError
 from ..exitcodes import LIMIT_HIT
 from ..printer import PreviewCaps, preview
-from ..reader import read, strip_bom
+from ..reader.parser import read, strip_bom
 from .core import Repl, _line_starts, _positioned_source, record_sources
 
 EVAL, LOAD = "eval", "load"
@@ -82,7 +82,7 @@ def _evaluations(repl: Repl, kind: str, label: str, text: str, arg: str):
 
 
 def _record(repl: Repl, label: str, result) -> dict:
-    from ..jsonout import JsonValueError, to_json
+    from ..interchange.json_out import JsonValueError, to_json
     record = {"input": label, "status": result.status, "value": None, "text": None,
               "prints": list(result.prints), "error": None}
     if result.status == "error":
@@ -109,7 +109,7 @@ def _error_record(label: str, kind: str, message: str, span) -> dict:
 
 def _emit(record: dict, lines, fmt: str, out, err) -> None:
     if fmt == "jsonl":
-        from ..jsonout import write_json
+        from ..interchange.json_out import write_json
         write_json(out, record)
         out.flush()
         return

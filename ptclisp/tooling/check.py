@@ -28,7 +28,7 @@ import attrs
 from .. import lib
 from ..analyzer import Analyzer, Env
 from ..errors import PtcError, Span
-from ..reader import read, strip_bom
+from ..reader.parser import read, strip_bom
 
 
 @attrs.frozen(slots=True)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import attrs
 
 from ..errors import PtcError
-from ..reader import read, strip_bom
+from ..reader.parser import read, strip_bom
 from .tokens import CLOSERS, OPENERS, PREFIXES, Tok, lex, lex_prefix
 
 # Heads whose remaining items are a body: they indent two columns, not under the first argument.

@@ -18,7 +18,7 @@ import attrs
 from lark import Lark
 from lark.exceptions import UnexpectedCharacters
 
-from ..reader import _grammar_text
+from ..reader.parser import _grammar_text
 
 OPENERS = {"LPAR": "(", "LSQB": "[", "LBRACE": "{", "HASH_LBRACE": "#{", "HASH_LPAR": "#("}
 CLOSERS = {"RPAR", "RSQB", "RBRACE"}

@@ -7,7 +7,7 @@ attached to an evaluation environment, without their source).
 """
 from __future__ import annotations
 
-from ..jsonout import JsonValueError, to_json
+from ..interchange.json_out import JsonValueError, to_json
 from ..printer import pr_str
 from ..values import Keyword
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import weakref
 
-from ..intstr import int_text
+from .intstr import int_text
 from .atoms import JavaObject, Regex, SymbolRef, VarRef
 from .maps import Keyword, Map
 from .sets import Set

@@ -8,7 +8,7 @@
 Owns `add_view_parser(sub, func)`, `run_view(args)`,
 `add_transcript_parser(sub, func)`, `run_transcript(args)`,
 and `grant_analysis(directory, preludes, tools)` (what `--runs` adds to a
-session; the flag itself is defined in ptclisp/cli.py, so parsing it loads
+session; the flag itself is defined in ptclisp/commands/main.py, so parsing it loads
 nothing of the viewer).  Problems are `UsageError`s (exit 2).
 Imports cli_common, trace (reader, analysis, transcript) and view.
 """

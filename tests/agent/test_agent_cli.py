@@ -18,7 +18,7 @@ import pytest
 
 from ptclisp.agent import AgentHost
 from ptclisp.agent.cli import cli_main
-from ptclisp.cli import main
+from ptclisp.commands.main import main
 from ptclisp.providers import RecordingProvider, ScriptedProvider
 
 from agent_helpers import calls
@@ -293,7 +293,7 @@ EXPECTED = {"region": "north", "paid_revenue": 5696.85, "paid_orders": 26}
 
 def test_readme_example_agent_answers_from_the_shipped_replay():
     argv = _readme_first_command()
-    proc = subprocess.run([sys.executable, "-m", "ptclisp.cli", *argv], cwd=ROOT, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "ptclisp.commands.main", *argv], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == EXPECTED

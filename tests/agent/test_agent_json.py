@@ -17,8 +17,8 @@ import pytest
 
 from ptclisp.agent.cli import cli_main
 from ptclisp.bench_agent import run_task
-from ptclisp.cli import main
-from ptclisp.jsonout import JsonValueError
+from ptclisp.commands.main import main
+from ptclisp.interchange.json_out import JsonValueError
 from ptclisp.providers import ScriptedProvider
 
 from agent_helpers import calls, make_host

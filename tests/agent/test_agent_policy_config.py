@@ -17,7 +17,7 @@ POLICY = '(ns my.policy "Keep the shipped texts.")\n(defn render-feedback [turn 
 
 def _cli(args, cwd):
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    return subprocess.run([sys.executable, "-m", "ptclisp.cli", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "ptclisp.commands.main", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=120, env=env)
 
 

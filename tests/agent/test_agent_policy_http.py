@@ -17,7 +17,7 @@ KEY = "sk-test-0123456789"
 
 def _cli(args, cwd):
     env = {**os.environ, "OPENAI_API_KEY": KEY}
-    return subprocess.run([sys.executable, "-m", "ptclisp.cli", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "ptclisp.commands.main", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=120, env=env)
 
 

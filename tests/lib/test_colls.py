@@ -13,9 +13,9 @@ import pytest
 from helpers import call_builtin as _run
 from ptclisp import lib
 from ptclisp.errors import PtcError
-from ptclisp.registry import BUILTINS, QUALIFIED
+from ptclisp.registry.builtins import BUILTINS, QUALIFIED
 from ptclisp.printer import pr_str
-from ptclisp.reader import read_string
+from ptclisp.reader.parser import read_string
 from ptclisp.values import Keyword, Map, Set, Vector
 
 lib.load()   # every builtin family registers itself
@@ -480,7 +480,7 @@ def test_deep_postwalk_does_not_overflow():
 
 
 def test_memory_is_charged():
-    from ptclisp.meter import Limits, Meter, install
+    from ptclisp.runtime.meter import Limits, Meter, install
     prev = install(Meter(Limits(memory_bytes=10_000)))
     try:
         with pytest.raises(PtcError) as ei:

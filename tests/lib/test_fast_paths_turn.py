@@ -16,7 +16,7 @@ import ptclisp
 from ptclisp import lib
 from ptclisp.errors import PtcError
 from ptclisp.lib.colls_maps import get_, step_get
-from ptclisp.registry import BUILTINS
+from ptclisp.registry.builtins import BUILTINS
 from ptclisp.values import Keyword, Map
 
 lib.load()   # every builtin family registers itself
@@ -101,7 +101,7 @@ def test_fnil_is_built_without_calling():
 def test_a_replacement_without_dollar_or_backslash_is_its_own_text(repl):
     # `replace` with a regex skips parsing such a replacement: this is what the parser gives it
     from ptclisp.lib.regex_replace import java_replacement
-    from ptclisp.regex_engine import compile_regex
+    from ptclisp.patterns.engine import compile_regex
     rxv = compile_regex("(a)b", "runtime_error", "replace")
     if "$" not in repl and "\\" not in repl:
         assert java_replacement(repl, rxv, "replace") == ([repl] if repl else [])

@@ -14,7 +14,7 @@ import pytest
 
 from ptclisp import lib
 from ptclisp.errors import PtcError
-from ptclisp.java_members import (
+from ptclisp.registry.java import (
     JAVA_CLASS_ALIASES, JavaMember, all_members, is_java_class_spelling, java_constructor, java_method,
     java_static,
 )

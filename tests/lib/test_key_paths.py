@@ -15,7 +15,7 @@ from ptclisp import lib
 from ptclisp.errors import PtcError
 from ptclisp.lib.common import kw_values
 from ptclisp.lib.seqs_common import _any_nan
-from ptclisp.registry import BUILTINS
+from ptclisp.registry.builtins import BUILTINS
 from ptclisp.values import Keyword, Map, Vector
 
 lib.load()

@@ -16,10 +16,10 @@ from helpers import check_builtin
 from ptclisp import lib
 import ptclisp.lib.numbers as N
 from ptclisp.errors import PtcError
-from ptclisp.registry import BUILTINS
-from ptclisp.meter import Limits, Meter, install
+from ptclisp.registry.builtins import BUILTINS
+from ptclisp.runtime.meter import Limits, Meter, install
 from ptclisp.printer import pr_str
-from ptclisp.reader import read_string
+from ptclisp.reader.parser import read_string
 from ptclisp.values import Keyword, Map, Vector
 
 lib.load()   # every builtin family registers itself

@@ -9,11 +9,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ptclisp import lib
-import ptclisp.regex_engine as R
+import ptclisp.patterns.engine as R
 from ptclisp.errors import PtcError
-from ptclisp.meter import Limits, Meter, install
+from ptclisp.runtime.meter import Limits, Meter, install
 from ptclisp.printer import pr_str
-from ptclisp.registry import BUILTINS
+from ptclisp.registry.builtins import BUILTINS
 
 lib.load()
 

@@ -12,7 +12,7 @@ import pytest
 
 import ptclisp
 from ptclisp import lib
-from ptclisp.registry import BUILTINS, QUALIFIED
+from ptclisp.registry.builtins import BUILTINS, QUALIFIED
 
 lib.load()   # every builtin family registers itself
 

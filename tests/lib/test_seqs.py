@@ -16,10 +16,10 @@ from ptclisp import lib
 from ptclisp.errors import PtcError
 from ptclisp.lib import seqs_build
 from ptclisp.lib.common import keyfn
-from ptclisp.registry import BUILTINS
-from ptclisp.meter import Limits, Meter, install
+from ptclisp.registry.builtins import BUILTINS
+from ptclisp.runtime.meter import Limits, Meter, install
 from ptclisp.printer import pr_str
-from ptclisp.reader import read_string
+from ptclisp.reader.parser import read_string
 from ptclisp.values import Keyword, Map, Vector
 
 lib.load()   # every builtin family registers itself

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 import ptclisp
 from ptclisp import lib
-from ptclisp.registry import BUILTINS
+from ptclisp.registry.builtins import BUILTINS
 from ptclisp.values import Keyword, Map, Vector, compare
 
 lib.load()   # every builtin family registers itself

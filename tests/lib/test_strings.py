@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from helpers import check_builtin as check
 from ptclisp import lib
-import ptclisp.regex_engine as R
+import ptclisp.patterns.engine as R
 from ptclisp.errors import PtcError
-from ptclisp.registry import BUILTINS, QUALIFIED
-from ptclisp.meter import Limits, Meter, install
+from ptclisp.registry.builtins import BUILTINS, QUALIFIED
+from ptclisp.runtime.meter import Limits, Meter, install
 from ptclisp.printer import pr_str
 from ptclisp.values import Keyword, Map, Set, Vector
 
@@ -319,7 +319,7 @@ def test_huge_integers_never_crash():
 
 
 def test_registration_groups():
-    from ptclisp.registry import lookup_qualified
+    from ptclisp.registry.builtins import lookup_qualified
     assert lookup_qualified("clojure.string", "upper-case") is not None
     assert lookup_qualified("str", "extract") is not None
     assert lookup_qualified("clojure.core", "format") is not None

@@ -15,7 +15,7 @@ need_sdk()
 
 from ptclisp.agent.cli import cli_main as agent_main  # noqa: E402
 from ptclisp.bench_agent.cli import cli_main as bench_main  # noqa: E402
-from ptclisp.cli import main  # noqa: E402
+from ptclisp.commands.main import main  # noqa: E402
 
 TOKYO = ('(get-in (tool/time.convert_time {:source_timezone "UTC" :time "12:00" :target_timezone "Asia/Tokyo"}) '
          '[:target :datetime])')
@@ -88,7 +88,7 @@ def test_run_file_with_mcp_and_python_tools(time_mcp, tmp_path, capsys, monkeypa
 
 def test_repl_reads_forms_with_mcp_tools(time_mcp):
     root = pathlib.Path(__file__).resolve().parents[2]
-    proc = subprocess.run([sys.executable, "-m", "ptclisp.cli", "repl", "--mcp", time_mcp],
+    proc = subprocess.run([sys.executable, "-m", "ptclisp.commands.main", "repl", "--mcp", time_mcp],
                           input=f"(def t {TOKYO})\n(subs t 11 16)\n", capture_output=True, text=True,
                           timeout=60, cwd=root)
     assert proc.returncode == 0, proc.stderr

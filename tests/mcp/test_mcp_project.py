@@ -15,7 +15,7 @@ from mcp_client_helpers import need_sdk, script
 need_sdk()
 
 from ptclisp import exitcodes as X  # noqa: E402
-from ptclisp.cli import main  # noqa: E402
+from ptclisp.commands.main import main  # noqa: E402
 
 #: In a mission a tool call answers {:status :ok :value ...}, the server's JSON with string keys.
 PROGRAM = ('(return (get-in (tool/time.convert_time {:source_timezone "UTC" :time "12:00" '

@@ -27,14 +27,14 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp_client_helpers import stop_process  # noqa: E402
 
 import ptclisp  # noqa: E402
-from ptclisp.cli import main  # noqa: E402
+from ptclisp.commands.main import main  # noqa: E402
 from ptclisp.mcp.app import build_server  # noqa: E402
 from ptclisp.mcp.service import PtcService, ServeConfig  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ORDERS = str(REPO / "examples" / "orders.json")
 HELPERS = str(REPO / "examples" / "order_helpers.clj")
-LAUNCH = ["-c", "import sys; from ptclisp.cli import main; sys.exit(main())", "mcp", "serve"]
+LAUNCH = ["-c", "import sys; from ptclisp.commands.main import main; sys.exit(main())", "mcp", "serve"]
 TYPE_ERROR = '(+ 1 "a")'
 SLOW = "(defn f [n] (if (= n 0) 0 (+ (f (dec n)) (f (dec n)))))\n(f 60)"
 DEEP = "(defn g [n] (if (= n 0) 0 (inc (g (dec n)))))\n(g 1000000)"
@@ -279,7 +279,7 @@ def test_mcp_flag_without_the_client_is_a_usage_error(capsys, monkeypatch):
 
 
 def test_flags_become_the_servers_config():
-    from ptclisp.cli import build_parser
+    from ptclisp.commands.main import build_parser
     from ptclisp.mcp.server import config_from_args
     args = build_parser().parse_args([
         "mcp", "serve", "--data", ORDERS, "--prelude", HELPERS, "--timeout-ms", "700", "--memory-bytes", "123456",
