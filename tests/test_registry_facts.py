@@ -174,9 +174,10 @@ def _imported_modules(path: pathlib.Path, package: str) -> set[str]:
 
 def test_the_reader_analyzer_and_back_ends_never_import_the_library():
     root = pathlib.Path(ptclisp.__file__).parent
-    files = [(root / "reader.py", "ptclisp"), (root / "interp.py", "ptclisp"), (root / "compiled_runtime.py", "ptclisp")]
+    files = [(root / "reader" / "parser.py", "ptclisp.reader"), (root / "backends" / "closures.py", "ptclisp.backends"),
+             (root / "backends" / "runtime.py", "ptclisp.backends")]
     files += [(p, "ptclisp.analyzer") for p in (root / "analyzer").glob("*.py")]
-    files += [(p, "ptclisp.backends.bytecode") for p in (root / "compiler").glob("*.py")]
+    files += [(p, "ptclisp.backends.bytecode") for p in (root / "backends" / "bytecode").glob("*.py")]
     assert len(files) > 10
     for path, package in files:
         bad = {m for m in _imported_modules(path, package) if m == "ptclisp.lib" or m.startswith("ptclisp.lib.")}

@@ -16,7 +16,7 @@ from ptclisp.values.walk import IN_PROGRESS, Stop, walk
 
 PKG = pathlib.Path(__file__).resolve().parent.parent / "ptclisp" / "values"
 # bottom up: each module may import only those before it (and ptclisp.errors from outside)
-ORDER = ["ownership", "keys", "atoms", "maps", "vectors", "sets", "kinds", "compare", "text", "walk", "copies",
+ORDER = ["intstr", "ownership", "keys", "atoms", "maps", "vectors", "sets", "kinds", "compare", "text", "walk", "copies",
          "preview"]
 
 
