@@ -26,7 +26,8 @@ import attrs
 from . import lib
 from .runtime import meter as M
 from .analyzer import DEFINING_HEADS, Analyzer, Env
-from .backends.bytecode import compile_node, register_fn_meta, runtime_table
+from .backends.bytecode import compile_node, register_fn_meta
+from .backends.table import runtime_table
 from .interchange.python import detach, detach_all, from_python
 from .runtime.failures import ErrorInfo, to_error_info
 from .errors import FailSignal, PtcError, ReturnSignal

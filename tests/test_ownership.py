@@ -413,7 +413,7 @@ def test_the_interpreter_supports_growth_written_out():
 
 def _count_variant_calls(monkeypatch):
     """Calls of the in-place variants that generated code makes (it resolves them in the runtime table)."""
-    from ptclisp.backends.bytecode.table import runtime_table
+    from ptclisp.backends.table import runtime_table
     table = runtime_table()
     calls = []
     for name in ("_assoc_owned", "_conj_owned"):

@@ -27,7 +27,8 @@ from __future__ import annotations
 from . import runtime as rt
 from ..analyzer import nodes as N
 from ..registry import builtins as R
-from .bytecode import compile_subprogram, facts, free_locals, inlinable_hof, mangle, runtime_table
+from .bytecode import compile_subprogram, free_locals, inlinable_hof
+from .table import ABSENT, constant_literal, dispatch_table, facts, mangle, misplaced_recur, runtime_table
 from ..runtime.failures import span_from_traceback as _span_from_traceback, to_ptc_error
 from ..errors import FailSignal, PtcError, ReturnSignal
 from ..runtime.meter import compile_tick, map_cost, seq_cost
@@ -455,13 +456,7 @@ class Builder:
         return lambda f: rt.rt_def(ns, name, val(f), doc)
 
     def b_vector(self, node, layout):
-        consts = []
-        for i in node.items:
-            if type(i) is not N.Const:
-                break
-            consts.append(i.value)
-        else:
-            v = Vector(consts, None)
+        if (v := constant_literal(node)) is not ABSENT:
             return lambda f: v
         items = self._build_all(node.items, layout)
         cost = seq_cost(len(items))   # charged as it is built, as the compiler's (compiled_runtime, literals)
@@ -476,6 +471,8 @@ class Builder:
         return mkvec
 
     def b_set(self, node, layout):
+        if (v := constant_literal(node)) is not ABSENT:   # made once, charged nothing, as the compiler's
+            return lambda f: v
         items = [self.build(i, layout) for i in node.items]
         cost, span = map_cost(len(items)), node.span
 
@@ -488,8 +485,7 @@ class Builder:
         return mkset
 
     def b_map(self, node, layout):
-        if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
-            m = Map({hk(k.value): v.value for k, v in node.pairs})
+        if (m := constant_literal(node)) is not ABSENT:
             return lambda f: m
         if all(type(k) is N.Const for k, _v in node.pairs):  # {:a x :b y}: the stored keys are known
             keys = [hk(k.value) for k, _v in node.pairs]
@@ -603,6 +599,8 @@ class Builder:
         return for_
 
     # ------------------------------------------------------------ compiled islands
+    b_recur = misplaced_recur   # (every recur is inside a loop or fn compiled by the two below)
+
     def b_loop(self, node, layout):
         return self._compiled_island(node, layout)
 
@@ -671,7 +669,7 @@ class Builder:
                 n = len(args)
                 if n != nparams and (rest_slot is None or n < nparams):
                     want = f"{nparams}" if rest_slot is None else f"at least {nparams}"
-                    raise PtcError("arity_mismatch", f"wrong number of arguments to {label}: expects {want}, got {n}")
+                    rt.arity_fail(label, want, args)
                 m = g["_m"]
                 if m.expired:
                     m.raise_expired()
@@ -786,14 +784,4 @@ def _free_locals_of(node):
     return free_locals(wrapper)
 
 
-BUILD = {
-    N.Const: Builder.b_const, N.LocalRef: Builder.b_local, N.GlobalRef: Builder.b_global,
-    N.MaybeGlobal: Builder.b_maybe_global, N.BuiltinRef: Builder.b_builtin_ref,
-    N.BuiltinCall: Builder.b_builtin_call, N.DataRef: Builder.b_data, N.ToolRef: Builder.b_tool_ref,
-    N.ToolCall: Builder.b_tool_call, N.HistoryRef: Builder.b_history, N.HostRef: Builder.b_host,
-    N.If: Builder.b_if, N.Do: Builder.b_do, N.Let: Builder.b_let, N.Loop: Builder.b_loop,
-    N.Terminal: Builder.b_terminal, N.Call: Builder.b_call, N.RtCall: Builder.b_rt, N.Def: Builder.b_def,
-    N.And: Builder.b_and_or, N.Or: Builder.b_and_or, N.VectorLit: Builder.b_vector, N.SetLit: Builder.b_set,
-    N.MapLit: Builder.b_map, N.Juxt: Builder.b_juxt, N.Prim: Builder.b_prim, N.For: Builder.b_for,
-    N.Fn: Builder.b_fn,
-}
+BUILD = dispatch_table(Builder, "b_")   # node kind -> its builder (table.HANDLERS)

@@ -15,7 +15,7 @@ other modules.
 from __future__ import annotations
 
 from ..runtime import meter as M
-from ..backends.bytecode import runtime_table
+from ..backends.table import runtime_table
 from .contract import Signature, check_args, check_result
 from ..runtime.failures import span_from_traceback, to_ptc_error
 from ..errors import FailSignal, PtcError, ReturnSignal

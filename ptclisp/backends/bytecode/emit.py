@@ -23,16 +23,16 @@ import ast
 from ... import values as V
 from ...analyzer import nodes as N
 from ...analyzer.lastuse import last_reads
-from ...errors import PTC_FILENAME, PtcError
+from ...errors import PTC_FILENAME
 from ...runtime.meter import compile_tick, map_cost, seq_cost
 from ...registry.builtins import BUILTINS, SPECIALIZERS, THREAD_METER, UNKNOWN
-from ...values import Keyword, Map, Set, VarRef, Vector, hk
+from ...values import Keyword, VarRef
 from .inline import Inliner
 from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired, host_name, is_, no_args,
                     rt_locals, trivial, truthy_test, var)
 from . import scan
 from .scan import free_locals, inlinable_hof, int_loop_locals, int_params
-from .table import facts, mangle, runtime_table
+from ..table import ABSENT, constant_literal, dispatch_table, facts, mangle, misplaced_recur, runtime_table
 
 
 # ------------------------------------------------------------------ sinks (where a tail value goes)
@@ -399,8 +399,7 @@ class Compiler(Inliner):
         self.emit_loop(node, stmts, Assign(t))
         return var(t)
 
-    def e_recur(self, node, stmts):  # pragma: no cover - analyzer guarantees tail position
-        raise PtcError("invalid_form", "recur must be in tail position", node.span)
+    e_recur = misplaced_recur   # (emit_tail emits every recur)
 
     def e_terminal(self, node, stmts):
         self.emit_tail(node, stmts, Discard())
@@ -451,8 +450,8 @@ class Compiler(Inliner):
         return var(t)
 
     def e_vector(self, node, stmts):
-        if all(type(i) is N.Const for i in node.items):
-            return self.const(Vector([i.value for i in node.items], None))
+        if (v := constant_literal(node)) is not ABSENT:
+            return self.const(v)
         items = self.emit_args(node.items, stmts)   # charged once built (compiled_runtime, literals)
         t = self.tmp("lv")
         stmts.append(assign(t, A.List(elts=items, ctx=LOAD)))
@@ -475,14 +474,14 @@ class Compiler(Inliner):
         stmts.append(at(A.If(test=fits, body=fast, orelse=slow), node.span))
 
     def e_set(self, node, stmts):
-        if all(type(i) is N.Const for i in node.items):
-            return self.const(Set({hk(i.value): i.value for i in node.items}, None))
+        if (v := constant_literal(node)) is not ABSENT:
+            return self.const(v)
         items = self.emit_args(node.items, stmts)
         return call("_mkset", [A.List(elts=items, ctx=LOAD), A.Constant(map_cost(len(items)))], node.span)
 
     def e_map(self, node, stmts):
-        if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
-            return self.const(Map({hk(k.value): v.value for k, v in node.pairs}))
+        if (v := constant_literal(node)) is not ABSENT:
+            return self.const(v)
         flat = self.emit_args([x for kv in node.pairs for x in kv], stmts)
         # charged once its parts are evaluated, as the closures do (compiled_runtime, literals)
         cost = map_cost(len(node.pairs))
@@ -634,14 +633,4 @@ class Compiler(Inliner):
         return call(factory_name, [var(f) for f in free], node.span)
 
 
-EMIT = {
-    N.Const: Compiler.e_const, N.LocalRef: Compiler.e_local, N.GlobalRef: Compiler.e_global,
-    N.MaybeGlobal: Compiler.e_maybe_global, N.BuiltinRef: Compiler.e_builtin_ref,
-    N.BuiltinCall: Compiler.e_builtin_call, N.DataRef: Compiler.e_data, N.ToolRef: Compiler.e_tool_ref,
-    N.ToolCall: Compiler.e_tool_call, N.HistoryRef: Compiler.e_history, N.HostRef: Compiler.e_host,
-    N.If: Compiler.e_if, N.Do: Compiler.e_do, N.Let: Compiler.e_let, N.Loop: Compiler.e_loop,
-    N.Recur: Compiler.e_recur, N.Terminal: Compiler.e_terminal, N.Call: Compiler.e_call, N.RtCall: Compiler.e_rt,
-    N.Def: Compiler.e_def, N.And: Compiler.e_and_or, N.Or: Compiler.e_and_or, N.VectorLit: Compiler.e_vector,
-    N.SetLit: Compiler.e_set, N.MapLit: Compiler.e_map, N.Juxt: Compiler.e_juxt, N.Prim: Compiler.e_prim,
-    N.For: Compiler.e_for, N.Fn: Compiler.e_fn,
-}
+EMIT = dispatch_table(Compiler, "e_")   # node kind -> its emitter (table.HANDLERS)

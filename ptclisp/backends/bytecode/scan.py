@@ -1,12 +1,12 @@
 """What the emitters and the closure tier ask of a core-AST subtree before emitting it:
 whether a map/filter call can become a loop, and which locals a closure reads from outside.
 
-Imports analyzer nodes and the registry facts (`table.facts`).
+Imports analyzer nodes and the registry facts (`backends.table.facts`).
 """
 from __future__ import annotations
 
 from ...analyzer import nodes as N
-from .table import facts
+from ..table import facts
 
 
 # the switch for inline loops: off, every map/filter call goes through its builtin (tests compare both)

@@ -1,11 +1,19 @@
-"""The runtime table generated code runs against, and the registry facts the emitters read.
+"""What both back ends read: the runtime table, the registry facts, the node kinds and their handlers.
 
 Generated code resolves every global it does not get as a parameter in one table (installed
 as its `__builtins__`): each builtin under its mangled name, each primitive's function
 (`registry.prim_slot`), each in-place variant (`_<variant>`), the runtime helpers (`_rt_*`)
-and a few Python names. `facts()` is what the emitters ask of a call, derived from the
+and a few Python names. The closure back end (closures.py) takes its builtins, primitives and
+helpers from the same table. `facts()` is what the emitters ask of a call, derived from the
 registry. Both are built once, on first use, after `ptclisp.lib.load()` has filled the
-registry (the closure tier reads the same table). Imports registry, compiled_runtime, values, errors.
+registry.
+
+The core AST's node kinds are those analyzer/nodes.py declares (`NODE_KINDS`, read from it);
+`HANDLERS` names each kind's handler, which both back ends build their dispatch tables from
+(`dispatch_table`: `Compiler.e_<name>`, `Builder.b_<name>`), so a kind without a handler in
+either fails at import. `constant_literal` is the folding of a literal of constants both
+back ends make. Imports the registry, the back ends' runtime helpers, analyzer nodes, values,
+errors.
 """
 from __future__ import annotations
 
@@ -13,11 +21,12 @@ import attrs
 
 import sys
 
-from ...registry import builtins as R
-from .. import runtime as rt
-from ...errors import FailSignal, PtcError, ReturnSignal
-from ...runtime.meter import _local as _meter_slot
-from ...values import LIST, Keyword, Map, Vector, hk
+from . import runtime as rt
+from ..analyzer import nodes as N
+from ..errors import FailSignal, PtcError, ReturnSignal
+from ..registry import builtins as R
+from ..runtime.meter import _local as _meter_slot
+from ..values import LIST, Keyword, Map, Set, Vector, hk
 
 ABSENT = object()   # `_absent`: the default of a dict probe that must tell a missing key from nil
 
@@ -117,3 +126,61 @@ def facts() -> Facts:
     if _FACTS is None:
         _FACTS = _derive_facts()
     return _FACTS
+
+
+# ------------------------------------------------------------------ node kinds
+
+#: every core-AST node kind, as analyzer/nodes.py declares them (in its order)
+NODE_KINDS: tuple = tuple(c for c in vars(N).values()
+                          if isinstance(c, type) and issubclass(c, N.Node) and c is not N.Node)
+
+#: the name of each node kind's handler in both back ends: `Compiler.e_<name>` (bytecode/emit.py)
+#: and `Builder.b_<name>` (closures.py)
+HANDLERS: dict = {
+    N.Const: "const", N.LocalRef: "local", N.GlobalRef: "global", N.MaybeGlobal: "maybe_global",
+    N.BuiltinRef: "builtin_ref", N.BuiltinCall: "builtin_call", N.DataRef: "data", N.ToolRef: "tool_ref",
+    N.ToolCall: "tool_call", N.HistoryRef: "history", N.HostRef: "host", N.If: "if", N.Do: "do",
+    N.Let: "let", N.Loop: "loop", N.Recur: "recur", N.Fn: "fn", N.Call: "call", N.Def: "def",
+    N.And: "and_or", N.Or: "and_or", N.VectorLit: "vector", N.MapLit: "map", N.SetLit: "set",
+    N.Terminal: "terminal", N.RtCall: "rt", N.For: "for", N.Juxt: "juxt", N.Prim: "prim",
+}
+
+if set(HANDLERS) != set(NODE_KINDS):   # a node kind added to (or removed from) nodes.py, not here
+    raise RuntimeError("backends.table.HANDLERS does not name the node kinds of analyzer/nodes.py: "
+                       + ", ".join(sorted(c.__name__ for c in set(HANDLERS) ^ set(NODE_KINDS))))
+
+
+def dispatch_table(backend: type, prefix: str) -> dict:
+    """Node kind -> `backend`'s handler of it (its attribute `prefix` + the kind's name in HANDLERS),
+    for every kind; a back end that lacks one fails here, at its import."""
+    table = {}
+    for kind, name in HANDLERS.items():
+        handler = getattr(backend, prefix + name, None)
+        if handler is None:
+            raise RuntimeError(f"{backend.__name__} has no {prefix}{name} for {kind.__name__} nodes")
+        table[kind] = handler
+    return table
+
+
+def misplaced_recur(backend, node, _where):  # pragma: no cover - the analyzer puts recur in tail position
+    """Both back ends' handler of a `recur` reached as an expression, which the analyzer does not
+    let happen: the bytecode back end emits each recur as the tail of its loop's body
+    (`Compiler.emit_tail`), and the closure back end compiles every loop and every fn that recurs
+    (`Builder.b_loop`, `b_fn`)."""
+    raise PtcError("invalid_form", "recur must be in tail position", node.span)
+
+
+def constant_literal(node):
+    """The value of a vector, map or set literal (`VectorLit`, `MapLit`, `SetLit`) whose every part
+    is a constant, made once and shared by every evaluation of it (it is charged nothing, in
+    either back end); ABSENT for any other literal."""
+    t = type(node)
+    if t is N.MapLit:
+        if all(type(k) is N.Const and type(v) is N.Const for k, v in node.pairs):
+            return Map({hk(k.value): v.value for k, v in node.pairs})
+        return ABSENT
+    if all(type(i) is N.Const for i in node.items):
+        if t is N.VectorLit:
+            return Vector([i.value for i in node.items], None)
+        return Set({hk(i.value): i.value for i in node.items}, None)
+    return ABSENT
