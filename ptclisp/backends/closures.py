@@ -4,7 +4,8 @@ Most agent programs run once. Turning them into bytecode costs a Python
 `compile()` (~100 µs even for one line), which dwarfs the run itself, so the
 top level of every program is built into closures here instead (building is
 cheap: one Python closure per node). Code that repeats is handed to the
-bytecode compiler (`compiler/`), which shares the analyzer and core AST:
+bytecode back end (`bytecode/`), which shares the analyzer, the core AST and
+the runtime table (`table.py`):
 
 - `loop` subtrees and functions that call themselves are compiled at once;
 - other functions start interpreted and are compiled after `HOT_CALLS`
@@ -28,10 +29,11 @@ from . import runtime as rt
 from ..analyzer import nodes as N
 from ..registry import builtins as R
 from .bytecode import compile_subprogram, free_locals, inlinable_hof
-from .table import ABSENT, constant_literal, dispatch_table, facts, mangle, misplaced_recur, runtime_table
+from .table import (ABSENT, NODES_PER_TICK, clock_tick, constant_literal, dispatch_table, facts, mangle,
+                    misplaced_recur, runtime_table)
 from ..runtime.failures import span_from_traceback as _span_from_traceback, to_ptc_error
 from ..errors import FailSignal, PtcError, ReturnSignal
-from ..runtime.meter import compile_tick, map_cost, seq_cost
+from ..runtime.meter import map_cost, seq_cost
 from ..values import Map, Vector, hk
 
 HOT_CALLS = 24        # calls of a fn form after which it is compiled
@@ -167,7 +169,7 @@ class Builder:
         self.builtins = _builtins_of(self.rt)   # PTC name -> its function in self.rt (filled as used)
         self.hofs = facts().inline_hofs  # the builtins `inlinable_hof` may accept a call of
         self.codes: set = set()  # code objects compiled for this program (see _located)
-        self.ticks = 1024        # nodes until the next look at the compile clock
+        self.ticks = NODES_PER_TICK   # nodes until the next look at the compile clock
 
     # ------------------------------------------------------------ entry
     def build_program(self, node: N.Node):
@@ -181,8 +183,7 @@ class Builder:
     def build(self, node, layout: Layout):
         self.ticks -= 1
         if not self.ticks:
-            self.ticks = 1024
-            compile_tick()
+            clock_tick(self)
         return BUILD[type(node)](self, node, layout)
 
     def builtin(self, name: str):
@@ -270,7 +271,7 @@ class Builder:
     def _hof_island(self, node, layout, argb):
         """`(map (fn [x] ...) coll)` and kin: once the vectors this call site has been given (this
         one included) hold ISLAND_ITEMS items, run over each vector the loop the compiler inlines
-        (`compiler.inline.Inliner._inline_hof`), compiled once; until then, and for other
+        (`bytecode.inline.Inliner._inline_hof`), compiled once; until then, and for other
         collections, call the builtin with the fn (which it compiles when it will call it
         HOT_CALLS times, `registry.hot`). Whether the fn can be a loop body (`inlinable_hof`) is
         asked only then: most call sites never see that many items."""
@@ -591,8 +592,7 @@ class Builder:
             m = g["_m"]
             acc = []
             try:
-                # at most the items the budget left at entry could hold (the compiled loop's cap, emit.e_for)
-                _for_run(clauses, body, n, f, 0, acc, m, (m.budget - m.allocated) // 8)
+                _for_run(clauses, body, n, f, 0, acc, m, rt.for_cap(m))
                 return rt.out_for(acc)
             except Exception as e:  # noqa: BLE001 - located at the for form unless it has a position
                 raise _located(e, span, codes) from None

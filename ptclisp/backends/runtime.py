@@ -2,10 +2,10 @@
 
 Owns the run-time half of lowered forms: definitions (`rt_def`, into the
 session's `Namespace`), literals, keyword lookup, destructuring, iteration,
-`for` output, captured programs. Every name generated code may use is put by
-the compiler into its runtime table (the `__builtins__` of generated
-modules); the generated code can reach nothing else of Python. The tree
-interpreter (interp.py) calls the same helpers.
+`for` output, captured programs. Every name generated code may use is in the
+runtime table (table.py, the `__builtins__` of generated modules); the
+generated code can reach nothing else of Python. The closure back end
+(closures.py) calls the same helpers.
 The few library functions the helpers call (sequence views, one lookup step,
 a zero-step range) are read from `registry.PROVIDED`, where the library
 registers them when it loads (`@provides`): this module never imports it.
@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..registry import builtins as R
 from ..errors import PtcError
 from ..runtime.meter import _local as _meter_local
-from ..runtime.meter import current, seq_cost
+from ..runtime.meter import SLOT, current, seq_cost
 from ..registry.builtins import as_fn
 from ..values import Keyword, Map, Set, Vector, VarRef, hk, type_name
 
@@ -200,6 +200,13 @@ def first_of(items: list):
 def out_for(acc: list) -> Vector:
     current().alloc(seq_cost(len(acc)))
     return Vector(acc, None)
+
+
+def for_cap(m) -> int:
+    """The most items a `for` may collect (more is `for_too_big`): as many as the budget the meter `m`
+    has left, once the form's first collection is made, could hold at a slot each. Both back ends
+    ask it there (closures.Builder.b_for, bytecode.emit.Compiler.e_for)."""
+    return (m.budget - m.allocated) // SLOT
 
 
 def for_too_big(n: int):

@@ -11,8 +11,9 @@ registry.
 The core AST's node kinds are those analyzer/nodes.py declares (`NODE_KINDS`, read from it);
 `HANDLERS` names each kind's handler, which both back ends build their dispatch tables from
 (`dispatch_table`: `Compiler.e_<name>`, `Builder.b_<name>`), so a kind without a handler in
-either fails at import. `constant_literal` is the folding of a literal of constants both
-back ends make. Imports the registry, the back ends' runtime helpers, analyzer nodes, values,
+either fails at import. What both back ends do alike while they walk a tree is here too: the
+look at the compile clock every NODES_PER_TICK nodes (`clock_tick`) and the folding of a
+literal of constants (`constant_literal`). Imports the registry, the back ends' runtime helpers, analyzer nodes, values,
 errors.
 """
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..analyzer import nodes as N
 from ..errors import FailSignal, PtcError, ReturnSignal
 from ..registry import builtins as R
 from ..runtime.meter import _local as _meter_slot
+from ..runtime.meter import compile_tick
 from ..values import LIST, Keyword, Map, Set, Vector, hk
 
 ABSENT = object()   # `_absent`: the default of a dict probe that must tell a missing key from nil
@@ -62,7 +64,7 @@ def _build_rt() -> dict:
         "_lit_charge": rt.lit_charge, "_lit_map": rt.lit_map, "_hk": hk, "_Map": Map, "_Vector": Vector,
         "_LIST": LIST, "_write_key": Map.write_key,
         "_Keyword": Keyword, "_absent": ABSENT,
-        "_out_for": rt.out_for, "_for_too_big": rt.for_too_big,
+        "_out_for": rt.out_for, "_for_cap": rt.for_cap, "_for_too_big": rt.for_too_big,
         "_seq_items": R.provided("seq_items"), "_out_vec": R.provided("out_vec"),
         "_splice_into": R.provided("splice_into"),
         # what in-place growth written out in generated code reads (inline.Inliner._inline_owned)
@@ -160,6 +162,17 @@ def dispatch_table(backend: type, prefix: str) -> dict:
             raise RuntimeError(f"{backend.__name__} has no {prefix}{name} for {kind.__name__} nodes")
         table[kind] = handler
     return table
+
+
+NODES_PER_TICK = 1024   # nodes a back end handles between two looks at the compile clock
+
+
+def clock_tick(backend) -> None:
+    """A back end's look at the compile clock (`meter.compile_tick`: the compile budget, or the
+    deadline of the evaluation a loop is compiled in), made when its count of nodes handled since
+    the last look (`backend.ticks`, from NODES_PER_TICK) has run down; the count starts again."""
+    backend.ticks = NODES_PER_TICK
+    compile_tick()
 
 
 def misplaced_recur(backend, node, _where):  # pragma: no cover - the analyzer puts recur in tail position

@@ -13,8 +13,9 @@ built by small factories so they capture values, not variables. Python AST nodes
 line and column, so a traceback through generated code maps back to a PTC `Span`. The fast
 paths that replace a general call are in `inline.Inliner`.
 
-Imports analyzer nodes (and the last-read analysis), values, errors, meter, the registry and
-the compiler's own AST helpers, runtime table and scans.
+Imports analyzer nodes (and the last-read analysis), values, errors, meter, the registry, the
+shared tables of the back ends (../table.py: runtime table, facts, node kinds) and the
+compiler's own AST helpers and scans.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from ... import values as V
 from ...analyzer import nodes as N
 from ...analyzer.lastuse import last_reads
 from ...errors import PTC_FILENAME
-from ...runtime.meter import compile_tick, map_cost, seq_cost
+from ...runtime.meter import map_cost, seq_cost
 from ...registry.builtins import BUILTINS, SPECIALIZERS, THREAD_METER, UNKNOWN
 from ...values import Keyword, VarRef
 from .inline import Inliner
@@ -32,7 +33,8 @@ from .pyast import (A, LOAD, NONE, STORE, assign, at, attr, call, check_expired,
                     rt_locals, trivial, truthy_test, var)
 from . import scan
 from .scan import free_locals, inlinable_hof, int_loop_locals, int_params
-from ..table import ABSENT, constant_literal, dispatch_table, facts, mangle, misplaced_recur, runtime_table
+from ..table import (ABSENT, NODES_PER_TICK, clock_tick, constant_literal, dispatch_table, facts, mangle,
+                     misplaced_recur, runtime_table)
 
 
 # ------------------------------------------------------------------ sinks (where a tail value goes)
@@ -68,7 +70,7 @@ class LoopExit:
 def fn_code_name(label: str, nparams: int, rest: bool, n: int) -> str:
     """The Python name of a compiled `fn`: `fn__<label>__<a|r><params>__<n>`, the PTC label with
     every character but an ASCII letter or digit written `_<hex>_`, so an arity error Python
-    raises calling it reads back as the closure tier's (error_translation.fn_arity_error)."""
+    raises calling it reads back as the closure tier's (runtime.failures.fn_arity_error)."""
     text = "".join(ch if ch.isascii() and ch.isalnum() else f"_{ord(ch):x}_" for ch in label)
     return f"fn__{text}__{'r' if rest else 'a'}{nparams}__{n}"
 
@@ -90,7 +92,7 @@ class Compiler(Inliner):
         self.int_locals = frozenset()  # Python names of variables known to hold ints where emitted now
         self.n = 0
         self.loop_depth = 0       # > 0 while emitting code that re-runs within one activation
-        self.ticks = 1024         # nodes until the next look at the compile clock (or the deadline)
+        self.ticks = NODES_PER_TICK   # nodes until the next look at the compile clock (or the deadline)
         self.fn_meter = None      # the variable holding this thread's meter in the function emitted now
 
     # ------------------------------------------------------------ helpers
@@ -279,8 +281,7 @@ class Compiler(Inliner):
     def emit_expr(self, node, stmts):
         self.ticks -= 1
         if not self.ticks:
-            self.ticks = 1024
-            compile_tick()
+            clock_tick(self)
         return EMIT[type(node)](self, node, stmts)
 
     def e_const(self, node, stmts):
@@ -291,7 +292,7 @@ class Compiler(Inliner):
 
     def e_global(self, node, stmts):
         # the namespace's exact-dict twin (namespace.Namespace.fast): a missing name raises KeyError
-        # here, reported as unbound_var (error_translation._unbound_global)
+        # here, reported as unbound_var (runtime.failures._unbound_global)
         return at(A.Subscript(value=var("_nsf"), slice=A.Constant(node.name), ctx=LOAD), node.span)
 
     def e_maybe_global(self, node, stmts):
@@ -539,14 +540,11 @@ class Compiler(Inliner):
             coll_e = self.emit_expr(coll, stmts)
             if i == 0 and acc:
                 # the cap: the items the budget left once the first collection is made could hold
-                # (as on the closure tier, interp.Builder.b_for)
                 if not trivial(coll_e):
                     t = self.tmp()
                     stmts.append(assign(t, coll_e))
                     coll_e = var(t)
-                stmts.append(assign(cap, A.BinOp(
-                    left=A.BinOp(left=attr("_m", "budget"), op=ast.Sub(), right=attr("_m", "allocated")),
-                    op=ast.FloorDiv(), right=A.Constant(8))))
+                stmts.append(assign(cap, call("_for_cap", [var("_m")])))
             body: list = [check_expired()]
             self.loop_depth += 1
             self.emit_bindings(ds, body)

@@ -16,7 +16,7 @@ class _PositionedAst:
     The default is line 0, which no PTC source has: code that maps to no PTC form (a
     function's prologue, the meter's checks) reports no position, so an error raised
     there is located at the nearest enclosing PTC form instead of at line 1, column 1
-    (error_translation.span_from_traceback)."""
+    (runtime.failures.span_from_traceback)."""
 
     def __init__(self):
         for name in dir(ast):
