@@ -30,8 +30,8 @@ from importlib import resources
 import attrs
 
 from .. import adapter
-from ..cli_common import UsageError
-from ..envelope import schema_text
+from .common import UsageError
+from .envelope import schema_text
 
 PAGES = {
     "functions": "every builtin function: signature, arity, qualifiers, doc (generated from the registry)",

@@ -2,7 +2,7 @@
 
 * `ptclisp.mcp.client`: the tools of MCP servers granted to programs as
   `tool/SERVER.TOOL` (`MCPServerSpec`, `MCPTools`).
-* `ptclisp.mcp.cli`: the `--mcp NAME=COMMAND ARGS...` / `--mcp NAME=URL` flags
+* `ptclisp.commands.mcp_flags`: the `--mcp NAME=COMMAND ARGS...` / `--mcp NAME=URL` flags
   of the commands (`add_mcp_flags`, `open_mcp_tools`).
 
 Importing this package (or `client`, `cli`) does not import the SDK; it is

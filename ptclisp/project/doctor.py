@@ -10,12 +10,12 @@ a model without tool calling (refused tools, or an answer with no tool
 call: usable only with --text-protocol), or that it is ready.
 
 `doctor(...)` returns (report lines, exit class).  Imports the project
-loader and validator, ptclisp.operate and (lazily) the providers.
+loader and validator, ptclisp.commands.operate and (lazily) the providers.
 """
 from __future__ import annotations
 
-from .. import exitcodes as X
-from ..operate import KEY_ENV
+from .. import exit_codes as X
+from ..commands.operate import KEY_ENV
 from .validate import validate
 
 PING_TOOL = {"type": "function", "function": {

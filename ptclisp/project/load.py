@@ -8,7 +8,7 @@ which turns the document into what a run needs: model specs with their
 options and prices, missions (data read from their files, tools imported,
 preludes loaded), the agent limits under the host's ceilings, the result
 and input schemas, and the entry.  Paths in the file are relative to the
-project directory.  Imports ptclisp.operate (DocumentError), envelope (the
+project directory.  Imports ptclisp.commands.operate (DocumentError), envelope (the
 schema), the adapter, and lazily the agent, the providers and ptclisp.mcp.client
 (`MCPServerSpec` for each [mcp] server).
 """
@@ -25,9 +25,9 @@ import tomllib
 import attrs
 
 from .. import adapter
-from ..cli_common import UsageError
-from ..envelope import load_schema
-from ..operate import KEY_ENV, DocumentError
+from ..commands.common import UsageError
+from ..commands.envelope import load_schema
+from ..commands.operate import KEY_ENV, DocumentError
 
 PROJECT_FILE = "ptclisp.toml"
 #: The key of a mission's `mcp_tools` map whose tools every mission gets (the servers of --mcp flags).

@@ -4,5 +4,5 @@
     server.py  ViewServer: the same view on 127.0.0.1, updated live (server-sent events)
     cli.py     the view and transcript commands and `--runs DIR` (the analysis prelude)
 
-Imports ptclisp.trace (reading trace directories) and ptclisp.cli_common.
+Imports ptclisp.trace (reading trace directories) and ptclisp.commands.common.
 """

@@ -5,7 +5,7 @@ The agent-running commands are `ptclisp agent`, `ptclisp run FILE --model
 owns
 
 * `EXIT_CLASSES` (the text --help and the docs show) and `exit_class(error)`,
-  which sorts a `RunError` into the classes of `ptclisp.exitcodes`;
+  which sorts a `RunError` into the classes of `ptclisp.exit_codes`;
 * `CommandFailure` and its classes `DocumentError` (3), `NotReady` (4),
   `OutputError` (7): a failure before or after the run, with its class;
 * `add_operation_flags(parser)`: --envelope, --output, --retries,
@@ -30,11 +30,11 @@ import sys
 import tempfile
 import time
 
-from . import adapter
-from . import exitcodes as X
-from .cli_common import UsageError, read_text
+from .. import adapter
+from .. import exit_codes as X
+from .common import UsageError, read_text
 from .envelope import envelope
-from .interchange.json_out import JsonValueError, dumps, to_json, write_json
+from ..interchange.json_out import JsonValueError, dumps, to_json, write_json
 
 EXIT_CLASSES = """exit status:
   0  the run finished with a value

@@ -8,14 +8,14 @@ envelope-schema`) and `ERROR_KINDS` (the error kind of each exit class).
 The `usage` it carries is the usage record of `ptclisp.trace.usage` (the
 one count of calls, tokens and cost; the commands pass it in).
 
-Imports ptclisp.exitcodes and the standard library only.
+Imports ptclisp.exit_codes and the standard library only.
 """
 from __future__ import annotations
 
 import json
 from importlib import resources
 
-from . import exitcodes as X
+from .. import exit_codes as X
 
 SCHEMA_VERSION = 1
 

@@ -46,7 +46,7 @@ def read_text(path: str, what: str = "", max_bytes: int | None = None) -> str:
 
     A file that is not a regular one, or holds more than `max_bytes` (default: the document bound of
     ptclisp/interchange/documents.py), is a RefusedDocument (exit 3); one that cannot be read, a UsageError (2)."""
-    from .interchange.documents import MAX_DOCUMENT_BYTES, DocumentError, read_document_text
+    from ..interchange.documents import MAX_DOCUMENT_BYTES, DocumentError, read_document_text
     cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
     if path == "-":
         text = sys.stdin.read(cap + 1)
@@ -71,7 +71,7 @@ def load_data(path: str | None):
     every failure is a UsageError of one line."""
     if not path:
         return None
-    from .interchange.json_in import JsonTooDeep, parse
+    from ..interchange.json_in import JsonTooDeep, parse
     text = read_text(path, "--data ", MAX_DATA_BYTES)
     try:
         data = parse(text)
@@ -119,7 +119,7 @@ def _import_spec(spec: str):
 
 
 def _merge_tools(merged: dict, spec: str, obj) -> None:
-    from .host.tools import Tool
+    from ..host.tools import Tool
     if isinstance(obj, dict):
         for name, fn in obj.items():
             if not isinstance(name, str) or not (isinstance(fn, Tool) or callable(fn)):
@@ -193,7 +193,7 @@ def limit_fields() -> list:
     """The attrs fields of `ptclisp.Limits` that have a limit flag, in field order."""
     import attrs
 
-    from .runtime.meter import Limits
+    from ..runtime.meter import Limits
     return [f for f in attrs.fields(Limits) if f.name not in _NOT_LIMIT_FLAGS]
 
 
@@ -205,7 +205,7 @@ def _limit_type(name: str):
     checked by Limits' own validator so the flag accepts exactly what the API does."""
     import argparse
 
-    from .runtime.meter import Limits
+    from ..runtime.meter import Limits
 
     def parse(text: str):
         given = text.strip().lower()
@@ -229,7 +229,7 @@ def add_limit_flags(parser, defaults: dict | None = None, title: str = "limits o
 
     Each flag defaults to None (not given: the command's limits stand); `defaults` overrides the
     default shown in the help (the command's own base Limits)."""
-    from .runtime.meter import Limits
+    from ..runtime.meter import Limits
     base = Limits()
     group = parser.add_argument_group(title, "raise or lower one limit of ptclisp.Limits "
                                              "(docs/security.md lists each with its failure reason)")
