@@ -18,7 +18,7 @@ import pytest
 
 from ptclisp import exit_codes as X
 from ptclisp.commands.main import main
-from ptclisp.commands.envelope import load_schema
+from ptclisp.interchange.schemas import load_schema
 
 from fake_openai import FakeOpenAI
 

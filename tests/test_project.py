@@ -14,7 +14,7 @@ import pytest
 
 from ptclisp import exit_codes as X
 from ptclisp.commands.main import main
-from ptclisp.commands.envelope import load_schema
+from ptclisp.interchange.schemas import load_schema
 from ptclisp.project import load_project
 from ptclisp.commands.project import context_text
 from ptclisp.project.init import EXAMPLES

@@ -3,8 +3,8 @@
 Owns `cli_main(argv) -> exit code` (the `agent` subcommand), `build_parser()`,
 `run_workflow_file(...)` (what `ptclisp run` calls when a model flag is given),
 `build_router(...)` (model specs plus --replay / --record / --trace wrapping,
-provider timeouts and retries, --text-protocol), `load_script` (answers of a
-`scripted:FILE` model), `load_schema` (--schema, checked to be a JSON Schema),
+provider timeouts and retries, --text-protocol; the answers of a `scripted:FILE`
+model are read by ptclisp/providers/scripted_file.py), `load_schema` (--schema, checked to be a JSON Schema),
 `mission_capabilities` (--tools) and `Trace` (the redacted JSON Lines event log).
 
     ptclisp agent "TASK" [--model ALIAS=PROVIDER:MODEL]... [--data FILE] [--tools module:attr]...
@@ -18,7 +18,7 @@ provider timeouts and retries, --text-protocol), `load_script` (answers of a
                   [--trace-dir DIR [--inspect]] [--price ALIAS=IN,OUT]... [--mcp ...] ...
 
 PROVIDER is openai, anthropic, replay (MODEL is a replay file) or scripted
-(MODEL is a JSON file of answers, see `load_script`).  The first --model is
+(MODEL is a JSON file of answers, see `ptclisp.providers.scripted_file`).  The first --model is
 the default alias.  Exit codes are the classes of `ptclisp.exit_codes`
 (`ptclisp.commands.operate.EXIT_CLASSES`): 0 ok, 2 bad arguments, 3 an invalid
 document, 4 the provider is not ready, 5 the workflow or agent failed, 6 a
@@ -43,13 +43,13 @@ import threading
 import time
 
 from .. import exit_codes as X
-from . import operate
-from .common import UsageError, load_tools, read_text
 from ..errors import PtcError
 from ..interchange.json_out import JsonValueError, dumps, write_json
+from ..trace.usage import usage_record
+from . import operate
+from .common import UsageError, load_tools, read_text
 from .operate import CommandFailure, DocumentError, NotReady
 from .trace_flags import add_trace_flags, print_summary, prices_from_args, writer_from_args
-from ..trace.usage import usage_record
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -160,37 +160,6 @@ def mission_capabilities(tool_specs) -> list:
         else:
             caps.append(capability_for(name, fn))      # the argument schema from the signature and hints
     return caps
-
-
-def load_script(path: str) -> list:
-    """The answers of a `scripted:FILE` model, in order.
-
-    FILE holds a JSON list.  Each item is a program (a string: the answer
-    calls run_ptc_lisp with it), `{"program": ..., "content": narration?}`,
-    or a complete provider response (any other object).
-    """
-    try:
-        items = json.loads(_read(path, "scripted model file"))
-    except ValueError as e:
-        raise DocumentError(f"scripted model file {path} is not valid JSON: {e}", "script_invalid") from None
-    if not isinstance(items, list) or not items:
-        raise DocumentError(f"scripted model file {path} must hold a non-empty JSON list of answers",
-                            "script_invalid")
-    out = []
-    for i, item in enumerate(items, start=1):
-        if isinstance(item, dict) and "program" in item:
-            item, content = item["program"], item.get("content")
-        else:
-            content = None
-        if isinstance(item, str):
-            out.append({"content": content, "finish_reason": "tool_calls",
-                        "tool_calls": [{"id": f"call-{i}", "name": "run_ptc_lisp", "args": {"program": item}}]})
-        elif isinstance(item, dict):
-            out.append(item)
-        else:
-            raise DocumentError(f"scripted model file {path}: answer {i} must be a program string or an object",
-                                "script_invalid")
-    return out
 
 
 # ------------------------------------------------------------------ trace
@@ -328,6 +297,7 @@ def build_router(model_specs, *, replay: str | None = None, record: str | None =
     file and the reason; one that breaks its format is a DocumentError.
     """
     from ..providers import ModelRouter, ModelSpec, ReplayLoadError, ReplayProvider, build_provider
+    from ..providers.scripted_file import load_script
     specs = parse_models(model_specs)
     if not specs:
         if replay is None:

@@ -31,7 +31,7 @@ import attrs
 
 from .. import adapter
 from .common import UsageError
-from .envelope import schema_text
+from ..interchange.schemas import schema_text
 
 PAGES = {
     "functions": "every builtin function: signature, arity, qualifiers, doc (generated from the registry)",

@@ -593,7 +593,7 @@ def cmd_bench(args) -> int:
     if args.suite == "agent":
         from .bench_agent import cli_main
         return cli_main(args.rest)
-    from ..bench import main as bench_main
+    from .bench import main as bench_main
     return bench_main(args.rest)
 
 

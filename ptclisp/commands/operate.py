@@ -32,7 +32,8 @@ import time
 
 from .. import adapter
 from .. import exit_codes as X
-from .common import UsageError, read_text
+from ..exit_codes import CommandFailure, DocumentError, NotReady, OutputError, UsageError
+from .common import read_text
 from .envelope import envelope
 from ..interchange.json_out import JsonValueError, dumps, to_json, write_json
 
@@ -66,36 +67,6 @@ _LIMIT_REASONS = frozenset({
 #: Provider failure reasons that mean "fix the configuration" rather than "the run failed".
 _NOT_READY = frozenset({"authentication_failed", "payment_required", "denied", "not_found",
                         "tool_calling_unsupported"})
-
-
-class CommandFailure(Exception):
-    """A failure outside the run itself, with its exit class, a reason and a one-line message."""
-
-    code = X.RUN_FAILED
-
-    def __init__(self, message: str, reason: str | None = None, details: dict | None = None):
-        super().__init__(message)
-        self.message = message
-        self.reason = reason or type(self).__name__
-        self.details = dict(details or {})
-
-
-class DocumentError(CommandFailure):
-    """A document (project file, schema, prelude, workflow, replay or script file) is invalid: exit 3."""
-
-    code = X.INVALID_DOCUMENT
-
-
-class NotReady(CommandFailure):
-    """A provider cannot be used (no key, refused, unknown model): exit 4."""
-
-    code = X.PROVIDER_NOT_READY
-
-
-class OutputError(CommandFailure):
-    """The value could not be written where --output said: exit 7."""
-
-    code = X.OUTPUT_FAILED
 
 
 def failure_of(exc: Exception) -> CommandFailure:
@@ -200,11 +171,9 @@ def environment(env_file: str | None, base=None) -> dict[str, str]:
     return env
 
 
-KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-
-
 def check_credentials(models: dict, env: dict, key_env: dict | None = None) -> None:
     """NotReady naming the variable when an HTTP model (alias -> ModelSpec) has no key in `env`."""
+    from ..providers.spec import KEY_ENV   # the variable each HTTP provider family reads its key from
     for alias, spec in models.items():
         name = (key_env or {}).get(alias) or KEY_ENV.get(spec.provider)
         if name is None:

@@ -15,7 +15,6 @@ loader and validator, ptclisp.commands.operate and (lazily) the providers.
 from __future__ import annotations
 
 from .. import exit_codes as X
-from ..commands.operate import KEY_ENV
 from .validate import validate
 
 PING_TOOL = {"type": "function", "function": {
@@ -27,6 +26,7 @@ PING = {"system": "You are being checked for tool calling. Call the ping tool wi
 
 
 def doctor(path: str, env: dict, *, connect: bool = False, timeout_s: float = 30.0) -> tuple[list[str], int]:
+    from ..providers.spec import KEY_ENV   # the HTTP provider families and their key variables
     lines: list[str] = []
     project, problems = validate(path, import_tools=True)   # doctor may import the Python tools
     if problems:

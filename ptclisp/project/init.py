@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from importlib import resources
 
-from ..commands.common import UsageError
+from ..exit_codes import UsageError
 
 EXAMPLES = {
     "orders": "the orders analysis: the region with the highest paid revenue, checked by a result schema",
