@@ -12,7 +12,7 @@ doctor, models, candidate, docs, mcp, lsp.
                   [--mcp NAME=COMMAND ARGS... | --mcp NAME=URL]... (also on repl and run: ptclisp/commands/mcp_flags.py)
     ptclisp check FILE.clj... [--prelude FILE]... [--tools module:attr]
     ptclisp fmt   FILE.clj... [--check] [--diff]
-    ptclisp bench lang|agent ...   (ptclisp/bench/, ptclisp/commands/bench_agent.py)
+    ptclisp bench lang|agent ...   (ptclisp/commands/bench.py, ptclisp/commands/bench_agent.py)
     ptclisp agent TASK ...         (ptclisp/commands/agent.py)
     ptclisp view  DIR --static OUT.html | --port PORT    (ptclisp/commands/view.py)
     ptclisp transcript RUN_ID --runs DIR                 (ptclisp/commands/view.py)
@@ -22,7 +22,7 @@ doctor, models, candidate, docs, mcp, lsp.
     ptclisp docs [PAGE]            (ptclisp/commands/docs.py)
     ptclisp --version              (also python -m ptclisp)
     ptclisp mcp serve [...]        (ptclisp/commands/mcp.py)
-    ptclisp lsp [--debounce-ms MS] (the language server over stdio: ptclisp/lsp/)
+    ptclisp lsp [--debounce-ms MS] (ptclisp/commands/lsp.py: the language server of ptclisp/lsp/ over stdio)
 
 Exit codes. run/eval of a program: 0 value or `return`, 1 `fail`, 2 error.
 check: 1 when it found problems. fmt --check: 1 when a file would change.
@@ -35,16 +35,13 @@ command's usage), 4 when an --mcp server cannot be started, 130 when
 interrupted. A user mistake never shows a Python traceback (set
 PTCLISP_DEBUG=1 to see one for a bug).
 
-The top of the layers: imports api, meter, printer, ptclisp.commands.mcp_flags (the
---mcp flags) and cli_common (helpers shared with the other command modules);
-lazily jsonout and operate (--json records, exit classes, agent failures),
-the REPL, the source tools
-(`ptclisp.tooling`: check, fmt), the prelude loader, tools, the trace flags
-and viewer (`ptclisp.commands.trace_flags`, `ptclisp.view`), and the command modules
-`ptclisp.commands.agent`, `ptclisp.commands.bench_agent`, `ptclisp.bench`,
-`ptclisp.commands.project`, `ptclisp.commands.docs`, `ptclisp.commands.mcp` and
-`ptclisp.lsp.server` (the language server, `ptclisp lsp`). `main`
-builds the parser of the named command alone, so `ptclisp eval` loads none
+The top of the layers (with the other modules of ptclisp/commands/): imports api, meter, printer,
+exit_codes, ptclisp.commands.mcp_flags (the --mcp flags) and ptclisp.commands.common (helpers
+shared with the other command modules); lazily jsonout and ptclisp.commands.operate (--json
+records, exit classes, agent failures), the REPL, the source tools (`ptclisp.tooling`: check,
+fmt), the prelude loader, tools, the trace flags (`ptclisp.commands.trace_flags`) and the
+command modules beside it: agent, bench, bench_agent, candidates, docs, lsp, mcp, project,
+view. `main` builds the parser of the named command alone, so `ptclisp eval` loads none
 of the other commands' modules. Only `ptclisp.__main__` imports this module.
 """
 from __future__ import annotations
@@ -53,13 +50,13 @@ import os
 import sys
 
 from .. import api
-from .common import (UsageError, add_limit_flags, lenient_output, limit_fields, limit_flags_given,
-                         limits_from_args, load_data, load_tools, read_text)
 from ..errors import PtcError
-from ..exit_codes import PROVIDER_NOT_READY
-from .mcp_flags import add_mcp_flags, open_mcp_tools
-from ..runtime.meter import MAX_TIME_MS, Limits
+from ..exit_codes import PROVIDER_NOT_READY, CommandFailure
 from ..printer import preview
+from ..runtime.meter import MAX_TIME_MS, Limits
+from .common import (UsageError, add_limit_flags, lenient_output, limit_fields, limit_flags_given,
+                     limits_from_args, load_data, load_tools, read_text)
+from .mcp_flags import add_mcp_flags, open_mcp_tools
 
 
 DEFAULT_TIMEOUT_MS = 5000
@@ -559,34 +556,13 @@ def _add_docs(sub) -> None:
 
 
 def _add_mcp(sub) -> None:
-    from .mcp import add_mcp_command  # the flags and the command live there (ptclisp/mcp/server.py)
+    from .mcp import add_mcp_command  # the flags and the command live there (ptclisp/commands/mcp.py)
     add_mcp_command(sub)
 
 
 def _add_lsp(sub) -> None:
-    sp = sub.add_parser("lsp", help="the language server editors start (LSP over stdio)",
-                        description="Serve the Language Server Protocol on standard input and output: "
-                                    "diagnostics, completion, hover, signature help, go to definition, "
-                                    "symbols, folding and formatting for PTC-Lisp files, with the data, tools "
-                                    "and preludes of the nearest ptclisp.toml. Needs the lsp extra (pip "
-                                    "install 'ptclisp[lsp]'); docs/editors.md shows how editors start it.")
-    sp.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only "
-                                                         "transport)")
-    sp.add_argument("--debounce-ms", type=int, default=300, metavar="MS",
-                    help="wait this long after the last change before checking a document (default 300)")
-    sp.set_defaults(func=cmd_lsp)
-
-
-def cmd_lsp(args) -> int:
-    try:
-        from ..lsp.server import serve
-        import pygls  # noqa: F401 - the lsp extra
-    except ImportError as exc:
-        raise UsageError(f"the language server needs pygls ({exc.name} is not installed): "
-                         f"pip install 'ptclisp[lsp]'") from None
-    if args.debounce_ms < 0:
-        raise UsageError("--debounce-ms must be 0 or more")
-    return serve(debounce_ms=args.debounce_ms)
+    from .lsp import add_lsp
+    add_lsp(sub)
 
 
 def cmd_bench(args) -> int:
@@ -612,11 +588,6 @@ _COMMANDS = {"repl": _add_repl, "run": _add_run, "eval": _add_eval, "check": _ad
 def _mcp_start_error():
     from ..mcp.client_specs import MCPStartError
     return MCPStartError
-
-
-def _command_failure():
-    from .operate import CommandFailure
-    return CommandFailure
 
 
 def main(argv=None) -> int:
@@ -680,12 +651,12 @@ def _main(argv) -> int:
     except (UsageError, SetupError) as exc:
         print(f"ptclisp: {exc}", file=sys.stderr)
         return getattr(exc, "code", 2)   # 3 for a named file that is not a document (RefusedDocument)
-    # the two classes below are imported only when an exception reaches their clause (an except
-    # clause's expression is evaluated then), so a command that never loads them does not import them
+    # MCPStartError is imported only when an exception reaches its clause (an except clause's
+    # expression is evaluated then), so a command that never loads the MCP client does not import it
     except _mcp_start_error() as exc:  # an --mcp server could not be started or listed
         print(f"ptclisp: {exc}", file=sys.stderr)
         return PROVIDER_NOT_READY
-    except _command_failure() as exc:  # an invalid document (3), a provider not ready (4), an output failure (7)
+    except CommandFailure as exc:  # an invalid document (3), a provider not ready (4), an output failure (7)
         print(f"ptclisp: {exc.message}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:
