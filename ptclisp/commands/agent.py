@@ -30,8 +30,8 @@ writes, docs/json.md), ptclisp.commands.operate (exit classes, failure detail,
 --envelope/--output), ptclisp.commands.trace_flags (--trace-dir, --inspect, --price,
 the usage summary), ptclisp.commands.mcp_flags (the --mcp flags) and
 ptclisp.commands.common (`UsageError`, file reading, the --tools loader).  Only
-command-line modules import this one: the top-level `ptclisp/commands/main.py`, the
-project commands and this package's `__main__`.
+command modules import this one: `main.py` and `project.py` of ptclisp/commands/, and
+the entry point ptclisp/agent/__main__.py.
 """
 from __future__ import annotations
 

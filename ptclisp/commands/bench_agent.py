@@ -5,8 +5,8 @@ code: 0 when the benchmark ran (whatever the pass rate, unless
 `--min-pass-rate` is given and some configuration falls below it), 2 for
 bad usage, 4 when an --mcp server cannot be started.  Imports the package's library modules (suite, models,
 variants, runs, runner, ray_executor, metrics, report) and providers.spec;
-only command-line modules import it: the top-level `ptclisp/commands/main.py` and
-this package's `__main__`.  With --trace-dir each ptc-mode run writes its
+only `ptclisp/commands/main.py` and the entry point ptclisp/bench_agent/__main__.py
+import it.  With --trace-dir each ptc-mode run writes its
 trace directory (ptclisp.trace) and the output gets traces.html (the
 static view, ptclisp.view), linked from report.html.
 """

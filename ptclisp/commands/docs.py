@@ -19,8 +19,8 @@ Pages:
 The prose pages are package data (`ptclisp/docs/*.md`); `render(page)`
 returns a page's text; `ptclisp docs --search TERM` (`search(term)`) lists
 every page and line that mentions TERM (case-insensitive).  Imports the adapter (registry, special forms,
-limit defaults), ptclisp.agent (AgentLimits), envelope (the schemas) and
-cli_common.
+limit defaults), ptclisp.agent (AgentLimits), ptclisp.interchange.schemas (the schemas) and
+ptclisp.commands.common.
 """
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ This module holds the command line; service.py holds `PtcService` (the
 calls, independent of MCP); app.py binds the service to the SDK's
 `MCPServer` and is imported only when a server is built, so
 `ptclisp mcp serve --help` works without the SDK. Imports the public API,
-cli_common (this is a command module) and the package's service module.
+ptclisp.commands.common (the limit flags, --data, --tools) and ptclisp.mcp (service, internals).
 """
 from __future__ import annotations
 
@@ -321,7 +321,7 @@ def cmd_mcp(args) -> int:
 
 
 def add_mcp_command(sub) -> None:
-    """The `mcp` command and its `serve` subcommand (cli.py's `_add_mcp` calls this)."""
+    """The `mcp` command and its `serve` subcommand (commands/main.py's `_add_mcp` calls this)."""
     m = sub.add_parser("mcp", help="the Model Context Protocol: serve PTC-Lisp to MCP clients",
                        description="Model Context Protocol commands. 'ptclisp mcp serve' offers PTC-Lisp to MCP "
                                    "clients (tools run_ptc_lisp and describe_ptc_lisp).")

@@ -11,9 +11,9 @@
     --mcp-effect NAME.TOOL=EFFECT  read, write or unknown, instead of the tool's annotations (repeatable)
 
 A server that cannot be started raises `MCPStartError` (the commands print it
-as one line and exit with `exitcodes.PROVIDER_NOT_READY`, 4); bad flag values
-raise `UsageError` (exit 2). Imports cli_common, mcp.client and the standard
-library; only command-line modules import this one.
+as one line and exit with `exit_codes.PROVIDER_NOT_READY`, 4); bad flag values
+raise `UsageError` (exit 2). Imports ptclisp.commands.common, mcp.client and the standard
+library; only command modules import this one.
 """
 from __future__ import annotations
 

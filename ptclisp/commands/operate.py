@@ -7,7 +7,8 @@ owns
 * `EXIT_CLASSES` (the text --help and the docs show) and `exit_class(error)`,
   which sorts a `RunError` into the classes of `ptclisp.exit_codes`;
 * `CommandFailure` and its classes `DocumentError` (3), `NotReady` (4),
-  `OutputError` (7): a failure before or after the run, with its class;
+  `OutputError` (7): a failure before or after the run, with its class
+  (defined in ptclisp/exit_codes.py, where the libraries raise them from);
 * `add_operation_flags(parser)`: --envelope, --output, --retries,
   --provider-timeout, --timeout-ms, --env-file, --text-protocol;
 * `load_env_file` (credentials are read only from a file named with
@@ -18,9 +19,9 @@ owns
   `write_output` (atomic, never overwrites) and `finish` (prints the value,
   the `--json` record or the envelope, writes --output, returns the class).
 
-Imports exitcodes, envelope, jsonout, cli_common and the adapter (for the
-internal names it needs); the commands (`ptclisp/commands/main.py`, `agent/cli.py`, the project
-commands) import this module.
+Imports exit_codes (the classes and the failures that carry them: re-exported here),
+envelope, jsonout, ptclisp.commands.common and the adapter (for the internal names it
+needs); the commands (`main.py`, `agent.py`, `project.py` of ptclisp/commands/) import this module.
 """
 from __future__ import annotations
 

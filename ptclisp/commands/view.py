@@ -10,7 +10,7 @@ Owns `add_view_parser(sub, func)`, `run_view(args)`,
 and `grant_analysis(directory, preludes, tools)` (what `--runs` adds to a
 session; the flag itself is defined in ptclisp/commands/main.py, so parsing it loads
 nothing of the viewer).  Problems are `UsageError`s (exit 2).
-Imports cli_common, trace (reader, analysis, transcript) and view.
+Imports ptclisp.commands.common, trace (reader, analysis, transcript) and view.
 """
 from __future__ import annotations
 
