@@ -18,7 +18,6 @@ import pathlib
 import sys
 
 from ..providers.spec import ModelSpecError
-from .trace_flags import add_trace_flags
 from ..bench_agent.metrics import summarize
 from ..bench_agent.models import parse_model
 from ..bench_agent.ray_executor import RayUnavailable, import_ray
@@ -28,6 +27,7 @@ from ..bench_agent.runner_adapter import MODES
 from ..bench_agent.runs import dump, plan, write_atomic
 from ..bench_agent.suite import SuiteError, builtin_suites, load_suite
 from ..bench_agent.variants import BASELINE, VariantError, builtin_variants, parse_variant, with_policy
+from .trace_flags import add_trace_flags
 
 EPILOG = """examples:
   ptclisp bench agent --suite data-qa --model ref=scripted:reference

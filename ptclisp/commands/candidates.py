@@ -23,10 +23,10 @@ import os
 import sys
 
 from .. import exit_codes as X
-from .common import UsageError
-from .operate import DocumentError
 from ..candidates import store
 from ..candidates.components import CandidateError, parse_id
+from .common import UsageError
+from .operate import DocumentError
 
 PROG = "ptclisp candidate"
 EPILOG = """the loop:

@@ -30,8 +30,8 @@ from importlib import resources
 import attrs
 
 from .. import adapter
-from .common import UsageError
 from ..interchange.schemas import schema_text
+from .common import UsageError
 
 PAGES = {
     "functions": "every builtin function: signature, arity, qualifiers, doc (generated from the registry)",

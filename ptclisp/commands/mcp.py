@@ -51,10 +51,9 @@ import sys
 import threading
 
 from .. import Limits
-from .common import UsageError, add_limit_flags, limits_from_args, load_data, load_tools
 from ..mcp import internals
-
 from ..mcp.service import PtcService, SWEEP_EVERY_S, ServeConfig
+from .common import UsageError, add_limit_flags, limits_from_args, load_data, load_tools
 
 SERVE_MAX_RESULT_BYTES = 1_000_000   # the default --max-result-bytes of a served call
 

@@ -16,12 +16,12 @@ import sys
 
 from .. import adapter
 from .. import exit_codes as X
-from . import operate
-from .common import UsageError, read_text
 from ..interchange.json_out import write_json
-from .operate import DocumentError
 from ..project.init import DEFAULT_EXAMPLE, EXAMPLES, init
 from ..project.load import ALL_MISSIONS, Project, load_project
+from . import operate
+from .common import UsageError, read_text
+from .operate import DocumentError
 
 _HELP = argparse.RawDescriptionHelpFormatter
 
