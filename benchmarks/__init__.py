@@ -1,7 +1,7 @@
 """The repository's benchmark entry point: `python -m benchmarks [options]`.
 
-The workloads, the timing loop and the report live in `ptclisp.bench` (so that
-`ptclisp bench lang` also works from an installed wheel); this package adds the
+The workloads, the timing loop and the report live in `ptclisp.bench`, the command in
+`ptclisp.commands.bench` (so that `ptclisp bench lang` also works from an installed wheel); this package adds the
 columns for other Lisps on Python (hy, basilisp: lisps.py) and for pydantic-monty
 (monty, monty-fresh: monty.py) when they are installed, and keeps recorded results
 under `benchmarks/results/`. See docs/performance.md.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sys
 
-from ptclisp import bench
+from ptclisp.commands import bench as bench_command
 
 from . import monty
 from .lisps import available_columns
@@ -28,7 +28,7 @@ def main(argv=None) -> int:
     if monty.available():
         cols.update({"monty": monty.monty_column, "monty-fresh": monty.monty_fresh_column})
     isolated = {name: [sys.executable, "-m", "benchmarks"] for name in ISOLATED if name in cols}
-    return bench.main(argv, extra_columns=cols, isolated=isolated)
+    return bench_command.main(argv, extra_columns=cols, isolated=isolated)
 
 
 __all__ = ["main"]

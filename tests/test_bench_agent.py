@@ -22,7 +22,7 @@ import pytest
 import ptclisp
 from ptclisp.bench_agent import load_suite, run_task
 from ptclisp.bench_agent import runs as runs_mod
-from ptclisp.bench_agent.cli import cli_main
+from ptclisp.commands.bench_agent import cli_main
 from ptclisp.bench_agent import stats
 from ptclisp.bench_agent.metrics import summarize
 from ptclisp.bench_agent.models import SABOTAGE_MARKER, ReferenceModel, parse_model, spoil

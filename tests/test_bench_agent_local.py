@@ -6,7 +6,7 @@ model over HTTP and scores what comes back, not that the model is right.
 """
 import json
 
-from ptclisp.bench_agent.cli import cli_main
+from ptclisp.commands.bench_agent import cli_main
 
 
 def test_a_few_tasks_against_the_local_model(tmp_path, monkeypatch, local_llm):

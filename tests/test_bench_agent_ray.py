@@ -20,7 +20,7 @@ import sys
 import pytest
 
 from ptclisp.bench_agent import load_suite
-from ptclisp.bench_agent.cli import cli_main
+from ptclisp.commands.bench_agent import cli_main
 from ptclisp.bench_agent.models import parse_model
 from ptclisp.bench_agent.ray_executor import Bundle, run_in_worker
 from ptclisp.bench_agent.runs import plan

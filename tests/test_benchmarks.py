@@ -12,13 +12,14 @@ import sys
 import pytest
 
 from ptclisp import bench
+from ptclisp.commands import bench as bench_command
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def test_quick_run_covers_every_workload(tmp_path, capsys):
     out = tmp_path / "bench.json"
-    rc = bench.main(["--quick", "--columns", "ptclisp", "--json", str(out)])
+    rc = bench_command.main(["--quick", "--columns", "ptclisp", "--json", str(out)])
     table = capsys.readouterr().out
     rec = json.loads(out.read_text())
     assert rc == 0, table
@@ -35,7 +36,7 @@ def test_quick_run_covers_every_workload(tmp_path, capsys):
 
 
 def test_unknown_workload_is_a_usage_error(capsys):
-    assert bench.main(["--only", "nope"]) == 2
+    assert bench_command.main(["--only", "nope"]) == 2
     assert "unknown workload" in capsys.readouterr().err
 
 
@@ -49,10 +50,10 @@ def test_python_dash_m_benchmarks_entry_point():
 
 def test_the_program_cache_can_be_turned_off(capsys):
     # the Session is told not to keep built programs: every repetition compiles again
-    assert bench.main(["--quick", "--only", "c", "--columns", "ptclisp", "--no-program-cache"]) == 0
+    assert bench_command.main(["--quick", "--only", "c", "--columns", "ptclisp", "--no-program-cache"]) == 0
     assert bench.PROGRAM_CACHE == [False]
     assert "10k maps" in capsys.readouterr().out
-    bench.main(["--quick", "--only", "a", "--columns", "ptclisp"])
+    bench_command.main(["--quick", "--only", "a", "--columns", "ptclisp"])
     assert bench.PROGRAM_CACHE == [True]
 
 
@@ -74,7 +75,7 @@ def test_new_rows_agree_with_plain_python_in_both_modes(tmp_path, capsys):
     # t (an agent turn); once with a Session per column, once with every sample a ptclisp.run
     for mode in ([], ["--fresh"]):
         out = tmp_path / "rows.json"
-        rc = bench.main(["--quick", "--only", "d2,k,t", "--columns", "ptclisp", "--json", str(out)] + mode)
+        rc = bench_command.main(["--quick", "--only", "d2,k,t", "--columns", "ptclisp", "--json", str(out)] + mode)
         table = capsys.readouterr().out
         rec = json.loads(out.read_text())
         assert rc == 0, table
@@ -133,7 +134,7 @@ def test_baseline_without_the_new_rows_is_compared_row_by_row(tmp_path, capsys):
     old["workloads"].append({"key": "x"})             # an unreadable row is skipped
     path = tmp_path / "old.json"
     path.write_text(json.dumps(old))
-    assert bench.main(["--quick", "--only", "a,d2", "--columns", "ptclisp", "--baseline", str(path)]) == 0
+    assert bench_command.main(["--quick", "--only", "a,d2", "--columns", "ptclisp", "--baseline", str(path)]) == 0
     out = capsys.readouterr().out
     cmp = out[out.index("| | workload | before | now | change |"):]
     assert "| a | fib 25" in cmp
@@ -143,7 +144,7 @@ def test_baseline_without_the_new_rows_is_compared_row_by_row(tmp_path, capsys):
 def test_baseline_of_the_other_kind_of_run_is_not_compared(tmp_path, capsys):
     path = tmp_path / "old.json"
     path.write_text(json.dumps(_old_record(quick=False)))
-    assert bench.main(["--quick", "--only", "a", "--columns", "ptclisp", "--baseline", str(path)]) == 0
+    assert bench_command.main(["--quick", "--only", "a", "--columns", "ptclisp", "--baseline", str(path)]) == 0
     captured = capsys.readouterr()
     assert "differ in --quick; not compared" in captured.err
     assert "| before |" not in captured.out
@@ -188,7 +189,7 @@ def test_gc_reports_the_collector_time_of_each_column(tmp_path, capsys):
     from ptclisp.bench import runner
     out = tmp_path / "gc.json"
     callbacks = list(_gc.callbacks)
-    assert bench.main(["--quick", "--only", "c,b", "--columns", "ptclisp", "--gc", "--json", str(out)]) == 0
+    assert bench_command.main(["--quick", "--only", "c,b", "--columns", "ptclisp", "--gc", "--json", str(out)]) == 0
     table = capsys.readouterr().out
     assert "Time in the cyclic garbage collector" in table
     rows = {w["key"]: w for w in json.loads(out.read_text())["workloads"]}
@@ -198,7 +199,7 @@ def test_gc_reports_the_collector_time_of_each_column(tmp_path, capsys):
             assert col["gc_median"] >= 0 and 0 <= col["gc_share"] <= 1
             assert col["gc_median"] <= col["median"]
     assert _gc.callbacks == callbacks and runner.COLLECTOR == [None]   # the clock is removed after the run
-    bench.main(["--quick", "--only", "b", "--columns", "ptclisp"])
+    bench_command.main(["--quick", "--only", "b", "--columns", "ptclisp"])
     assert "cyclic garbage collector" not in capsys.readouterr().out
 
 

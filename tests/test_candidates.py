@@ -20,7 +20,7 @@ import pytest
 
 from ptclisp.candidates.components import ComponentRef, doc_with
 from ptclisp.candidates.promote import edited
-from ptclisp.envelope import load_schema
+from ptclisp.interchange.schemas import load_schema
 
 from fake_openai import FakeOpenAI, feedback_sensitive
 

@@ -22,11 +22,11 @@ from ptclisp.registry import builtins as R
 # and the agent / trace / project / viewer packages
 HEAVY = ("lark", "jsonschema", "httpx", "prompt_toolkit", "pygments", "mcp", "asyncio", "ptclisp.agent",
          "ptclisp.trace", "ptclisp.project", "ptclisp.view", "ptclisp.providers", "ptclisp.mcp.client",
-         "ptclisp.mcp.server", "ptclisp.bench_agent", "ptclisp.tooling", "ptclisp.prelude")
+         "ptclisp.commands.mcp", "ptclisp.bench_agent", "ptclisp.tooling", "ptclisp.prelude")
 # loaded only when used: a regex (or non-ASCII text), a logged record, a process-isolated run,
 # argument flags, the grammar as a resource
 ON_USE = ("regex", "logging", "traceback", "argparse", "importlib.resources", "hashlib", "ptclisp.isolation.process",
-          "ptclisp.operate", "ptclisp.interchange.json_out", "ptclisp.mcp.client_specs")
+          "ptclisp.commands.operate", "ptclisp.interchange.json_out", "ptclisp.mcp.client_specs")
 
 
 def _imported(cmd: list[str]) -> tuple[subprocess.CompletedProcess, set[str]]:

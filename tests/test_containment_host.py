@@ -281,7 +281,7 @@ def test_mcp_serve_reads_its_data_with_the_same_rules(tmp_path):
     (tmp_path / "d.json").write_text(nested(MAX_DEPTH + 1))
     p = cli(["mcp", "serve", "--data", "d.json"], tmp_path)
     assert p.returncode == 2 and "nested deeper than 10,000 levels" in p.stderr and "internal" not in p.stderr
-    from ptclisp.cli_common import load_data
+    from ptclisp.commands.common import load_data
     from ptclisp.mcp.service import PtcService, ServeConfig
     (tmp_path / "ok.json").write_text(nested(9000))
     service = PtcService(ServeConfig(data=load_data(str(tmp_path / "ok.json")), isolation="thread"))
@@ -346,7 +346,7 @@ def test_the_depth_bound_is_the_host_apis():
 
 def test_mcp_serve_isolates_by_default_and_thread_is_the_opt_out():
     from ptclisp.commands.main import build_parser
-    from ptclisp.mcp.server import config_from_args
+    from ptclisp.commands.mcp import config_from_args
     assert config_from_args(build_parser().parse_args(["mcp", "serve"]), {}).isolation == "process"
     args = build_parser().parse_args(["mcp", "serve", "--isolation", "thread"])
     assert config_from_args(args, {}).isolation == "thread"

@@ -1,6 +1,6 @@
 """The agent command line as a script would use it (issue 17), against a fake OpenAI-compatible server.
 
-Exit classes (ptclisp.exitcodes), failure detail on stderr, retries, --envelope, --output, --env-file,
+Exit classes (ptclisp.exit_codes), failure detail on stderr, retries, --envelope, --output, --env-file,
 --text-protocol, --timeout-ms, what the first request shows (result schema, data shapes, tool schemas),
 `run --json` records, --version and `python -m ptclisp`. The server is tests/fake_openai.py on 127.0.0.1.
 """
@@ -16,9 +16,9 @@ import sys
 import jsonschema
 import pytest
 
-from ptclisp import exitcodes as X
+from ptclisp import exit_codes as X
 from ptclisp.commands.main import main
-from ptclisp.envelope import load_schema
+from ptclisp.interchange.schemas import load_schema
 
 from fake_openai import FakeOpenAI
 

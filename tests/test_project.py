@@ -12,11 +12,11 @@ import pathlib
 import jsonschema
 import pytest
 
-from ptclisp import exitcodes as X
+from ptclisp import exit_codes as X
 from ptclisp.commands.main import main
-from ptclisp.envelope import load_schema
+from ptclisp.interchange.schemas import load_schema
 from ptclisp.project import load_project
-from ptclisp.project.commands import context_text
+from ptclisp.commands.project import context_text
 from ptclisp.project.init import EXAMPLES
 from ptclisp.project.validate import validate
 

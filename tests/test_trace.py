@@ -23,7 +23,7 @@ import threading
 
 import pytest
 
-from ptclisp import exitcodes as X
+from ptclisp import exit_codes as X
 from ptclisp.agent import AgentHost
 from ptclisp.commands.main import main
 from ptclisp.providers import ScriptedProvider

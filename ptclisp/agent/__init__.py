@@ -13,7 +13,7 @@ context, result-contract validation and the typed aborts.
     out = host.run_entry("agent.main/run", {"task": "Sum data/xs", "agent": {"max_turns": 4}})
     out.ok, out.value, out.error
 
-The `ptclisp agent` command lives in `ptclisp.agent.cli` (and `python -m
+The `ptclisp agent` command lives in `ptclisp.commands.agent` (and `python -m
 ptclisp.agent`); this package does not import it.
 """
 from .errors import HostAbort, RunError

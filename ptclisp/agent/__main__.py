@@ -1,8 +1,8 @@
 """`python -m ptclisp.agent ...` = `ptclisp agent ...`."""
 import sys
 
-from ..cli_common import lenient_output
-from .cli import cli_main
+from ..commands.common import lenient_output
+from ..commands.agent import cli_main
 
 with lenient_output():
     code = cli_main(sys.argv[1:])

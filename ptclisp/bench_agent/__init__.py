@@ -11,7 +11,7 @@ storing it), runner (the matrix: resumable, on threads), ray_executor (the
 matrix's runs as Ray tasks), stats (Wilson, exact McNemar, bootstrap),
 metrics (results.json), report (terminal table and HTML).
 
-The command (`cli_main`) lives in `ptclisp.bench_agent.cli` (and `python -m
+The command (`cli_main`) lives in `ptclisp.commands.bench_agent` (and `python -m
 ptclisp.bench_agent`); this package re-exports only the library: `run_task`
 and `load_suite`.
 """

@@ -1,8 +1,8 @@
 """`python -m ptclisp.bench_agent ...` = `ptclisp bench agent ...`."""
 import sys
 
-from ..cli_common import lenient_output
-from .cli import cli_main
+from ..commands.common import lenient_output
+from ..commands.bench_agent import cli_main
 
 with lenient_output():
     code = cli_main(sys.argv[1:])

@@ -69,7 +69,7 @@ def _provider(model: str):
         entry = ModelEntry(name, text)
         spec = parse_model_spec(text)
         if spec.provider == "scripted":
-            from ..agent.cli import load_script
+            from ..providers.scripted_file import load_script
             provider = build_provider(spec, scripts={spec.model: load_script(spec.model)})
         else:
             provider = build_provider(spec)

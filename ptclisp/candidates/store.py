@@ -23,7 +23,7 @@ import json
 import os
 import pathlib
 
-from ..envelope import load_schema
+from ..interchange.schemas import load_schema
 from .components import CandidateError, ComponentRef, current, parse_id, sha256
 
 STORE = os.path.join(".ptclisp", "candidates")

@@ -19,8 +19,8 @@ Pages:
 The prose pages are package data (`ptclisp/docs/*.md`); `render(page)`
 returns a page's text; `ptclisp docs --search TERM` (`search(term)`) lists
 every page and line that mentions TERM (case-insensitive).  Imports the adapter (registry, special forms,
-limit defaults), ptclisp.agent (AgentLimits), envelope (the schemas) and
-cli_common.
+limit defaults), ptclisp.agent (AgentLimits), ptclisp.interchange.schemas (the schemas) and
+ptclisp.commands.common.
 """
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ from importlib import resources
 import attrs
 
 from .. import adapter
-from ..cli_common import UsageError
-from ..envelope import schema_text
+from ..interchange.schemas import schema_text
+from .common import UsageError
 
 PAGES = {
     "functions": "every builtin function: signature, arity, qualifiers, doc (generated from the registry)",

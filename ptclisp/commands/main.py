@@ -6,28 +6,28 @@ doctor, models, candidate, docs, mcp, lsp.
                   [--model ALIAS=PROVIDER:MODEL]... [--replay FILE | --record FILE] [--trace FILE]
                   [--trace-dir DIR [--inspect]] [--price ALIAS=IN,OUT]...
                   [--envelope] [--output FILE] [--retries N] [--provider-timeout S] [--env-file FILE] ...
-                  (a model flag runs FILE as an agent workflow: see ptclisp/agent/cli.py)
+                  (a model flag runs FILE as an agent workflow: see ptclisp/commands/agent.py)
     ptclisp run   DIR [--input FILE] [--mission M] [same agent flags]   (an agent project: ptclisp/project/)
     ptclisp eval  EXPR     [same flags] [--json]
-                  [--mcp NAME=COMMAND ARGS... | --mcp NAME=URL]... (also on repl and run: ptclisp/mcp/cli.py)
+                  [--mcp NAME=COMMAND ARGS... | --mcp NAME=URL]... (also on repl and run: ptclisp/commands/mcp_flags.py)
     ptclisp check FILE.clj... [--prelude FILE]... [--tools module:attr]
     ptclisp fmt   FILE.clj... [--check] [--diff]
-    ptclisp bench lang|agent ...   (ptclisp/bench/, ptclisp/bench_agent/cli.py)
-    ptclisp agent TASK ...         (ptclisp/agent/cli.py)
-    ptclisp view  DIR --static OUT.html | --port PORT    (ptclisp/view/cli.py)
-    ptclisp transcript RUN_ID --runs DIR                 (ptclisp/view/cli.py)
+    ptclisp bench lang|agent ...   (ptclisp/commands/bench.py, ptclisp/commands/bench_agent.py)
+    ptclisp agent TASK ...         (ptclisp/commands/agent.py)
+    ptclisp view  DIR --static OUT.html | --port PORT    (ptclisp/commands/view.py)
+    ptclisp transcript RUN_ID --runs DIR                 (ptclisp/commands/view.py)
     repl, run and eval take --runs DIR: the read-only `analysis` prelude over a trace directory
     ptclisp init DIR [--example NAME] | validate DIR | doctor DIR [--connect] | models DIR
-    ptclisp candidate new|propose|gate|trial|promote|list|show DIR ...   (ptclisp/candidates/cli.py)
+    ptclisp candidate new|propose|gate|trial|promote|list|show DIR ...   (ptclisp/commands/candidates.py)
     ptclisp docs [PAGE]            (ptclisp/commands/docs.py)
     ptclisp --version              (also python -m ptclisp)
-    ptclisp mcp serve [...]        (ptclisp/mcp/server.py)
-    ptclisp lsp [--debounce-ms MS] (the language server over stdio: ptclisp/lsp/)
+    ptclisp mcp serve [...]        (ptclisp/commands/mcp.py)
+    ptclisp lsp [--debounce-ms MS] (ptclisp/commands/lsp.py: the language server of ptclisp/lsp/ over stdio)
 
 Exit codes. run/eval of a program: 0 value or `return`, 1 `fail`, 2 error.
 check: 1 when it found problems. fmt --check: 1 when a file would change.
 The agent-running commands (agent, run with a model, run DIR) exit with the
-classes of `ptclisp.exitcodes` (`ptclisp.operate.EXIT_CLASSES`: 0 ok, 2 bad
+classes of `ptclisp.exit_codes` (`ptclisp.commands.operate.EXIT_CLASSES`: 0 ok, 2 bad
 arguments, 3 invalid document, 4 provider not ready, 5 run failed, 6 limit
 hit, 7 output not written); validate 3 and doctor 3/4 likewise. Any command:
 2 for bad usage or unreadable input (an unknown flag is shown with that
@@ -35,16 +35,13 @@ command's usage), 4 when an --mcp server cannot be started, 130 when
 interrupted. A user mistake never shows a Python traceback (set
 PTCLISP_DEBUG=1 to see one for a bug).
 
-The top of the layers: imports api, meter, printer, ptclisp.mcp.cli (the
---mcp flags) and cli_common (helpers shared with the other command modules);
-lazily jsonout and operate (--json records, exit classes, agent failures),
-the REPL, the source tools
-(`ptclisp.tooling`: check, fmt), the prelude loader, tools, the trace flags
-and viewer (`ptclisp.trace.cli`, `ptclisp.view`), and the command modules
-`ptclisp.agent.cli`, `ptclisp.bench_agent.cli`, `ptclisp.bench`,
-`ptclisp.project.commands`, `ptclisp.commands.docs`, `ptclisp.mcp.server` and
-`ptclisp.lsp.server` (the language server, `ptclisp lsp`). `main`
-builds the parser of the named command alone, so `ptclisp eval` loads none
+The top of the layers (with the other modules of ptclisp/commands/): imports api, meter, printer,
+exit_codes, ptclisp.commands.mcp_flags (the --mcp flags) and ptclisp.commands.common (helpers
+shared with the other command modules); lazily jsonout and ptclisp.commands.operate (--json
+records, exit classes, agent failures), the REPL, the source tools (`ptclisp.tooling`: check,
+fmt), the prelude loader, tools, the trace flags (`ptclisp.commands.trace_flags`) and the
+command modules beside it: agent, bench, bench_agent, candidates, docs, lsp, mcp, project,
+view. `main` builds the parser of the named command alone, so `ptclisp eval` loads none
 of the other commands' modules. Only `ptclisp.__main__` imports this module.
 """
 from __future__ import annotations
@@ -53,13 +50,13 @@ import os
 import sys
 
 from .. import api
-from ..cli_common import (UsageError, add_limit_flags, lenient_output, limit_fields, limit_flags_given,
-                         limits_from_args, load_data, load_tools, read_text)
 from ..errors import PtcError
-from ..exitcodes import PROVIDER_NOT_READY
-from ..mcp.cli import add_mcp_flags, open_mcp_tools
-from ..runtime.meter import MAX_TIME_MS, Limits
+from ..exit_codes import PROVIDER_NOT_READY, CommandFailure
 from ..printer import preview
+from ..runtime.meter import MAX_TIME_MS, Limits
+from .common import (UsageError, add_limit_flags, lenient_output, limit_fields, limit_flags_given,
+                     limits_from_args, load_data, load_tools, read_text)
+from .mcp_flags import add_mcp_flags, open_mcp_tools
 
 
 DEFAULT_TIMEOUT_MS = 5000
@@ -69,7 +66,7 @@ def _repl_config(args, mcp=None):
     from ..repl import ReplConfig
     preludes, tools = list(args.prelude or []), load_tools(args.tools)
     if getattr(args, "runs", None):                  # --runs DIR: the analysis prelude over a trace directory
-        from ..view.cli import grant_analysis
+        from .view import grant_analysis
         preludes, tools = grant_analysis(args.runs, preludes, tools)
     return ReplConfig(preludes=preludes, data=load_data(args.data),
                       tools=mcp.merged(tools) if mcp is not None else tools,
@@ -91,7 +88,7 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
     status = result.status
     if as_json:
         from ..interchange.json_out import JsonValueError, to_json, write_json
-        from ..operate import run_record
+        from .operate import run_record
         e = result.error
         error = value = None
         if e is not None:
@@ -146,11 +143,11 @@ def _no_limit_flags(args, where: str) -> None:
 
 def cmd_run(args) -> int:
     if os.path.isdir(args.file) and getattr(args, "candidate", None):   # ptclisp run DIR --candidate ID
-        from ..candidates.cli import cmd_run_candidate
+        from .candidates import cmd_run_candidate
         return cmd_run_candidate(args)
     if os.path.isdir(args.file):                  # a project directory: ptclisp run DIR
         _no_limit_flags(args, "run DIR")
-        from ..project.commands import cmd_run_project
+        from .project import cmd_run_project
         return cmd_run_project(args)
     project_only = [flag for flag, value in (("--input", args.input), ("--mission", args.mission),
                                                  ("--candidate", getattr(args, "candidate", None))) if value]
@@ -161,9 +158,9 @@ def cmd_run(args) -> int:
         if args.runs:
             raise UsageError("--runs is for programs run without a model (drop --model/--replay/--record)")
         _no_limit_flags(args, "a workflow run")
-        from ..agent.cli import run_workflow_file, setup_errors
-        from ..mcp.cli import MCPStartError
-        from ..operate import usage_failure
+        from .agent import run_workflow_file, setup_errors
+        from .mcp_flags import MCPStartError
+        from .operate import usage_failure
         try:
             with open_mcp_tools(args) as mcp:
                 return run_workflow_file(source, args.file, models=args.model or (), replay=args.replay,
@@ -200,7 +197,7 @@ def cmd_repl(args) -> int:
         raise UsageError("--preview-chars must be between 64 and 65536")
     if args.project:
         _no_limit_flags(args, "repl --project")
-        from ..project.commands import cmd_repl_project
+        from .project import cmd_repl_project
         return cmd_repl_project(args)
     if args.mission or args.env_file:
         raise UsageError(f"{'--mission' if args.mission else '--env-file'} needs --project DIR")
@@ -309,7 +306,7 @@ def build_parser(command: str | None = None):
     from .. import __version__
     epilog = None
     if command is None:  # only the top-level --help shows it
-        from ..operate import EXIT_CLASSES
+        from .operate import EXIT_CLASSES
         epilog = ("Run 'ptclisp COMMAND --help' for a command's options. With no command on a terminal, "
                   "ptclisp starts the REPL.\n\nAgent-running commands (agent, run with a model, run DIR) "
                   "exit with these classes:\n" + EXIT_CLASSES.split("\n", 1)[1])
@@ -412,7 +409,7 @@ def _positive(flag: str):
 
 def _add_run(sub) -> None:
     import argparse
-    from ..operate import EXIT_CLASSES
+    from .operate import EXIT_CLASSES
     r = sub.add_parser("run", help="run a program file or an agent project",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Run a PTC-Lisp program file and print its value "
@@ -438,11 +435,11 @@ def _add_run(sub) -> None:
                              help="a loop policy prelude: its exports render-feedback, render-prompt, project-context and compact are hooks of the agent loop, each with the shipped behaviour as fallback (repeatable; ptclisp docs agent)")
     agent_flags.add_argument("--trace", metavar="FILE", help="JSON Lines log of the run, credentials redacted "
                                                             "(an existing FILE is overwritten)")
-    from ..trace.cli import add_trace_flags
+    from .trace_flags import add_trace_flags
     add_trace_flags(agent_flags)
-    from ..operate import add_operation_flags
+    from .operate import add_operation_flags
     add_operation_flags(r, timeout_ms=False, title="agent runs (a workflow file or a project)")
-    from ..project.commands import add_project_run_flags
+    from .project import add_project_run_flags
     add_project_run_flags(r)
     r.set_defaults(func=cmd_run)
 
@@ -502,54 +499,54 @@ def _add_agent(sub) -> None:
 
 
 def _runs_flag(sp) -> None:
-    """--runs DIR (repl, run, eval): `ptclisp.view.cli.grant_analysis` grants it when the command runs."""
+    """--runs DIR (repl, run, eval): `ptclisp.commands.view.grant_analysis` grants it when the command runs."""
     sp.add_argument("--runs", metavar="DIR",
                     help="grant the read-only analysis prelude over this trace directory: (analysis/runs), "
                          "(analysis/open id), (analysis/turns id), (analysis/programs id), ...")
 
 
 def _add_view(sub) -> None:
-    from ..view.cli import add_view_parser
+    from .view import add_view_parser
     add_view_parser(sub, cmd_view)
 
 
 def _add_transcript(sub) -> None:
-    from ..view.cli import add_transcript_parser
+    from .view import add_transcript_parser
     add_transcript_parser(sub, cmd_transcript)
 
 
 def cmd_view(args) -> int:
-    from ..view.cli import run_view
+    from .view import run_view
     return run_view(args)
 
 
 def cmd_transcript(args) -> int:
-    from ..view.cli import run_transcript
+    from .view import run_transcript
     return run_transcript(args)
 
 
 def _add_init(sub) -> None:
-    from ..project.commands import add_init
+    from .project import add_init
     add_init(sub)
 
 
 def _add_validate(sub) -> None:
-    from ..project.commands import add_validate
+    from .project import add_validate
     add_validate(sub)
 
 
 def _add_doctor(sub) -> None:
-    from ..project.commands import add_doctor
+    from .project import add_doctor
     add_doctor(sub)
 
 
 def _add_models(sub) -> None:
-    from ..project.commands import add_models
+    from .project import add_models
     add_models(sub)
 
 
 def _add_candidate(sub) -> None:
-    from ..candidates.cli import add_candidate
+    from .candidates import add_candidate
     add_candidate(sub)
 
 
@@ -559,46 +556,25 @@ def _add_docs(sub) -> None:
 
 
 def _add_mcp(sub) -> None:
-    from ..mcp.server import add_mcp_command  # the flags and the command live there (ptclisp/mcp/server.py)
+    from .mcp import add_mcp_command  # the flags and the command live there (ptclisp/commands/mcp.py)
     add_mcp_command(sub)
 
 
 def _add_lsp(sub) -> None:
-    sp = sub.add_parser("lsp", help="the language server editors start (LSP over stdio)",
-                        description="Serve the Language Server Protocol on standard input and output: "
-                                    "diagnostics, completion, hover, signature help, go to definition, "
-                                    "symbols, folding and formatting for PTC-Lisp files, with the data, tools "
-                                    "and preludes of the nearest ptclisp.toml. Needs the lsp extra (pip "
-                                    "install 'ptclisp[lsp]'); docs/editors.md shows how editors start it.")
-    sp.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only "
-                                                         "transport)")
-    sp.add_argument("--debounce-ms", type=int, default=300, metavar="MS",
-                    help="wait this long after the last change before checking a document (default 300)")
-    sp.set_defaults(func=cmd_lsp)
-
-
-def cmd_lsp(args) -> int:
-    try:
-        from ..lsp.server import serve
-        import pygls  # noqa: F401 - the lsp extra
-    except ImportError as exc:
-        raise UsageError(f"the language server needs pygls ({exc.name} is not installed): "
-                         f"pip install 'ptclisp[lsp]'") from None
-    if args.debounce_ms < 0:
-        raise UsageError("--debounce-ms must be 0 or more")
-    return serve(debounce_ms=args.debounce_ms)
+    from .lsp import add_lsp
+    add_lsp(sub)
 
 
 def cmd_bench(args) -> int:
     if args.suite == "agent":
-        from ..bench_agent.cli import cli_main
+        from .bench_agent import cli_main
         return cli_main(args.rest)
-    from ..bench import main as bench_main
+    from .bench import main as bench_main
     return bench_main(args.rest)
 
 
 def cmd_agent(args) -> int:
-    from ..agent.cli import cli_main
+    from .agent import cli_main
     return cli_main(args.rest)
 
 
@@ -612,11 +588,6 @@ _COMMANDS = {"repl": _add_repl, "run": _add_run, "eval": _add_eval, "check": _ad
 def _mcp_start_error():
     from ..mcp.client_specs import MCPStartError
     return MCPStartError
-
-
-def _command_failure():
-    from ..operate import CommandFailure
-    return CommandFailure
 
 
 def main(argv=None) -> int:
@@ -680,12 +651,12 @@ def _main(argv) -> int:
     except (UsageError, SetupError) as exc:
         print(f"ptclisp: {exc}", file=sys.stderr)
         return getattr(exc, "code", 2)   # 3 for a named file that is not a document (RefusedDocument)
-    # the two classes below are imported only when an exception reaches their clause (an except
-    # clause's expression is evaluated then), so a command that never loads them does not import them
+    # MCPStartError is imported only when an exception reaches its clause (an except clause's
+    # expression is evaluated then), so a command that never loads the MCP client does not import it
     except _mcp_start_error() as exc:  # an --mcp server could not be started or listed
         print(f"ptclisp: {exc}", file=sys.stderr)
         return PROVIDER_NOT_READY
-    except _command_failure() as exc:  # an invalid document (3), a provider not ready (4), an output failure (7)
+    except CommandFailure as exc:  # an invalid document (3), a provider not ready (4), an output failure (7)
         print(f"ptclisp: {exc.message}", file=sys.stderr)
         return exc.code
     except KeyboardInterrupt:

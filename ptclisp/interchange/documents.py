@@ -5,13 +5,18 @@ and the files it names, `--env-file`, `--input`, `-l FILE`) goes through `read_d
 or `read_document_text`, so a FIFO, a device (`/dev/zero`) or a file that grows without end
 is refused at once with a reason rather than read until the process hangs or runs out of
 memory. The refusals are `OSError`s with `strerror` set, so a caller that reports
-`exc.strerror` for a missing file reports these the same way. Imports the standard library.
+`exc.strerror` for a missing file reports these the same way. `read_text` is what the commands
+and the libraries they call use: a named file (or `-`, standard input) as UTF-8 text, every failure
+an exception with its exit class (ptclisp/exit_codes.py). Imports ptclisp.exit_codes and the standard library.
 """
 from __future__ import annotations
 
 import errno
 import os
 import stat
+import sys
+
+from ..exit_codes import RefusedDocument, UsageError
 
 #: The largest document read (bytes); programs are bounded again by Limits.max_program_bytes.
 MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
@@ -56,3 +61,24 @@ def read_document(path, max_bytes: int = MAX_DOCUMENT_BYTES) -> bytes:
 def read_document_text(path, max_bytes: int = MAX_DOCUMENT_BYTES) -> str:
     """`read_document` decoded as UTF-8 (a UnicodeDecodeError when it is not)."""
     return read_document(path, max_bytes).decode("utf-8")
+
+
+def read_text(path: str, what: str = "", max_bytes: int | None = None) -> str:
+    """The UTF-8 text of `path` (`-`: standard input); `what` prefixes the file in the error, e.g. "--data ".
+
+    A file that is not a regular one, or holds more than `max_bytes` (default: MAX_DOCUMENT_BYTES), is a
+    RefusedDocument (exit 3); one that cannot be read, a UsageError (2)."""
+    cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
+    if path == "-":
+        text = sys.stdin.read(cap + 1)
+        if len(text) > cap:
+            raise RefusedDocument(f"cannot read {what}standard input: larger than {cap} characters")
+        return text
+    try:
+        return read_document_text(path, cap)   # a regular file within the size bound
+    except DocumentError as exc:
+        raise RefusedDocument(f"cannot read {what}{path}: {exc.strerror}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {what}{path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read {what}{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None

@@ -9,7 +9,7 @@ its own stack. A document nested deeper than the bound raises
 `JsonTooDeep` (a ValueError) naming it, the same bound `from_python` applies
 to the data it is then handed (the top-level container counts as one).
 Invalid JSON raises `json.JSONDecodeError` either way. The command line
-reads `--data` files with it (cli_common.load_data). Imports convert.
+reads `--data` files with it (ptclisp.commands.common.load_data). Imports convert.
 """
 from __future__ import annotations
 

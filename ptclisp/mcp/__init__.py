@@ -2,9 +2,12 @@
 
 * `ptclisp.mcp.client`: the tools of MCP servers granted to programs as
   `tool/SERVER.TOOL` (`MCPServerSpec`, `MCPTools`).
-* `ptclisp.mcp.cli`: the `--mcp NAME=COMMAND ARGS...` / `--mcp NAME=URL` flags
+* `ptclisp.commands.mcp_flags`: the `--mcp NAME=COMMAND ARGS...` / `--mcp NAME=URL` flags
   of the commands (`add_mcp_flags`, `open_mcp_tools`).
 
-Importing this package (or `client`, `cli`) does not import the SDK; it is
+The server behind `ptclisp mcp serve` is app.py, service.py, sessions.py, discovery.py;
+the command itself is ptclisp/commands/mcp.py.
+
+Importing this package (or `client`, or the flags) does not import the SDK; it is
 loaded when a server is first connected, so ptclisp works without the extra.
 """

@@ -1,6 +1,6 @@
 """The few ptclisp internals the MCP server reads, behind one small adapter.
 
-Everything else in `ptclisp.mcp.server` uses the public API (`ptclisp.run`,
+Everything else in `ptclisp.commands.mcp` uses the public API (`ptclisp.run`,
 `ptclisp.Session`, `ptclisp.Limits`, `ptclisp.interchange.json_out`, ...). These reads
 have no public name, so they are gathered here:
 

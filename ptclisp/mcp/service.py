@@ -19,7 +19,7 @@ import attrs
 
 from .. import Limits, Session, from_python, pr_str
 from .. import run as ptc_run
-from ..cli_common import UsageError
+from ..exit_codes import UsageError
 from ..interchange.json_out import JsonValueError, dumps, to_json
 from . import internals
 from .discovery import Catalog

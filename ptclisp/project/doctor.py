@@ -10,12 +10,11 @@ a model without tool calling (refused tools, or an answer with no tool
 call: usable only with --text-protocol), or that it is ready.
 
 `doctor(...)` returns (report lines, exit class).  Imports the project
-loader and validator, ptclisp.operate and (lazily) the providers.
+loader and validator, ptclisp.commands.operate and (lazily) the providers.
 """
 from __future__ import annotations
 
-from .. import exitcodes as X
-from ..operate import KEY_ENV
+from .. import exit_codes as X
 from .validate import validate
 
 PING_TOOL = {"type": "function", "function": {
@@ -27,6 +26,7 @@ PING = {"system": "You are being checked for tool calling. Call the ping tool wi
 
 
 def doctor(path: str, env: dict, *, connect: bool = False, timeout_s: float = 30.0) -> tuple[list[str], int]:
+    from ..providers.spec import KEY_ENV   # the HTTP provider families and their key variables
     lines: list[str] = []
     project, problems = validate(path, import_tools=True)   # doctor may import the Python tools
     if problems:

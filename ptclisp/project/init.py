@@ -11,15 +11,15 @@ box with a scripted model:
 `EXAMPLES` lists them with a line each; `init(dir, example)` copies one
 into `dir` (which must not exist, or be empty), adds AGENTS.md (how a
 coding agent runs, validates, tests and traces the project:
-`agents_md.py`) and returns the files written.  Imports cli_common and
-agents_md.
+`agents_md.py`) and returns the files written.  Imports ptclisp.exit_codes
+(UsageError) and agents_md.
 """
 from __future__ import annotations
 
 import os
 from importlib import resources
 
-from ..cli_common import UsageError
+from ..exit_codes import UsageError
 
 EXAMPLES = {
     "orders": "the orders analysis: the region with the highest paid revenue, checked by a result schema",

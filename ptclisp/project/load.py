@@ -8,8 +8,8 @@ which turns the document into what a run needs: model specs with their
 options and prices, missions (data read from their files, tools imported,
 preludes loaded), the agent limits under the host's ceilings, the result
 and input schemas, and the entry.  Paths in the file are relative to the
-project directory.  Imports ptclisp.operate (DocumentError), envelope (the
-schema), the adapter, and lazily the agent, the providers and ptclisp.mcp.client
+project directory.  Imports ptclisp.exit_codes (DocumentError, UsageError),
+ptclisp.interchange.schemas (the schema), the adapter, and lazily the agent, the providers and ptclisp.mcp.client
 (`MCPServerSpec` for each [mcp] server).
 """
 from __future__ import annotations
@@ -25,9 +25,8 @@ import tomllib
 import attrs
 
 from .. import adapter
-from ..cli_common import UsageError
-from ..envelope import load_schema
-from ..operate import KEY_ENV, DocumentError
+from ..exit_codes import DocumentError, UsageError
+from ..interchange.schemas import load_schema
 
 PROJECT_FILE = "ptclisp.toml"
 #: The key of a mission's `mcp_tools` map whose tools every mission gets (the servers of --mcp flags).
@@ -246,11 +245,13 @@ class Project:
 
     def key_env(self) -> dict:
         """alias -> the environment variable holding its key (HTTP providers only)."""
+        from ..providers.spec import KEY_ENV
         return {a: m.get("api_key_env") or KEY_ENV[m["provider"]] for a, m in self.models.items()
                 if m["provider"] in KEY_ENV}
 
     def alias_options(self, env) -> dict:
         """alias -> provider options from [models.ALIAS] (params, and the key read from api_key_env)."""
+        from ..providers.spec import KEY_ENV
         out = {}
         for alias, m in self.models.items():
             if m["provider"] not in KEY_ENV:

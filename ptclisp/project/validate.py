@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 
 from .. import adapter
-from ..operate import CommandFailure
+from ..exit_codes import CommandFailure
 from .load import Problem, Project, ProjectError, load_project, parse, pointer, project_dir
 
 
@@ -59,7 +59,7 @@ def _collect(out: list, fn, *args, **kwargs):
 
 
 def _models(project: Project) -> list[Problem]:
-    from ..agent.cli import load_script
+    from ..providers.scripted_file import load_script
     from ..providers import ReplayLoadError, load_fixtures
     out = []
     for alias, m in project.models.items():

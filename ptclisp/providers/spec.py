@@ -21,6 +21,8 @@ from .router import ModelRouter, check_alias
 from .scripted import ScriptedProvider
 
 PROVIDER_FAMILIES = ("openai", "anthropic", "replay", "scripted")
+#: The environment variable each HTTP provider family reads its API key from.
+KEY_ENV = {"openai": OpenAIChat.API_KEY_ENV, "anthropic": AnthropicMessages.API_KEY_ENV}
 _BASE_URL_SUFFIX = re.compile(r"@(https?://\S+)$")
 
 

@@ -11,7 +11,7 @@ session, else 0.
 """
 from __future__ import annotations
 
-from ..exitcodes import LIMIT_HIT
+from ..exit_codes import LIMIT_HIT
 from .core import Repl, is_complete, is_meta
 
 

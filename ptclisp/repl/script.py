@@ -20,7 +20,7 @@ if a session limit ended the session, else 0.
 from __future__ import annotations
 
 from ..errors import PtcError
-from ..exitcodes import LIMIT_HIT
+from ..exit_codes import LIMIT_HIT
 from ..printer import PreviewCaps, preview
 from ..reader.parser import read, strip_bom
 from .core import Repl, _line_starts, _positioned_source, record_sources

@@ -9,7 +9,7 @@ history, and a persistent history file (`~/.ptclisp_history`, or
 from __future__ import annotations
 
 import os
-from ..exitcodes import LIMIT_HIT
+from ..exit_codes import LIMIT_HIT
 from pathlib import Path
 
 from prompt_toolkit import PromptSession, print_formatted_text

@@ -12,9 +12,8 @@ Modules:
     reader.py    load_runs / load_run / summary / turns: a trace directory read back (view, analysis)
     analysis.py  the read-only tools behind the `analysis` prelude (`ptclisp repl --runs DIR`)
     transcript.py  one run's conversation as text (`ptclisp transcript`)
-    cli.py       the --trace-dir / --inspect / --price flags shared by the agent commands
 
-The view (`ptclisp view`) is the package ptclisp.view.  This package imports
+The --trace-dir / --inspect / --price flags are ptclisp/commands/trace_flags.py. The view (`ptclisp view`) is the package ptclisp.view.  This package imports
 providers.redact, jsonout, printer and values (those through trace._core).
 """
 from . import prices

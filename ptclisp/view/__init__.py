@@ -2,7 +2,7 @@
 
     html.py    render_page / render_app: the self-contained HTML view of a trace directory
     server.py  ViewServer: the same view on 127.0.0.1, updated live (server-sent events)
-    cli.py     the view and transcript commands and `--runs DIR` (the analysis prelude)
 
-Imports ptclisp.trace (reading trace directories) and ptclisp.cli_common.
+The view and transcript commands and `--runs DIR` are ptclisp/commands/view.py.
+Imports ptclisp.trace (reading trace directories).
 """

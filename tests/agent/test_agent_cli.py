@@ -17,7 +17,7 @@ import threading
 import pytest
 
 from ptclisp.agent import AgentHost
-from ptclisp.agent.cli import cli_main
+from ptclisp.commands.agent import cli_main
 from ptclisp.commands.main import main
 from ptclisp.providers import RecordingProvider, ScriptedProvider
 
@@ -117,7 +117,7 @@ def test_subject_and_provider_failures_exit_5(work, capsys, answers, extra, reas
     else:
         model = script(work / "s.json", *answers)
     code = cli_main(["t", "--model", model, "--json", *extra])
-    assert code == 5                                         # the run failed (exit classes: ptclisp.exitcodes)
+    assert code == 5                                         # the run failed (exit classes: ptclisp.exit_codes)
     assert json.loads(capsys.readouterr().out)["error"]["reason"] == reason
 
 

@@ -198,7 +198,7 @@ def test_without_compaction_a_project_run_over_http_fails_naming_the_window_and_
         _script(llm)
         proc = _cli(["run", str(_project(tmp_path / "p", llm.url, compaction=False)), "--json"], tmp_path)
         bodies = list(llm.requests)
-    from ptclisp import exitcodes as X
+    from ptclisp import exit_codes as X
     record = json.loads(proc.stdout)
     assert proc.returncode == X.LIMIT_HIT
     assert record["error"]["reason"] == "runtime_limit_exceeded"
@@ -230,7 +230,7 @@ def test_a_recorded_run_replays_with_the_same_compactions(tmp_path):
 def test_validate_refuses_a_context_window_that_is_not_a_positive_integer(tmp_path, value):
     project = _project(tmp_path / "p", "http://127.0.0.1:9/v1", window=value)
     proc = _cli(["validate", str(project)], tmp_path)
-    from ptclisp import exitcodes as X
+    from ptclisp import exit_codes as X
     assert proc.returncode == X.INVALID_DOCUMENT
     line = next(x for x in proc.stderr.splitlines() if ": /models/main/context_window: " in x)
     assert line.startswith(str(project / "ptclisp.toml"))

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from ptclisp.agent.cli import cli_main
+from ptclisp.commands.agent import cli_main
 from ptclisp.bench_agent import run_task
 from ptclisp.commands.main import main
 from ptclisp.interchange.json_out import JsonValueError
@@ -145,7 +145,7 @@ def test_agent_module_entry_point_writes_any_text(tmp_path):
 
 def test_trace_lines_follow_the_rules_and_never_guess(tmp_path):
     from ptclisp import run
-    from ptclisp.agent.cli import Trace
+    from ptclisp.commands.agent import Trace
     trace = Trace(str(tmp_path / "t.jsonl"), env={})
     trace.write({"type": "event", "data": run("{:a #{1} 2 :b}").value})
     trace.write({"type": "event", "data": {"x": float("nan")}})

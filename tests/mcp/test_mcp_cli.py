@@ -13,8 +13,8 @@ from mcp_client_helpers import fixture_command, need_sdk, script
 
 need_sdk()
 
-from ptclisp.agent.cli import cli_main as agent_main  # noqa: E402
-from ptclisp.bench_agent.cli import cli_main as bench_main  # noqa: E402
+from ptclisp.commands.agent import cli_main as agent_main  # noqa: E402
+from ptclisp.commands.bench_agent import cli_main as bench_main  # noqa: E402
 from ptclisp.commands.main import main  # noqa: E402
 
 TOKYO = ('(get-in (tool/time.convert_time {:source_timezone "UTC" :time "12:00" :target_timezone "Asia/Tokyo"}) '

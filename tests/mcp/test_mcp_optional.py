@@ -9,7 +9,7 @@ from ptclisp.mcp.client import MCPServerSpec, MCPStartError, MCPTools
 
 
 def test_importing_the_command_line_and_the_client_does_not_import_the_sdk():
-    code = "import sys, ptclisp.commands.main, ptclisp.mcp.client, ptclisp.mcp.cli; print('mcp' in sys.modules)"
+    code = "import sys, ptclisp.commands.main, ptclisp.mcp.client, ptclisp.commands.mcp_flags; print('mcp' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"

@@ -14,7 +14,7 @@ from mcp_client_helpers import need_sdk, script
 
 need_sdk()
 
-from ptclisp import exitcodes as X  # noqa: E402
+from ptclisp import exit_codes as X  # noqa: E402
 from ptclisp.commands.main import main  # noqa: E402
 
 #: In a mission a tool call answers {:status :ok :value ...}, the server's JSON with string keys.

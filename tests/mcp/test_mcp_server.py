@@ -272,15 +272,15 @@ def test_without_the_sdk_serve_says_which_extra_to_install(capsys, monkeypatch):
 
 
 def test_mcp_flag_without_the_client_is_a_usage_error(capsys, monkeypatch):
-    from ptclisp.mcp import server as srv
-    monkeypatch.setattr(srv, "_client_api", lambda: None)  # a build without ptclisp.mcp.cli
+    from ptclisp.commands import mcp as srv
+    monkeypatch.setattr(srv, "_client_api", lambda: None)  # a build without ptclisp.commands.mcp_flags
     assert main(["mcp", "serve", "--mcp", "time=mcp-server-time"]) == 2
     assert "--mcp needs ptclisp's MCP client" in capsys.readouterr().err
 
 
 def test_flags_become_the_servers_config():
     from ptclisp.commands.main import build_parser
-    from ptclisp.mcp.server import config_from_args
+    from ptclisp.commands.mcp import config_from_args
     args = build_parser().parse_args([
         "mcp", "serve", "--data", ORDERS, "--prelude", HELPERS, "--timeout-ms", "700", "--memory-bytes", "123456",
         "--max-tool-calls", "9", "--max-result-bytes", "5000", "--isolation", "process", "--session-ttl", "30",
@@ -535,7 +535,7 @@ def _time_server() -> str | None:
 
 
 def test_a_served_program_reaches_an_upstream_servers_tool():
-    if any(importlib.util.find_spec(m) is None for m in ("ptclisp.mcp.client", "ptclisp.mcp.cli")):
+    if any(importlib.util.find_spec(m) is None for m in ("ptclisp.mcp.client", "ptclisp.commands.mcp_flags")):
         pytest.skip("ptclisp.mcp.client (the MCP client) is not in this build")
     time_server = _time_server()
     if time_server is None:
@@ -574,7 +574,7 @@ def test_upstream_tools_from_the_client_helpers_are_granted(monkeypatch):
         yield types.SimpleNamespace(tools={"up.echo": tool})
         events.append(("close",))
 
-    from ptclisp.mcp import server as srv
+    from ptclisp.commands import mcp as srv
     monkeypatch.setattr(srv, "_client_api", lambda: (add_mcp_flags, open_mcp_tools))
     seen = {}
 

@@ -15,7 +15,6 @@ tests check those solutions against the Python answers.
 """
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
 import pathlib
@@ -534,14 +533,24 @@ def outputs() -> dict:
     return files
 
 
+USAGE = "usage: generate.py [--check]\n  --check  compare with the committed files instead of writing"
+
+
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="compare with the committed files instead of writing")
-    args = ap.parse_args(argv)
+    """Write the suite's files, or with --check report (exit 1) the ones that differ. A script with one flag:
+    it parses its arguments by hand (argument parsers belong to ptclisp/commands/)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv in (["-h"], ["--help"]):
+        print(__doc__.splitlines()[0] + "\n\n" + USAGE)
+        return 0
+    if argv not in ([], ["--check"]):
+        print(USAGE + f"\ngenerate.py: unexpected arguments: {' '.join(argv)}", file=sys.stderr)
+        return 2
+    check = argv == ["--check"]
     stale = []
     for rel, text in outputs().items():
         path = HERE / rel
-        if args.check:
+        if check:
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 stale.append(rel)
         else:

@@ -5,8 +5,8 @@ code: 0 when the benchmark ran (whatever the pass rate, unless
 `--min-pass-rate` is given and some configuration falls below it), 2 for
 bad usage, 4 when an --mcp server cannot be started.  Imports the package's library modules (suite, models,
 variants, runs, runner, ray_executor, metrics, report) and providers.spec;
-only command-line modules import it: the top-level `ptclisp/commands/main.py` and
-this package's `__main__`.  With --trace-dir each ptc-mode run writes its
+only `ptclisp/commands/main.py` and the entry point ptclisp/bench_agent/__main__.py
+import it.  With --trace-dir each ptc-mode run writes its
 trace directory (ptclisp.trace) and the output gets traces.html (the
 static view, ptclisp.view), linked from report.html.
 """
@@ -18,16 +18,16 @@ import pathlib
 import sys
 
 from ..providers.spec import ModelSpecError
-from ..trace.cli import add_trace_flags
-from .metrics import summarize
-from .models import parse_model
-from .ray_executor import RayUnavailable, import_ray
-from .report import html_report, terminal_table
-from .runner import Progress, execute
-from .runner_adapter import MODES
-from .runs import dump, plan, write_atomic
-from .suite import SuiteError, builtin_suites, load_suite
-from .variants import BASELINE, VariantError, builtin_variants, parse_variant, with_policy
+from ..bench_agent.metrics import summarize
+from ..bench_agent.models import parse_model
+from ..bench_agent.ray_executor import RayUnavailable, import_ray
+from ..bench_agent.report import html_report, terminal_table
+from ..bench_agent.runner import Progress, execute
+from ..bench_agent.runner_adapter import MODES
+from ..bench_agent.runs import dump, plan, write_atomic
+from ..bench_agent.suite import SuiteError, builtin_suites, load_suite
+from ..bench_agent.variants import BASELINE, VariantError, builtin_variants, parse_variant, with_policy
+from .trace_flags import add_trace_flags
 
 EPILOG = """examples:
   ptclisp bench agent --suite data-qa --model ref=scripted:reference
@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 1 when any configuration's pass rate is below RATE (0..1)")
     p.add_argument("--list", action="store_true", help="list the selected tasks and exit")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    from ..mcp.cli import add_mcp_flags
+    from .mcp_flags import add_mcp_flags
     add_mcp_flags(p)  # their tools go to every ptc-mode run's mission (threads executor)
     return p
 
@@ -156,9 +156,9 @@ def _read_prices(args):
 
 def _run(args, specs, suite, out, replay, trace) -> list:
     """Execute the planned runs (with the --mcp servers' tools); their records."""
-    from ..cli_common import UsageError
-    from ..exitcodes import PROVIDER_NOT_READY
-    from ..mcp.cli import MCPStartError, open_mcp_tools
+    from .common import UsageError
+    from ..exit_codes import PROVIDER_NOT_READY
+    from .mcp_flags import MCPStartError, open_mcp_tools
     limits = {"max_turns": args.max_turns, "time_limit_s": args.time_limit, "eval_timeout_ms": args.eval_timeout_ms}
     progress = Progress(len(specs), enabled=not args.quiet)
     try:

@@ -38,7 +38,7 @@ This module holds the command line; service.py holds `PtcService` (the
 calls, independent of MCP); app.py binds the service to the SDK's
 `MCPServer` and is imported only when a server is built, so
 `ptclisp mcp serve --help` works without the SDK. Imports the public API,
-cli_common (this is a command module) and the package's service module.
+ptclisp.commands.common (the limit flags, --data, --tools) and ptclisp.mcp (service, internals).
 """
 from __future__ import annotations
 
@@ -51,10 +51,9 @@ import sys
 import threading
 
 from .. import Limits
-from ..cli_common import UsageError, add_limit_flags, limits_from_args, load_data, load_tools
-from . import internals
-
-from .service import PtcService, SWEEP_EVERY_S, ServeConfig
+from ..mcp import internals
+from ..mcp.service import PtcService, SWEEP_EVERY_S, ServeConfig
+from .common import UsageError, add_limit_flags, limits_from_args, load_data, load_tools
 
 SERVE_MAX_RESULT_BYTES = 1_000_000   # the default --max-result-bytes of a served call
 
@@ -102,10 +101,10 @@ def add_serve_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _client_api():
-    """The MCP client's command-line helpers (`ptclisp.mcp.cli`: `add_mcp_flags`, `open_mcp_tools`), or None
+    """The MCP client's command-line helpers (`ptclisp.commands.mcp_flags`: `add_mcp_flags`, `open_mcp_tools`), or None
     in a build without the client."""
     try:
-        from .cli import add_mcp_flags, open_mcp_tools
+        from .mcp_flags import add_mcp_flags, open_mcp_tools
     except ModuleNotFoundError as exc:
         if exc.name != f"{__package__}.cli":
             raise
@@ -131,7 +130,7 @@ def _upstream_tools(args):
     api = _client_api()
     if api is None:
         if getattr(args, "mcp", None):
-            raise UsageError("--mcp needs ptclisp's MCP client (ptclisp.mcp.cli), which this build lacks")
+            raise UsageError("--mcp needs ptclisp's MCP client (ptclisp.commands.mcp_flags), which this build lacks")
         yield {}
         return
     opened = api[1](args)
@@ -264,7 +263,7 @@ def cmd_serve(args) -> int:
 def _serve_stdio(service: PtcService) -> None:
     import anyio
 
-    from .app import build_server
+    from ..mcp.app import build_server
     anyio.run(build_server(service).run_stdio_async)
 
 
@@ -291,7 +290,7 @@ def _serve_http(service: PtcService, host: str, port: int, token: str | None) ->
 
     import uvicorn
 
-    from .app import build_server
+    from ..mcp.app import build_server
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -321,7 +320,7 @@ def cmd_mcp(args) -> int:
 
 
 def add_mcp_command(sub) -> None:
-    """The `mcp` command and its `serve` subcommand (cli.py's `_add_mcp` calls this)."""
+    """The `mcp` command and its `serve` subcommand (commands/main.py's `_add_mcp` calls this)."""
     m = sub.add_parser("mcp", help="the Model Context Protocol: serve PTC-Lisp to MCP clients",
                        description="Model Context Protocol commands. 'ptclisp mcp serve' offers PTC-Lisp to MCP "
                                    "clients (tools run_ptc_lisp and describe_ptc_lisp).")

@@ -9,7 +9,7 @@
     candidate list P [--json]
     candidate show P ID [--json]
 
-Exit classes (ptclisp.exitcodes): 0 done; 2 usage (no such candidate, bad flags); 3 the gate or
+Exit classes (ptclisp.exit_codes): 0 done; 2 usage (no such candidate, bad flags); 3 the gate or
 a promotion rule refuses, an invalid project or a stale candidate; 4 a model not ready; 5 the
 debugging agent failed or found nothing to do.  `ptclisp/commands/main.py` adds the parser with
 `add_candidate(sub)` and sends `run DIR --candidate ID` to `cmd_run_candidate`.
@@ -22,11 +22,11 @@ import json
 import os
 import sys
 
-from .. import exitcodes as X
-from ..cli_common import UsageError
-from ..operate import DocumentError
-from . import store
-from .components import CandidateError, parse_id
+from .. import exit_codes as X
+from ..candidates import store
+from ..candidates.components import CandidateError, parse_id
+from .common import UsageError
+from .operate import DocumentError
 
 PROG = "ptclisp candidate"
 EPILOG = """the loop:
@@ -156,7 +156,7 @@ def _new(project, args) -> int:
 
 
 def _propose(project, args) -> int:
-    from .propose import propose
+    from ..candidates.propose import propose
     if args.inspect and not args.trace_dir:
         raise CandidateError("--inspect needs --trace-dir DIR", 2)
     trace = {"dir": os.path.abspath(args.trace_dir), "inspect": args.inspect} if args.trace_dir else None
@@ -172,7 +172,7 @@ def _propose(project, args) -> int:
 
 
 def _gate(project, args) -> int:
-    from .gate import gate_record
+    from ..candidates.gate import gate_record
     rec = store.load(project, args.id)
     result = gate_record(project, rec, store.source(project, args.id))
     store.write_json(store.cdir(project, args.id) / "gate.json", result)
@@ -185,7 +185,7 @@ def _gate(project, args) -> int:
 
 
 def _trial(project, args) -> int:
-    from .trial import run_trial, summary_lines
+    from ..candidates.trial import run_trial, summary_lines
     if args.repeat < 1:
         raise CandidateError("--repeat must be at least 1", 2)
     if args.inspect and not args.trace_dir:
@@ -215,7 +215,7 @@ def _trial(project, args) -> int:
 
 
 def _promote(project, args) -> int:
-    from .promote import promote
+    from ..candidates.promote import promote
     rec = promote(project, args.id, require_p=args.require_p, min_delta=args.min_delta)
     print(f"{args.id}: promoted {rec['component']}: ptclisp.toml now names {rec['new_source']} (was "
           f"{rec['previous_source']}); {rec['verdict']}")
@@ -268,7 +268,7 @@ def _show(project, args) -> int:
     print(f"source   {rec['source']['sha256'][:12]}  {d / 'source.clj'} ({rec['source']['bytes']} bytes)")
     if row["gate"] is not None:
         print(f"gate     {'passed' if row['gate']['passed'] else 'failed: ' + ', '.join(row['gate']['broken'])}")
-    from .trial import summary_lines
+    from ..candidates.trial import summary_lines
     for t in store.trials(project, args.id):
         print(f"trial {t['id']}  {t['time']}  suite {t['suite']['name']}  model {t['model']['spec']}  "
               f"repeat {t['repeat']}")
@@ -280,9 +280,9 @@ def _show(project, args) -> int:
 
 def cmd_run_candidate(args) -> int:
     """`ptclisp run P --candidate ID`: the project run with the candidate's source in place (nothing written)."""
-    from ..project.commands import cmd_run_project
+    from .project import cmd_run_project
     from ..project.load import Project, load_project
-    from .components import doc_with
+    from ..candidates.components import doc_with
     try:
         project = load_project(args.file)
         rec = store.load(project, args.candidate)

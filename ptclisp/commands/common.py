@@ -1,17 +1,17 @@
-"""Helpers shared by the command-line modules (`ptclisp/commands/main.py`, `agent/cli.py`, `bench_agent/cli.py`).
+"""Helpers shared by the command modules of ptclisp/commands/ (main, agent, bench_agent, mcp, project).
 
-Owns `UsageError` (bad arguments or unusable input: one line on stderr,
-exit 2), `read_text` (a named file, regular and size-bounded, or `-` for stdin, as UTF-8),
-`load_data` (the `--data FILE.json` object: a regular file within a size
+Owns `load_data` (the `--data FILE.json` object: a regular file within a size
 bound, at the API's depth rule, ptclisp/interchange/json_in.py), `load_tools` (the
 `--tools module:attr` objects), `lenient_output` (streams that can write
 any text, for the duration of a command) and the one definition of the
 per-evaluation limit flags (`add_limit_flags`, `limits_from_args`: `--memory-bytes`,
 `--loop-limit`, ... one per `ptclisp.Limits` field) that eval, run, repl and
-`mcp serve` share.
+`mcp serve` share. It re-exports `UsageError` and `RefusedDocument` (ptclisp/exit_codes.py:
+bad arguments or unusable input, one line on stderr, exit 2 or 3) and `read_text` (a named
+file, regular and size-bounded, or `-` for stdin, as UTF-8: ptclisp/interchange/documents.py),
+which the libraries a command calls raise and use too.
 
-Only command-line modules import this one; the libraries (the agent host,
-the benchmark runner) never do. Imports `ptclisp.host.tools` (lazily, for
+Only command modules import this one. Imports `ptclisp.host.tools` (lazily, for
 `load_tools`), `ptclisp.runtime.meter` (Limits, for the limit flags), the file readers and
 `ptclisp.interchange.json_in` (lazily, for `load_data`) and the standard library.
 """
@@ -22,45 +22,13 @@ import importlib
 import os
 import sys
 
-
-class UsageError(Exception):
-    """Bad arguments or unusable input files: one line on stderr, exit `code` (2)."""
-
-    code = 2
-
-
-class RefusedDocument(UsageError):
-    """A named file that is not a document at all: a FIFO, a device, a directory, or more than the size
-    bound (ptclisp/interchange/documents.py). Exit 3, an invalid document, as for a broken one."""
-
-    code = 3
+from ..exit_codes import RefusedDocument, UsageError  # noqa: F401 - the commands raise them from here too
+from ..interchange.documents import read_text
 
 
 #: The largest --data file read (bytes): far above any data a program is handed, far below what
 #: would exhaust the machine once parsed.
 MAX_DATA_BYTES = 100_000_000
-
-
-def read_text(path: str, what: str = "", max_bytes: int | None = None) -> str:
-    """The UTF-8 text of `path` (`-`: standard input); `what` prefixes the file in the error, e.g. "--data ".
-
-    A file that is not a regular one, or holds more than `max_bytes` (default: the document bound of
-    ptclisp/interchange/documents.py), is a RefusedDocument (exit 3); one that cannot be read, a UsageError (2)."""
-    from .interchange.documents import MAX_DOCUMENT_BYTES, DocumentError, read_document_text
-    cap = MAX_DOCUMENT_BYTES if max_bytes is None else max_bytes
-    if path == "-":
-        text = sys.stdin.read(cap + 1)
-        if len(text) > cap:
-            raise RefusedDocument(f"cannot read {what}standard input: larger than {cap} characters")
-        return text
-    try:
-        return read_document_text(path, cap)   # a regular file within the size bound (ptclisp/interchange/documents.py)
-    except DocumentError as exc:
-        raise RefusedDocument(f"cannot read {what}{path}: {exc.strerror}") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {what}{path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"cannot read {what}{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
 def load_data(path: str | None):
@@ -71,7 +39,7 @@ def load_data(path: str | None):
     every failure is a UsageError of one line."""
     if not path:
         return None
-    from .interchange.json_in import JsonTooDeep, parse
+    from ..interchange.json_in import JsonTooDeep, parse
     text = read_text(path, "--data ", MAX_DATA_BYTES)
     try:
         data = parse(text)
@@ -119,7 +87,7 @@ def _import_spec(spec: str):
 
 
 def _merge_tools(merged: dict, spec: str, obj) -> None:
-    from .host.tools import Tool
+    from ..host.tools import Tool
     if isinstance(obj, dict):
         for name, fn in obj.items():
             if not isinstance(name, str) or not (isinstance(fn, Tool) or callable(fn)):
@@ -193,7 +161,7 @@ def limit_fields() -> list:
     """The attrs fields of `ptclisp.Limits` that have a limit flag, in field order."""
     import attrs
 
-    from .runtime.meter import Limits
+    from ..runtime.meter import Limits
     return [f for f in attrs.fields(Limits) if f.name not in _NOT_LIMIT_FLAGS]
 
 
@@ -205,7 +173,7 @@ def _limit_type(name: str):
     checked by Limits' own validator so the flag accepts exactly what the API does."""
     import argparse
 
-    from .runtime.meter import Limits
+    from ..runtime.meter import Limits
 
     def parse(text: str):
         given = text.strip().lower()
@@ -229,7 +197,7 @@ def add_limit_flags(parser, defaults: dict | None = None, title: str = "limits o
 
     Each flag defaults to None (not given: the command's limits stand); `defaults` overrides the
     default shown in the help (the command's own base Limits)."""
-    from .runtime.meter import Limits
+    from ..runtime.meter import Limits
     base = Limits()
     group = parser.add_argument_group(title, "raise or lower one limit of ptclisp.Limits "
                                              "(docs/security.md lists each with its failure reason)")

@@ -2,20 +2,17 @@
 
 Owns `envelope(...)` (the one JSON document `--envelope` prints: schema
 version, ok, value, error {kind, reason, message, details}, usage, exit
-code), `ENVELOPE_SCHEMA` (its JSON Schema, shipped as
-`ptclisp/schemas/envelope.schema.json` and printed by `ptclisp docs
-envelope-schema`) and `ERROR_KINDS` (the error kind of each exit class).
+code; its JSON Schema is shipped as `ptclisp/schemas/envelope.schema.json`, read
+through ptclisp.interchange.schemas and printed by `ptclisp docs envelope-schema`)
+and `ERROR_KINDS` (the error kind of each exit class).
 The `usage` it carries is the usage record of `ptclisp.trace.usage` (the
 one count of calls, tokens and cost; the commands pass it in).
 
-Imports ptclisp.exitcodes and the standard library only.
+Imports ptclisp.exit_codes only.
 """
 from __future__ import annotations
 
-import json
-from importlib import resources
-
-from . import exitcodes as X
+from .. import exit_codes as X
 
 SCHEMA_VERSION = 1
 
@@ -28,15 +25,6 @@ ERROR_KINDS = {
     X.LIMIT_HIT: "limit_hit",
     X.OUTPUT_FAILED: "output_failed",
 }
-
-
-def schema_text(name: str) -> str:
-    """The text of a JSON Schema shipped in ptclisp/schemas/ (`envelope`, `project`)."""
-    return resources.files("ptclisp").joinpath("schemas", f"{name}.schema.json").read_text(encoding="utf-8")
-
-
-def load_schema(name: str) -> dict:
-    return json.loads(schema_text(name))
 
 
 def envelope(*, ok: bool, value=None, code: int, reason: str | None = None, message: str | None = None,

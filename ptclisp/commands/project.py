@@ -2,8 +2,8 @@
 
 `ptclisp/commands/main.py` adds each subcommand with `add_<cmd>(sub)` and calls
 `cmd_run_project` / `cmd_repl_project` when `run` is given a directory or
-`repl` a --project.  Exit classes are those of `ptclisp.exitcodes`.
-Imports the project modules, ptclisp.operate, the agent command module
+`repl` a --project.  Exit classes are those of `ptclisp.exit_codes`.
+Imports the project modules, ptclisp.commands.operate, the agent command module
 (router, trace, reporting), the REPL, the adapter and (lazily) the agent
 host and the MCP client (`ptclisp.mcp.client`: [mcp] servers and --mcp).
 """
@@ -15,13 +15,13 @@ import json
 import sys
 
 from .. import adapter
-from .. import exitcodes as X
-from .. import operate
-from ..cli_common import UsageError, read_text
+from .. import exit_codes as X
 from ..interchange.json_out import write_json
-from ..operate import DocumentError
-from .init import DEFAULT_EXAMPLE, EXAMPLES, init
-from .load import ALL_MISSIONS, Project, load_project
+from ..project.init import DEFAULT_EXAMPLE, EXAMPLES, init
+from ..project.load import ALL_MISSIONS, Project, load_project
+from . import operate
+from .common import UsageError, read_text
+from .operate import DocumentError
 
 _HELP = argparse.RawDescriptionHelpFormatter
 
@@ -102,7 +102,7 @@ def cmd_init(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from .validate import validate
+    from ..project.validate import validate
     project, problems = validate(args.dir)
     if problems:
         for p in problems:
@@ -115,7 +115,7 @@ def cmd_validate(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from .doctor import doctor
+    from ..project.doctor import doctor
     env = operate.environment(args.env_file)
     lines, code = doctor(args.dir, env, connect=args.connect, timeout_s=args.provider_timeout)
     stream = sys.stdout if code == X.OK else sys.stderr
@@ -208,7 +208,7 @@ def mcp_tools(project: Project, missions, extra_specs=(), *, connect_timeout_s: 
     if not specs and not extra_specs:
         yield {}
         return
-    from ..mcp.cli import quiet_sdk_log
+    from .mcp_flags import quiet_sdk_log
     from ..mcp.client import MCPStartError, MCPTools
     with quiet_sdk_log(), contextlib.ExitStack() as stack:
         out = {}
@@ -235,7 +235,7 @@ def build_host(project: Project, args, trace, env, *, input_value=None, mcp=None
     """The AgentHost a project run uses: its models (or --replay/--record), missions, schema and limits;
     `writer` (a ptclisp.trace.TraceWriter) and `prices` (a PriceBook) go to the host as they are."""
     from ..agent import AgentHost
-    from ..agent.cli import build_router
+    from .agent import build_router
     names = missions or project.mission_names()
     built = {n: project.mission(n, input_value=input_value, mcp_tools=mcp) for n in names}
     specs = project.model_specs()
@@ -262,7 +262,7 @@ def build_host(project: Project, args, trace, env, *, input_value=None, mcp=None
 
 def cmd_run_project(args, project: Project | None = None) -> int:
     """`ptclisp run DIR`; `project` (e.g. with a candidate in place) instead of loading DIR's."""
-    from ..agent.cli import open_kit, setup_errors
+    from .agent import open_kit, setup_errors
     try:
         _refuse_flags(args)
         project = project or load_project(args.file)
@@ -303,7 +303,7 @@ def _mcp_flag_specs(args) -> list:
     """The MCPServerSpecs of the command line's --mcp flags (none without them)."""
     if not getattr(args, "mcp", None):
         return []
-    from ..mcp.cli import specs_from_args
+    from .mcp_flags import specs_from_args
     return specs_from_args(args)
 
 
@@ -333,7 +333,7 @@ def _run(project: Project, args, kit, task, mission, input_value) -> int:
             write_json(sys.stdout, out.value, indent=2)
 
     def record(err, code):
-        from ..agent.cli import error_record
+        from .agent import error_record
         res = out.result
         status = res.status if res is not None else ("ok" if err is None else "error")
         if err is not None and status in ("ok", "returned"):
@@ -400,7 +400,7 @@ def cmd_repl_project(args) -> int:
 def _repl_project(args, project: Project, mcp: dict) -> int:
     from ..repl import ReplConfig, start
     from ..repl.core import SetupError
-    from ..trace.cli import prices_from_args
+    from .trace_flags import prices_from_args
     env = operate.environment(args.env_file)
     limits = project.agent_limits(args.timeout_ms)
     missions = {n: project.mission(n, mcp_tools=mcp) for n in project.mission_names()}

@@ -10,14 +10,14 @@ Owns `add_view_parser(sub, func)`, `run_view(args)`,
 and `grant_analysis(directory, preludes, tools)` (what `--runs` adds to a
 session; the flag itself is defined in ptclisp/commands/main.py, so parsing it loads
 nothing of the viewer).  Problems are `UsageError`s (exit 2).
-Imports cli_common, trace (reader, analysis, transcript) and view.
+Imports ptclisp.commands.common, trace (reader, analysis, transcript) and view.
 """
 from __future__ import annotations
 
 import os
 import sys
 
-from ..cli_common import UsageError
+from .common import UsageError
 
 
 def add_view_parser(sub, func) -> None:
@@ -36,7 +36,7 @@ def add_view_parser(sub, func) -> None:
 
 def run_view(args) -> int:
     from ..trace.reader import TraceReadError, load_runs
-    from .html import render_page
+    from ..view.html import render_page
     directory = args.directory
     if not os.path.isdir(directory):
         raise UsageError(f"view: no trace directory {directory}")
@@ -54,7 +54,7 @@ def run_view(args) -> int:
         return 0
     if not 0 <= args.port <= 65535:
         raise UsageError("view: --port must be from 0 to 65535")
-    from .server import ViewServer
+    from ..view.server import ViewServer
     try:
         server = ViewServer(directory, args.port)
     except OSError as e:

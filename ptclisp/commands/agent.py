@@ -3,8 +3,8 @@
 Owns `cli_main(argv) -> exit code` (the `agent` subcommand), `build_parser()`,
 `run_workflow_file(...)` (what `ptclisp run` calls when a model flag is given),
 `build_router(...)` (model specs plus --replay / --record / --trace wrapping,
-provider timeouts and retries, --text-protocol), `load_script` (answers of a
-`scripted:FILE` model), `load_schema` (--schema, checked to be a JSON Schema),
+provider timeouts and retries, --text-protocol; the answers of a `scripted:FILE`
+model are read by ptclisp/providers/scripted_file.py), `load_schema` (--schema, checked to be a JSON Schema),
 `mission_capabilities` (--tools) and `Trace` (the redacted JSON Lines event log).
 
     ptclisp agent "TASK" [--model ALIAS=PROVIDER:MODEL]... [--data FILE] [--tools module:attr]...
@@ -18,20 +18,20 @@ provider timeouts and retries, --text-protocol), `load_script` (answers of a
                   [--trace-dir DIR [--inspect]] [--price ALIAS=IN,OUT]... [--mcp ...] ...
 
 PROVIDER is openai, anthropic, replay (MODEL is a replay file) or scripted
-(MODEL is a JSON file of answers, see `load_script`).  The first --model is
-the default alias.  Exit codes are the classes of `ptclisp.exitcodes`
-(`ptclisp.operate.EXIT_CLASSES`): 0 ok, 2 bad arguments, 3 an invalid
+(MODEL is a JSON file of answers, see `ptclisp.providers.scripted_file`).  The first --model is
+the default alias.  Exit codes are the classes of `ptclisp.exit_codes`
+(`ptclisp.commands.operate.EXIT_CLASSES`): 0 ok, 2 bad arguments, 3 an invalid
 document, 4 the provider is not ready, 5 the workflow or agent failed, 6 a
 limit was hit, 7 the output could not be written (an --mcp server that
 cannot be started is class 4).  Every run ends with a one-line usage
 summary (calls, tokens, cost) on stderr.
 Imports the agent host and the providers (lazily), jsonout (every JSON it
-writes, docs/json.md), ptclisp.operate (exit classes, failure detail,
---envelope/--output), ptclisp.trace.cli (--trace-dir, --inspect, --price,
-the usage summary), ptclisp.mcp.cli (the --mcp flags) and
-ptclisp.cli_common (`UsageError`, file reading, the --tools loader).  Only
-command-line modules import this one: the top-level `ptclisp/commands/main.py`, the
-project commands and this package's `__main__`.
+writes, docs/json.md), ptclisp.commands.operate (exit classes, failure detail,
+--envelope/--output), ptclisp.commands.trace_flags (--trace-dir, --inspect, --price,
+the usage summary), ptclisp.commands.mcp_flags (the --mcp flags) and
+ptclisp.commands.common (`UsageError`, file reading, the --tools loader).  Only
+command modules import this one: `main.py` and `project.py` of ptclisp/commands/, and
+the entry point ptclisp/agent/__main__.py.
 """
 from __future__ import annotations
 
@@ -42,14 +42,14 @@ import sys
 import threading
 import time
 
-from .. import exitcodes as X
-from .. import operate
-from ..cli_common import UsageError, load_tools, read_text
+from .. import exit_codes as X
 from ..errors import PtcError
 from ..interchange.json_out import JsonValueError, dumps, write_json
-from ..operate import CommandFailure, DocumentError, NotReady
-from ..trace.cli import add_trace_flags, print_summary, prices_from_args, writer_from_args
 from ..trace.usage import usage_record
+from . import operate
+from .common import UsageError, load_tools, read_text
+from .operate import CommandFailure, DocumentError, NotReady
+from .trace_flags import add_trace_flags, print_summary, prices_from_args, writer_from_args
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a loop policy prelude: its exports render-feedback, render-prompt, project-context and compact are hooks of the agent loop, each with the shipped behaviour as fallback (repeatable; ptclisp docs agent)")
     extra.add_argument("--json", action="store_true", help="print a JSON record with ok, value, error and usage")
     operate.add_operation_flags(p)
-    from ..mcp.cli import add_mcp_flags
+    from .mcp_flags import add_mcp_flags
     add_mcp_flags(p)
     return p
 
@@ -148,9 +148,9 @@ def _pairs(items, what, convert=str) -> dict:
 
 def mission_capabilities(tool_specs) -> list:
     """`--tools module:attr` objects as mission capabilities (the loader of `ptclisp run --tools`)."""
-    from .python_tools import capability_for
+    from ..agent.python_tools import capability_for
     from ..host.tools import Tool
-    from .mission import Capability, as_capability
+    from ..agent.mission import Capability, as_capability
     tools = load_tools(list(tool_specs)) or {}
     caps = []
     for name, fn in tools.items():
@@ -160,37 +160,6 @@ def mission_capabilities(tool_specs) -> list:
         else:
             caps.append(capability_for(name, fn))      # the argument schema from the signature and hints
     return caps
-
-
-def load_script(path: str) -> list:
-    """The answers of a `scripted:FILE` model, in order.
-
-    FILE holds a JSON list.  Each item is a program (a string: the answer
-    calls run_ptc_lisp with it), `{"program": ..., "content": narration?}`,
-    or a complete provider response (any other object).
-    """
-    try:
-        items = json.loads(_read(path, "scripted model file"))
-    except ValueError as e:
-        raise DocumentError(f"scripted model file {path} is not valid JSON: {e}", "script_invalid") from None
-    if not isinstance(items, list) or not items:
-        raise DocumentError(f"scripted model file {path} must hold a non-empty JSON list of answers",
-                            "script_invalid")
-    out = []
-    for i, item in enumerate(items, start=1):
-        if isinstance(item, dict) and "program" in item:
-            item, content = item["program"], item.get("content")
-        else:
-            content = None
-        if isinstance(item, str):
-            out.append({"content": content, "finish_reason": "tool_calls",
-                        "tool_calls": [{"id": f"call-{i}", "name": "run_ptc_lisp", "args": {"program": item}}]})
-        elif isinstance(item, dict):
-            out.append(item)
-        else:
-            raise DocumentError(f"scripted model file {path}: answer {i} must be a program string or an object",
-                                "script_invalid")
-    return out
 
 
 # ------------------------------------------------------------------ trace
@@ -328,6 +297,7 @@ def build_router(model_specs, *, replay: str | None = None, record: str | None =
     file and the reason; one that breaks its format is a DocumentError.
     """
     from ..providers import ModelRouter, ModelSpec, ReplayLoadError, ReplayProvider, build_provider
+    from ..providers.scripted_file import load_script
     specs = parse_models(model_specs)
     if not specs:
         if replay is None:
@@ -365,7 +335,7 @@ def build_router(model_specs, *, replay: str | None = None, record: str | None =
             if recording is not None:
                 provider = recording.wrap(provider)
         if text_protocol:
-            from .textprotocol import TextProtocol
+            from ..agent.textprotocol import TextProtocol
             provider = TextProtocol(provider)
         providers[alias] = _Traced(alias, provider, trace) if trace is not None else provider
     return ModelRouter(providers, default=default or aliases[0], max_calls=max_calls or None)
@@ -436,7 +406,7 @@ def load_schema(arg: str | None, what: str = "--schema") -> dict | None:
 # ------------------------------------------------------------------ exit codes and output
 
 def exit_code(error, *, deadline_hit: bool = False) -> int:
-    """The exit class of a run's error (`ptclisp.operate.exit_class`)."""
+    """The exit class of a run's error (`ptclisp.commands.operate.exit_class`)."""
     return operate.exit_class(error, deadline_hit=deadline_hit)
 
 
@@ -459,7 +429,7 @@ class RunKit:
 
     `run(action, run_record)` evaluates `action()` with the --trace file's
     run and outcome records around it and closes everything; `finish(...)`
-    then reports through `ptclisp.operate.finish` with the exit class (the
+    then reports through `ptclisp.commands.operate.finish` with the exit class (the
     envelope's `usage` is the usage record of `ptclisp.trace.usage`, the
     --json record names the --trace-dir run) and prints the one-line usage
     summary on stderr.
@@ -525,7 +495,7 @@ def setup_errors(exc: BaseException, prog: str = "ptclisp agent") -> Exception:
     """A setup exception as UsageError / CommandFailure with one clear line (None: not ours to map).
 
     An --mcp (or project [mcp]) server that cannot be started is NotReady (exit 4)."""
-    from ..mcp.cli import MCPStartError
+    from .mcp_flags import MCPStartError
     from ..prelude import PreludeError
     from ..providers import ModelSpecError
     if isinstance(exc, (UsageError, CommandFailure)):
@@ -561,7 +531,7 @@ def cli_main(argv=None) -> int:
     if args.task is None and args.input is None and args.eval is None:
         return operate.usage_failure(PROG, args, UsageError(
             'give a TASK, e.g. ptclisp agent "Which region sold most?" --data orders.json --model ...'))
-    from ..mcp.cli import MCPStartError, open_mcp_tools
+    from .mcp_flags import MCPStartError, open_mcp_tools
     try:
         with open_mcp_tools(args) as mcp:
             return _run_agent(args, list(mcp))
@@ -628,9 +598,9 @@ def _components(paths, what: str) -> list:
 
 
 def _setup(args, trace, env=None, mcp_tools=(), writer=None, prices=None):
-    from .host import AgentHost
-    from .limits import AgentLimits
-    from .mission import Mission
+    from ..agent.host import AgentHost
+    from ..agent.limits import AgentLimits
+    from ..agent.mission import Mission
     data = _data(args.data)
     mission = Mission(data=data or {}, capabilities=mission_capabilities(args.tools) + list(mcp_tools),
                       preludes=_components(args.prelude, "--prelude"))
@@ -705,9 +675,9 @@ def run_workflow_file(source: str, source_name: str, *, models=(), replay=None, 
     Prints the program's prints, then its value (or the error), then a
     one-line usage summary on stderr.
     """
-    from .host import AgentHost
-    from .limits import AgentLimits
-    from .mission import Mission
+    from ..agent.host import AgentHost
+    from ..agent.limits import AgentLimits
+    from ..agent.mission import Mission
     prog = "ptclisp run"
     args = argparse.Namespace(**vars(opts)) if opts is not None else argparse.Namespace()
     for name, default in _RUN_DEFAULTS:
@@ -742,7 +712,7 @@ def run_workflow_source(kit: RunKit, args, source: str, source_name: str, data, 
                         prog: str = "ptclisp run") -> int:
     """Evaluate a workflow program in `kit`'s host and report it as every agent-running command does: the
     value as indented JSON on stdout (docs/json.md), the program's prints on stderr, so stdout is the value
-    alone (--json: the run record of `ptclisp.operate.run_record`, with the --trace-dir run). A plain
+    alone (--json: the run record of `ptclisp.commands.operate.run_record`, with the --trace-dir run). A plain
     program (`ptclisp run FILE` without a model) prints Lisp notation instead."""
     from .. import api
     from ..interchange.python import from_python

@@ -16,11 +16,11 @@ import sys
 
 from typing import TYPE_CHECKING
 
-from .prices import PriceBook, price_book
-from .usage import summary_line
+from ..trace.prices import PriceBook, price_book
+from ..trace.usage import summary_line
 
 if TYPE_CHECKING:  # the writer (and the providers' redaction it uses) loads only when a run is traced
-    from .writer import TraceWriter
+    from ..trace.writer import TraceWriter
 
 
 def add_trace_flags(parser, *, price: bool = True) -> None:
@@ -48,7 +48,7 @@ def writer_from_args(args, command: str, *, env=None) -> TraceWriter | None:
     if not directory:
         return None
     try:
-        from .writer import TraceWriter
+        from ..trace.writer import TraceWriter
         return TraceWriter(directory, inspect=bool(getattr(args, "inspect", False)), env=env,
                            meta={"command": command})
     except OSError as e:

@@ -5,9 +5,10 @@ The agent-running commands are `ptclisp agent`, `ptclisp run FILE --model
 owns
 
 * `EXIT_CLASSES` (the text --help and the docs show) and `exit_class(error)`,
-  which sorts a `RunError` into the classes of `ptclisp.exitcodes`;
+  which sorts a `RunError` into the classes of `ptclisp.exit_codes`;
 * `CommandFailure` and its classes `DocumentError` (3), `NotReady` (4),
-  `OutputError` (7): a failure before or after the run, with its class;
+  `OutputError` (7): a failure before or after the run, with its class
+  (defined in ptclisp/exit_codes.py, where the libraries raise them from);
 * `add_operation_flags(parser)`: --envelope, --output, --retries,
   --provider-timeout, --timeout-ms, --env-file, --text-protocol;
 * `load_env_file` (credentials are read only from a file named with
@@ -18,9 +19,9 @@ owns
   `write_output` (atomic, never overwrites) and `finish` (prints the value,
   the `--json` record or the envelope, writes --output, returns the class).
 
-Imports exitcodes, envelope, jsonout, cli_common and the adapter (for the
-internal names it needs); the commands (`ptclisp/commands/main.py`, `agent/cli.py`, the project
-commands) import this module.
+Imports exit_codes (the classes and the failures that carry them: re-exported here),
+envelope, jsonout, ptclisp.commands.common and the adapter (for the internal names it
+needs); the commands (`main.py`, `agent.py`, `project.py` of ptclisp/commands/) import this module.
 """
 from __future__ import annotations
 
@@ -30,11 +31,12 @@ import sys
 import tempfile
 import time
 
-from . import adapter
-from . import exitcodes as X
-from .cli_common import UsageError, read_text
+from .. import adapter
+from .. import exit_codes as X
+from ..exit_codes import CommandFailure, DocumentError, NotReady, OutputError, UsageError
+from .common import read_text
 from .envelope import envelope
-from .interchange.json_out import JsonValueError, dumps, to_json, write_json
+from ..interchange.json_out import JsonValueError, dumps, to_json, write_json
 
 EXIT_CLASSES = """exit status:
   0  the run finished with a value
@@ -66,36 +68,6 @@ _LIMIT_REASONS = frozenset({
 #: Provider failure reasons that mean "fix the configuration" rather than "the run failed".
 _NOT_READY = frozenset({"authentication_failed", "payment_required", "denied", "not_found",
                         "tool_calling_unsupported"})
-
-
-class CommandFailure(Exception):
-    """A failure outside the run itself, with its exit class, a reason and a one-line message."""
-
-    code = X.RUN_FAILED
-
-    def __init__(self, message: str, reason: str | None = None, details: dict | None = None):
-        super().__init__(message)
-        self.message = message
-        self.reason = reason or type(self).__name__
-        self.details = dict(details or {})
-
-
-class DocumentError(CommandFailure):
-    """A document (project file, schema, prelude, workflow, replay or script file) is invalid: exit 3."""
-
-    code = X.INVALID_DOCUMENT
-
-
-class NotReady(CommandFailure):
-    """A provider cannot be used (no key, refused, unknown model): exit 4."""
-
-    code = X.PROVIDER_NOT_READY
-
-
-class OutputError(CommandFailure):
-    """The value could not be written where --output said: exit 7."""
-
-    code = X.OUTPUT_FAILED
 
 
 def failure_of(exc: Exception) -> CommandFailure:
@@ -200,11 +172,9 @@ def environment(env_file: str | None, base=None) -> dict[str, str]:
     return env
 
 
-KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-
-
 def check_credentials(models: dict, env: dict, key_env: dict | None = None) -> None:
     """NotReady naming the variable when an HTTP model (alias -> ModelSpec) has no key in `env`."""
+    from ..providers.spec import KEY_ENV   # the variable each HTTP provider family reads its key from
     for alias, spec in models.items():
         name = (key_env or {}).get(alias) or KEY_ENV.get(spec.provider)
         if name is None:

@@ -11,9 +11,9 @@
     --mcp-effect NAME.TOOL=EFFECT  read, write or unknown, instead of the tool's annotations (repeatable)
 
 A server that cannot be started raises `MCPStartError` (the commands print it
-as one line and exit with `exitcodes.PROVIDER_NOT_READY`, 4); bad flag values
-raise `UsageError` (exit 2). Imports cli_common, mcp.client and the standard
-library; only command-line modules import this one.
+as one line and exit with `exit_codes.PROVIDER_NOT_READY`, 4); bad flag values
+raise `UsageError` (exit 2). Imports ptclisp.commands.common, mcp.client and the standard
+library; only command modules import this one.
 """
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ import contextlib
 
 from typing import TYPE_CHECKING
 
-from ..cli_common import UsageError
+from .common import UsageError
 
 if TYPE_CHECKING:
-    from .client import MCPTools
-    from .client_specs import MCPServerSpec
+    from ..mcp.client import MCPTools
+    from ..mcp.client_specs import MCPServerSpec
 
 __all__ = ["add_mcp_flags", "open_mcp_tools", "specs_from_args", "quiet_sdk_log", "MCPStartError"]
 
@@ -33,7 +33,7 @@ __all__ = ["add_mcp_flags", "open_mcp_tools", "specs_from_args", "quiet_sdk_log"
 def __getattr__(name: str):
     # MCPStartError lives in client_specs (light, but a command without --mcp never needs it)
     if name == "MCPStartError":
-        from .client_specs import MCPStartError
+        from ..mcp.client_specs import MCPStartError
         return MCPStartError
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -67,7 +67,7 @@ def specs_from_args(args) -> list[MCPServerSpec]:
     """The server specs of the parsed flags (UsageError for a malformed one)."""
     if not any(getattr(args, flag, None) for flag in ("mcp", "mcp_allow", "mcp_hide", "mcp_effect")):
         return []
-    from .client_specs import MCPServerSpec, parse_mcp_arg  # light: no asyncio, no SDK
+    from ..mcp.client_specs import MCPServerSpec, parse_mcp_arg  # light: no asyncio, no SDK
     specs = []
     for text in getattr(args, "mcp", None) or ():
         try:
@@ -141,7 +141,7 @@ def open_mcp_tools(args):
     if not specs:
         yield _Opened(None)
         return
-    from .client import MCPTools  # the event loop and the SDK: only when a server is named
+    from ..mcp.client import MCPTools  # the event loop and the SDK: only when a server is named
     with quiet_sdk_log(), MCPTools(specs, connect_timeout_s=getattr(args, "mcp_connect_timeout", 30.0)) as mcp:
         yield _Opened(mcp)
 
