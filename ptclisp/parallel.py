@@ -18,7 +18,7 @@ How one operation runs (`run_parallel`):
   budget (per-worker heap, as in the reference) and its own buffers for
   printed lines and tool-call records. The buffers are merged into the
   caller's meter in input order, so the effects do not depend on timing.
-* A worker's `def` is discarded (`compiled_runtime.rt_def` asks `current().in_worker`):
+* A worker's `def` is discarded (`backends.runtime.rt_def` asks `current().in_worker`):
   the user namespace is shared with the waiting parent thread, so workers see
   it read-only.
 * First failure wins. Since PTC-Lisp has no `try`, a failed parallel

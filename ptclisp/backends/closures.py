@@ -460,7 +460,7 @@ class Builder:
         if (v := constant_literal(node)) is not ABSENT:
             return lambda f: v
         items = self._build_all(node.items, layout)
-        cost = seq_cost(len(items))   # charged as it is built, as the compiler's (compiled_runtime, literals)
+        cost = seq_cost(len(items))   # charged as it is built, as the compiler's (backends.runtime, literals)
         lit_vec, span = rt.lit_vec, node.span
 
         def mkvec(f):
@@ -492,7 +492,7 @@ class Builder:
             keys = [hk(k.value) for k, _v in node.pairs]
             vals = [self.build(v, layout) for _k, v in node.pairs]
             lit_charge, span = rt.lit_charge, node.span
-            cost = map_cost(len(keys))   # charged after its parts, as the compiler's (compiled_runtime, literals)
+            cost = map_cost(len(keys))   # charged after its parts, as the compiler's (backends.runtime, literals)
 
             def mkmap_known(f):
                 m = Map(zip(keys, [vb(f) for vb in vals]))

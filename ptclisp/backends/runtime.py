@@ -42,6 +42,19 @@ mkvec = Vector
 mkmap = Map
 
 
+class _Unmetered:
+    """What written-out charges add to outside an evaluation (no meter on the thread): a budget no
+    charge fits, so each takes its slow path (`lit_charge`, an in-place variant), which charges
+    nothing there; never written to."""
+
+    __slots__ = ()
+    allocated = 0
+    budget = -1
+
+
+UNMETERED = _Unmetered()
+
+
 def lit_charge(cost: int):
     """`meter.charge(cost)` for the literal about to be built, with the thread's meter read here."""
     m = _meter_local.meter

@@ -68,7 +68,7 @@ def _build_rt() -> dict:
         "_seq_items": R.provided("seq_items"), "_out_vec": R.provided("out_vec"),
         "_splice_into": R.provided("splice_into"),
         # what in-place growth written out in generated code reads (inline.Inliner._inline_owned)
-        "_getrc": sys.getrefcount, "_mloc": _meter_slot, "_float": float, "_bool": bool,
+        "_getrc": sys.getrefcount, "_mloc": _meter_slot, "_unmetered": rt.UNMETERED, "_float": float, "_bool": bool,
     }
     for name in _RT_HELPERS:
         table["_rt_" + name] = getattr(rt, name)

@@ -32,7 +32,7 @@ layer keeps its own list of names:
 This module sits below the reader, the analyzer, both back ends and the library:
 the families fill it when `ptclisp.lib.load()` imports them; everything else reads
 it. The few library functions the back ends' run-time helpers call (sequence views,
-one lookup step; `compiled_runtime`, the generated loops) are registered here too
+one lookup step; `backends.runtime`, the generated loops) are registered here too
 (`@provides`), so no layer below the library imports it. Regex literals and Java
 members have low modules of their own (`regex_engine`, `java_members`).
 

@@ -2,7 +2,7 @@
 
 A session's definitions and every attached prelude namespace are one
 `Namespace` each; generated code defines into it through
-`compiled_runtime.rt_def`. It sits low (below the prelude loader and the
+`backends.runtime.rt_def`. It sits low (below the prelude loader and the
 session, which both make them) and imports errors only.
 """
 from __future__ import annotations

@@ -17,6 +17,9 @@ from . import scan
 from .scan import int_params
 
 
+_COMPACT = (1 << 30) - 1   # the largest magnitude of an int CPython stores in one digit
+
+
 class IntForm:
     """How an inlined integer operation was built (see Compiler._inline_int)."""
 
@@ -65,9 +68,8 @@ class Inliner:
                 stmts.append(assign(t, e))
                 e = var(t)
             rest.append(e)
-        meter, room = self.meter_var(), self.tmp("al")
-        charge = [is_(var(meter), NONE, True),
-                  A.Compare(left=A.NamedExpr(target=var(room, True),
+        meter, room = self.charge_var(), self.tmp("al")   # (`_unmetered` outside an evaluation)
+        charge = [A.Compare(left=A.NamedExpr(target=var(room, True),
                                              value=A.BinOp(left=attr(meter, "allocated"), op=ast.Add(),
                                                            right=A.Constant(cost))),
                             ops=[ast.LtE()], comparators=[attr(meter, "budget")])]
@@ -78,22 +80,28 @@ class Inliner:
         if grows == "map":
             key, value = rest
             tests = [is_(call("type", [local]), var("_Map")), holds]
-            if not (isinstance(key, ast.Constant) and type(key.value) in (str, int)):
-                # floats and booleans are stored under their hk form: the variant's case
-                kt = self.tmp("kt")
-                tests += [is_(A.NamedExpr(target=var(kt, True), value=call("type", [key])), var("_float"), True),
-                          is_(var(kt), var("_bool"), True)]
             # a key the map holds under another spelling is the variant's case (colls_maps.write_key):
             # the store is written out when the map holds the key exactly or the key is not a
             # keyword or string, or the map holds no other spelling of it
-            if not (isinstance(key, ast.Constant) and type(key.value) is int):
-                # (a key that is neither a keyword nor a string has one spelling: two type tests,
-                # no call, for the int keys of a growing loop)
+            spelled = A.BoolOp(op=ast.Or(), values=[
+                A.Compare(left=key, ops=[ast.In()], comparators=[local]),
+                is_(call("_write_key", [local, key]), key)])
+            if isinstance(key, ast.Constant) and type(key.value) is str:
+                tests.append(spelled)
+            elif not (isinstance(key, ast.Constant) and type(key.value) is int):
+                # floats and booleans are stored under their hk form: the variant's case; a key
+                # that is neither a keyword nor a string has one spelling. One type test, read
+                # once, for the int keys of a growing loop:
+                # type(k) is int or (not float, not bool and (not str/keyword or spelled))
+                kt = self.tmp("kt")
                 tests.append(A.BoolOp(op=ast.Or(), values=[
-                    A.BoolOp(op=ast.And(), values=[is_(call("type", [key]), var("str"), True),
-                                                   is_(call("type", [key]), var("_Keyword"), True)]),
-                    A.Compare(left=key, ops=[ast.In()], comparators=[local]),
-                    is_(call("_write_key", [local, key]), key)]))
+                    is_(A.NamedExpr(target=var(kt, True), value=call("type", [key])), var("int")),
+                    A.BoolOp(op=ast.And(), values=[
+                        is_(var(kt), var("_float"), True), is_(var(kt), var("_bool"), True),
+                        A.BoolOp(op=ast.Or(), values=[
+                            A.BoolOp(op=ast.And(), values=[is_(var(kt), var("str"), True),
+                                                           is_(var(kt), var("_Keyword"), True)]),
+                            spelled])])]))
             grow = A.Assign(targets=[A.Subscript(value=local, slice=key, ctx=STORE)], value=value)
         else:
             item, = rest
@@ -362,6 +370,12 @@ class Inliner:
         # takes only products it computes directly, x.bit_length() + c.bit_length() <= 64
         room = 1 << (64 - abs(b.value).bit_length())
         bound = A.Compare(left=A.Constant(-room), ops=[ast.Lt(), ast.Lt()], comparators=[a, A.Constant(room)])
+        if room > _COMPACT and not isinstance(a, ast.Constant):
+            # the same test, tried first against one-digit ints (CPython compares those without a
+            # call): an x that fits takes the fast path at once, any other x is tested as above
+            bound = A.BoolOp(op=ast.Or(), values=[
+                A.Compare(left=A.Constant(-_COMPACT), ops=[ast.LtE(), ast.LtE()],
+                          comparators=[a, A.Constant(_COMPACT)]), bound])
         fast = A.BinOp(left=a, op=ast.Mult(), right=b)
         known = isinstance(a, ast.Name) and a.id in self.int_locals
         test = bound if known else A.BoolOp(op=ast.And(), values=[is_(call("type", [a]), var("int")), bound])
