@@ -9,7 +9,7 @@ their allocations before building. `guard()` adds two backstops
   deadline (say, stuck inside a builtin that loops without checking the
   clock) gets a `HardStop` exception raised asynchronously in its thread
   and in its parallel workers. It is only delivered while the thread is
-  executing PTC code or builtins (generated code, interp.py, ptclisp/lib,
+  executing PTC code or builtins (generated code, backends/closures.py, ptclisp/lib,
   the read-only part of ptclisp.values, printer.py, a few pure stdlib
   modules) and no in-place extension of a value is on the stack: never
   inside host tool code or the guards' own bookkeeping, so no shared state
