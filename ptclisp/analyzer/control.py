@@ -61,9 +61,18 @@ def _single_binding(form: List, head: str):
     return b[0], b[1]
 
 
-def _binding_conditional(az, form, scope, tail, head, nil_only, branches):
-    """if-let/if-some (`branches`: then and an optional else, nil when absent) and
-    when-let/when-some (a body); the pattern may destructure and is bound only for the then side."""
+# the binding conditionals: head -> (nil_only: the test is "not nil" rather than truthy,
+# branches: a then and an optional else rather than a body)
+_BINDING_CONDITIONALS = {"if-let": (False, True), "when-let": (False, False),
+                         "if-some": (True, True), "when-some": (True, False)}
+
+
+@special(*_BINDING_CONDITIONALS)
+def analyze_binding_conditional(az, form, scope, tail):
+    """if-let/if-some (then and an optional else, nil when absent) and when-let/when-some (a body);
+    the pattern may destructure and is bound only for the then side."""
+    head = form.items[0].name
+    nil_only, branches = _BINDING_CONDITIONALS[head]
     pat, expr = _single_binding(form, head)
     rest = form.items[2:]
     if branches and not 1 <= len(rest) <= 2:
@@ -80,26 +89,6 @@ def _binding_conditional(az, form, scope, tail, head, nil_only, branches):
     else_ = az.analyze(rest[1], scope, tail) if branches and len(rest) == 2 else N.Const(None)
     test = N.Prim("issome", [N.LocalRef(tmp)]) if nil_only else N.LocalRef(tmp)
     return N.Let([(tmp, value)], N.If(test, then, else_, form.span), form.span)
-
-
-@special("if-let")
-def analyze_if_let(az, form, scope, tail):
-    return _binding_conditional(az, form, scope, tail, "if-let", False, True)
-
-
-@special("when-let")
-def analyze_when_let(az, form, scope, tail):
-    return _binding_conditional(az, form, scope, tail, "when-let", False, False)
-
-
-@special("if-some")
-def analyze_if_some(az, form, scope, tail):
-    return _binding_conditional(az, form, scope, tail, "if-some", True, True)
-
-
-@special("when-some")
-def analyze_when_some(az, form, scope, tail):
-    return _binding_conditional(az, form, scope, tail, "when-some", True, False)
 
 
 @special("when-first")

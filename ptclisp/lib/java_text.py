@@ -74,40 +74,29 @@ def arg_type_error(who: str, expected: str, got, position: str = "argument") -> 
 # ------------------------------------------------------------------ coercions
 
 def need_java_int(x, who: str) -> int:
-    """A Java `int` parameter: 32-bit integers; floats truncate (NaN -> 0)."""
-    t = type(x)
-    if t is int:
-        if INT_MIN <= x <= INT_MAX:
-            return x
-        raise java_type_error(who, f"{_show(x)} does not fit a Java int", expected="int", actual="number")
-    if t is float:
-        if x != x:
-            return 0
-        if math.isinf(x):
-            raise java_type_error(who, f"{_show(x)} does not fit a Java int", expected="int", actual="number")
-        v = math.trunc(x)
-        if INT_MIN <= v <= INT_MAX:
-            return v
-        raise java_type_error(who, f"{_show(x)} does not fit a Java int", expected="int", actual="number")
-    raise arg_type_error(who, "an integer (Java int)", x)
+    """A Java `int` parameter: 32-bit integers; floats truncate (NaN -> 0, infinities rejected)."""
+    return _need_java_integer(x, who, INT_MIN, INT_MAX, "int")
 
 
 def need_java_long(x, who: str) -> int:
     """A Java `long` parameter: 64-bit integers; floats truncate (NaN -> 0, infinities rejected)."""
+    return _need_java_integer(x, who, LONG_MIN, LONG_MAX, "long")
+
+
+def _need_java_integer(x, who: str, lo: int, hi: int, java_type: str) -> int:
+    """An integer parameter of Java type `java_type`, whose range is [lo, hi]."""
     t = type(x)
-    if t is int:
-        if LONG_MIN <= x <= LONG_MAX:
-            return x
-        raise java_type_error(who, f"{_show(x)} does not fit a Java long", expected="long", actual="number")
     if t is float:
         if x != x:
             return 0
-        if not math.isinf(x):
-            v = math.trunc(x)
-            if LONG_MIN <= v <= LONG_MAX:
-                return v
-        raise java_type_error(who, f"{_show(x)} does not fit a Java long", expected="long", actual="number")
-    raise arg_type_error(who, "an integer (Java long)", x)
+        if not math.isinf(x) and lo <= math.trunc(x) <= hi:
+            return math.trunc(x)
+    elif t is int:
+        if lo <= x <= hi:
+            return x
+    else:
+        raise arg_type_error(who, f"an integer (Java {java_type})", x)
+    raise java_type_error(who, f"{_show(x)} does not fit a Java {java_type}", expected=java_type, actual="number")
 
 
 def need_java_double(x, who: str) -> float:
