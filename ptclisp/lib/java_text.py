@@ -422,12 +422,8 @@ def parse_floating(x, who: str, single: bool) -> float:
         return sp
     m = _DEC.match(s)
     if m is not None:
-        sign, ip, fp, lead, ex = m.groups()
-        if ip is None:
-            ip, fp = "", lead
-        fp = fp or ""
+        neg, ip, fp, ex = _number_parts(m)
         digits = (ip + fp).lstrip("0")
-        neg = sign == "-"
         if not digits:
             return -0.0 if neg else 0.0
         exp = _exponent(ex)
@@ -443,11 +439,7 @@ def parse_floating(x, who: str, single: bool) -> float:
         return -mag if neg else mag
     m = _HEX.match(s)
     if m is not None:
-        sign, ip, fp, lead, ex = m.groups()
-        if ip is None:
-            ip, fp = "", lead
-        fp = fp or ""
-        neg = sign == "-"
+        neg, ip, fp, ex = _number_parts(m)
         mant = int((ip + fp) or "0", 16)
         if mant == 0:
             return -0.0 if neg else 0.0
@@ -467,6 +459,15 @@ def parse_floating(x, who: str, single: bool) -> float:
                     mag = _round_f32(mag, lambda d: _cmp_dyadic(mant, e2, d))
         return -mag if neg else mag
     raise java_domain_error(who, "NumberFormatException", f"for input string {_show(x)}", input=x[:40])
+
+
+def _number_parts(m) -> tuple:
+    """(negative?, integer digits, fraction digits, exponent field) of a `_DEC` or `_HEX` match;
+    a number written as `.5` has "" for its integer digits."""
+    sign, ip, fp, lead, ex = m.groups()
+    if ip is None:
+        ip, fp = "", lead
+    return sign == "-", ip, fp or "", ex
 
 
 def _exponent(ex: str | None) -> int | None:
