@@ -41,6 +41,7 @@ class AnthropicMessages(HttpProvider):
     """
 
     kind = "anthropic"
+    endpoint = "/v1/messages"
     label = "Anthropic endpoint"
     API_KEY_ENV = "ANTHROPIC_API_KEY"
     BASE_URL_ENV = "ANTHROPIC_BASE_URL"
@@ -60,20 +61,12 @@ class AnthropicMessages(HttpProvider):
         self.cache = cache
         self.extra_body = dict(extra_body or {})
 
-    def _headers(self) -> dict:
-        return {"x-api-key": self._require_key(self.API_KEY_ENV), "anthropic-version": API_VERSION,
-                "Content-Type": "application/json", "Accept": "application/json"}
-
-    def complete(self, request: dict) -> dict:
-        body = self.build_body(request)
-        data = self._post_json("/v1/messages", body)
-        return self.parse_response(data)
+    def _auth_headers(self) -> dict:
+        return {"x-api-key": self._require_key(self.API_KEY_ENV), "anthropic-version": API_VERSION}
 
     # -- request ------------------------------------------------------------------------------
     def build_body(self, request: dict) -> dict:
         """The Messages JSON body for a neutral request."""
-        if not isinstance(request, dict):
-            raise ProviderError("invalid_request", "request is not an object")
         body: dict = {"model": self.model, "max_tokens": self.max_tokens,
                       "messages": _to_anthropic_messages(message_list(request))}
         system = request.get("system")
@@ -87,10 +80,7 @@ class AnthropicMessages(HttpProvider):
             body["tools"] = [_to_anthropic_tool(t) for t in tools]
             if self.tool_choice is not None:
                 body["tool_choice"] = _tool_choice(self.tool_choice)
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        body.update(self.extra_body)
-        return body
+        return self._with_options(body)
 
     # -- response -----------------------------------------------------------------------------
     def parse_response(self, data: dict) -> dict:

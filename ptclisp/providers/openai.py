@@ -31,6 +31,7 @@ class OpenAIChat(HttpProvider):
     """
 
     kind = "openai"
+    endpoint = "/chat/completions"
     label = "OpenAI-compatible endpoint"
     API_KEY_ENV = "OPENAI_API_KEY"
     BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -49,20 +50,12 @@ class OpenAIChat(HttpProvider):
         self.tool_choice = tool_choice
         self.extra_body = dict(extra_body or {})
 
-    def _headers(self) -> dict:
-        return {"Authorization": f"Bearer {self._require_key(self.API_KEY_ENV)}",
-                "Content-Type": "application/json", "Accept": "application/json"}
-
-    def complete(self, request: dict) -> dict:
-        body = self.build_body(request)
-        data = self._post_json("/chat/completions", body)
-        return self.parse_response(data)
+    def _auth_headers(self) -> dict:
+        return {"Authorization": f"Bearer {self._require_key(self.API_KEY_ENV)}"}
 
     # -- request ------------------------------------------------------------------------------
     def build_body(self, request: dict) -> dict:
         """The chat-completions JSON body for a neutral request."""
-        if not isinstance(request, dict):
-            raise ProviderError("invalid_request", "request is not an object")
         messages = []
         system = request.get("system")
         if system is not None:
@@ -77,10 +70,7 @@ class OpenAIChat(HttpProvider):
                 body["tool_choice"] = _tool_choice(self.tool_choice)
         if self.max_tokens is not None:
             body[self.max_tokens_field] = self.max_tokens
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        body.update(self.extra_body)
-        return body
+        return self._with_options(body)
 
     # -- response -----------------------------------------------------------------------------
     def parse_response(self, data: dict) -> dict:
