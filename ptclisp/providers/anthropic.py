@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from .base import (TRUNCATED, check_response, make_tokens, message_list, output_limit, parse_tool_args,
                    request_text)
 from .errors import ProviderError
-from .http import HttpProvider, env_setting
+from .http import HttpProvider
 from .redact import Secret
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -50,10 +50,8 @@ class AnthropicMessages(HttpProvider):
                  env: Mapping[str, str] | None = None, max_tokens: int | None = None,
                  temperature: float | None = None, tool_choice: str | None = None,
                  cache: bool | None = None, extra_body: dict | None = None, **http_options: Any):
-        base_url = base_url or env_setting(env, self.BASE_URL_ENV) or DEFAULT_BASE_URL
-        if api_key is None:
-            api_key = env_setting(env, self.API_KEY_ENV)
-        super().__init__(model=model, base_url=base_url, api_key=api_key, **http_options)
+        super().__init__(model=model, **self.endpoint_settings(env, base_url, api_key, DEFAULT_BASE_URL),
+                         **http_options)
         self.max_tokens_configured = max_tokens is not None
         self.max_tokens = max_tokens if max_tokens is not None else ADAPTER_DEFAULT_MAX_TOKENS
         self.temperature = temperature

@@ -186,6 +186,14 @@ class HttpProvider:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={safe_url(self.base_url)!r})"
 
+    @classmethod
+    def endpoint_settings(cls, env: Mapping[str, str] | None, base_url: str | None,
+                          api_key: str | Secret | None, default_base_url: str) -> dict:
+        """`base_url` and `api_key` as given, else read from `env` (the process environment when
+        None) under the subclass's `BASE_URL_ENV` and `API_KEY_ENV`; the URL last `default_base_url`."""
+        return {"base_url": base_url or env_setting(env, cls.BASE_URL_ENV) or default_base_url,
+                "api_key": api_key if api_key is not None else env_setting(env, cls.API_KEY_ENV)}
+
     def complete(self, request: dict) -> dict:
         """One model call: the neutral `request` as this API's body, posted to `endpoint`, and the
         answer read back as a neutral response."""
