@@ -4,7 +4,8 @@ Owns the `Provider` protocol, the checks every response passes before the
 agent loop sees it (`check_response`: a JSON object, JSON-projectable,
 bounded, well-formed `tokens`), and the small helpers the adapters share:
 token usage, finish reasons, output limits, tool-call argument parsing,
-deterministic JSON encoding, and what a provider that wraps another says of itself and closes.  Imports only providers.errors.
+deterministic JSON encoding, and how a provider that wraps another
+describes itself and closes it.  Imports only providers.errors.
 """
 from __future__ import annotations
 
