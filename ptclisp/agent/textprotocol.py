@@ -9,12 +9,14 @@ the way back, an answer with no tool call whose text holds a fenced block
 one run_ptc_lisp call the agent loop expects; the text before the block
 is kept as the model's narration.  An answer without a block passes
 through unchanged (the loop then asks again, as for any answer without a
-program).  Imports the standard library only.
+program).  Imports providers.base (describing and closing the wrapped provider).
 """
 from __future__ import annotations
 
 import itertools
 import re
+
+from ..providers.base import close_provider, wrapped_description
 
 TOOL_NAME = "run_ptc_lisp"
 FENCE = re.compile(r"```[ \t]*(?:clojure|clj|lisp|ptc-lisp|ptclisp|ptc|edn)?[ \t]*\r?\n(.*?)```",
@@ -84,9 +86,7 @@ class TextProtocol:
         return out
 
     def describe(self) -> dict:
-        inner = self.inner.describe() if hasattr(self.inner, "describe") else {"kind": self.kind}
-        return {**inner, "text_protocol": True}
+        return wrapped_description(self.inner, self.kind, text_protocol=True)
 
     def close(self) -> None:
-        if hasattr(self.inner, "close"):
-            self.inner.close()
+        close_provider(self.inner)

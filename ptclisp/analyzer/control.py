@@ -21,34 +21,36 @@ def _parts(form: List, lo: int, hi: int | None, shape: str, kind="invalid_arity"
     return form.items[1:]
 
 
-@special("if", unshadowable=True)
-def analyze_if(az, form, scope, tail):
-    p = _parts(form, 2, 3, "(if test then else?)")
+def _test_then_else(az, form: List, scope, tail) -> tuple:
+    """The analyzed test, then and else (nil when absent) of an `if` or `if-not` form."""
+    p = _parts(form, 2, 3, f"({form.items[0].name} test then else?)")
     test = az.analyze(p[0], scope, NOT_TAIL)
     then = az.analyze(p[1], scope, tail)
-    else_ = az.analyze(p[2], scope, tail) if len(p) == 3 else N.Const(None)
+    return test, then, az.analyze(p[2], scope, tail) if len(p) == 3 else N.Const(None)
+
+
+@special("if", unshadowable=True)
+def analyze_if(az, form, scope, tail):
+    test, then, else_ = _test_then_else(az, form, scope, tail)
     return N.If(test, then, else_, form.span)
 
 
 @special("if-not")
 def analyze_if_not(az, form, scope, tail):
-    p = _parts(form, 2, 3, "(if-not test then else?)")
-    test = az.analyze(p[0], scope, NOT_TAIL)
-    then = az.analyze(p[1], scope, tail)
-    else_ = az.analyze(p[2], scope, tail) if len(p) == 3 else N.Const(None)
+    test, then, else_ = _test_then_else(az, form, scope, tail)
     return N.If(test, else_, then, form.span)
 
 
-@special("when")
+@special("when", "when-not")
 def analyze_when(az, form, scope, tail):
-    p = _parts(form, 1, None, "(when test body...)")
-    return N.If(az.analyze(p[0], scope, NOT_TAIL), az.body(p[1:], scope, tail, form.span), N.Const(None), form.span)
-
-
-@special("when-not")
-def analyze_when_not(az, form, scope, tail):
-    p = _parts(form, 1, None, "(when-not test body...)")
-    return N.If(az.analyze(p[0], scope, NOT_TAIL), N.Const(None), az.body(p[1:], scope, tail, form.span), form.span)
+    """`when` runs its body when the test is truthy, `when-not` when it is falsy; nil otherwise."""
+    head = form.items[0].name
+    p = _parts(form, 1, None, f"({head} test body...)")
+    test = az.analyze(p[0], scope, NOT_TAIL)
+    body = az.body(p[1:], scope, tail, form.span)
+    if head == "when":
+        return N.If(test, body, N.Const(None), form.span)
+    return N.If(test, N.Const(None), body, form.span)
 
 
 def _single_binding(form: List, head: str):
@@ -61,9 +63,18 @@ def _single_binding(form: List, head: str):
     return b[0], b[1]
 
 
-def _binding_conditional(az, form, scope, tail, head, nil_only, branches):
-    """if-let/if-some (`branches`: then and an optional else, nil when absent) and
-    when-let/when-some (a body); the pattern may destructure and is bound only for the then side."""
+# the binding conditionals: head -> (nil_only: the test is "not nil" rather than truthy,
+# branches: a then and an optional else rather than a body)
+_BINDING_CONDITIONALS = {"if-let": (False, True), "when-let": (False, False),
+                         "if-some": (True, True), "when-some": (True, False)}
+
+
+@special(*_BINDING_CONDITIONALS)
+def analyze_binding_conditional(az, form, scope, tail):
+    """if-let/if-some (then and an optional else, nil when absent) and when-let/when-some (a body);
+    the pattern may destructure and is bound only for the then side."""
+    head = form.items[0].name
+    nil_only, branches = _BINDING_CONDITIONALS[head]
     pat, expr = _single_binding(form, head)
     rest = form.items[2:]
     if branches and not 1 <= len(rest) <= 2:
@@ -80,26 +91,6 @@ def _binding_conditional(az, form, scope, tail, head, nil_only, branches):
     else_ = az.analyze(rest[1], scope, tail) if branches and len(rest) == 2 else N.Const(None)
     test = N.Prim("issome", [N.LocalRef(tmp)]) if nil_only else N.LocalRef(tmp)
     return N.Let([(tmp, value)], N.If(test, then, else_, form.span), form.span)
-
-
-@special("if-let")
-def analyze_if_let(az, form, scope, tail):
-    return _binding_conditional(az, form, scope, tail, "if-let", False, True)
-
-
-@special("when-let")
-def analyze_when_let(az, form, scope, tail):
-    return _binding_conditional(az, form, scope, tail, "when-let", False, False)
-
-
-@special("if-some")
-def analyze_if_some(az, form, scope, tail):
-    return _binding_conditional(az, form, scope, tail, "if-some", True, True)
-
-
-@special("when-some")
-def analyze_when_some(az, form, scope, tail):
-    return _binding_conditional(az, form, scope, tail, "when-some", True, False)
 
 
 @special("when-first")
@@ -341,23 +332,16 @@ def _thread_step(step: Form, value: Form, last: bool) -> Form:
     return List([step, value], step.span)
 
 
-def _thread(az, form, scope, tail, last):
+@special("->", "->>")
+def analyze_thread(az, form, scope, tail):
+    """`->` threads the value in as each step's first argument, `->>` as its last."""
+    last = form.items[0].name == "->>"
     if len(form.items) < 2:
         raise err("invalid_thread_form", f"{form.items[0].name} needs an initial expression", form)
     acc = form.items[1]
     for step in form.items[2:]:
         acc = _thread_step(step, acc, last)
     return az.analyze(acc, scope, tail)
-
-
-@special("->")
-def analyze_thread_first(az, form, scope, tail):
-    return _thread(az, form, scope, tail, False)
-
-
-@special("->>")
-def analyze_thread_last(az, form, scope, tail):
-    return _thread(az, form, scope, tail, True)
 
 
 @special("as->")
@@ -376,8 +360,12 @@ def analyze_as_thread(az, form, scope, tail):
     return az.analyze(List([Sym(None, "let", form.span), VecForm(bindings, form.span), steps[-1]], form.span), scope, tail)
 
 
-def _cond_thread(az, form, scope, tail, last):
+@special("cond->", "cond->>")
+def analyze_cond_thread(az, form, scope, tail):
+    """`cond->` and `cond->>`: each step whose test is truthy threads the value on (as the step's
+    first argument, or its last); the tests see the scope outside, not the threaded value."""
     head = form.items[0].name
+    last = head == "cond->>"
     if len(form.items) < 2:
         raise err("invalid_thread_form", f"{head} needs an initial expression", form)
     pairs = form.items[2:]
@@ -398,18 +386,11 @@ def _cond_thread(az, form, scope, tail, last):
     return N.Let(bindings, N.LocalRef(tmp), form.span)
 
 
-@special("cond->")
-def analyze_cond_thread_first(az, form, scope, tail):
-    return _cond_thread(az, form, scope, tail, False)
-
-
-@special("cond->>")
-def analyze_cond_thread_last(az, form, scope, tail):
-    return _cond_thread(az, form, scope, tail, True)
-
-
-def _some_thread(az, form, scope, tail, last):
+@special("some->", "some->>")
+def analyze_some_thread(az, form, scope, tail):
+    """`some->` and `some->>`: threading (first or last argument) that stops at the first nil."""
     head = form.items[0].name
+    last = head == "some->>"
     if len(form.items) < 2:
         raise err("invalid_thread_form", f"{head} needs an initial expression", form)
     tmp = N.Local("__some")
@@ -427,13 +408,3 @@ def _some_thread(az, form, scope, tail, last):
         return N.If(N.Prim("isnil", [N.LocalRef(cur)]), N.Const(None), N.Let([(nxt, step)], chain(i + 1, nxt)))
 
     return N.Let([(tmp, value)], chain(0, tmp), form.span)
-
-
-@special("some->")
-def analyze_some_thread_first(az, form, scope, tail):
-    return _some_thread(az, form, scope, tail, False)
-
-
-@special("some->>")
-def analyze_some_thread_last(az, form, scope, tail):
-    return _some_thread(az, form, scope, tail, True)

@@ -51,19 +51,16 @@ def _clauses(az, form, scope, head):
     return clauses, scope
 
 
-@special("for")
+# how each iteration form is written, for the error when the body is missing
+_USAGE = {"for": "(for [x coll] body)", "doseq": "(doseq [x coll] body...)"}
+
+
+@special(*_USAGE)
 def analyze_for(az, form, scope, tail):
-    clauses, inner = _clauses(az, form, scope, "for")
+    """`for` (collects the body's values into a vector) and `doseq` (runs the body for its effects)."""
+    head = form.items[0].name
+    clauses, inner = _clauses(az, form, scope, head)
     if len(form.items) < 3:
-        raise err("invalid_arity", "for needs a body: (for [x coll] body)", form)
+        raise err("invalid_arity", f"{head} needs a body: {_USAGE[head]}", form)
     body = az.body(form.items[2:], inner, NOT_TAIL, form.span)
-    return N.For(clauses, body, True, form.span)
-
-
-@special("doseq")
-def analyze_doseq(az, form, scope, tail):
-    clauses, inner = _clauses(az, form, scope, "doseq")
-    if len(form.items) < 3:
-        raise err("invalid_arity", "doseq needs a body: (doseq [x coll] body...)", form)
-    body = az.body(form.items[2:], inner, NOT_TAIL, form.span)
-    return N.For(clauses, body, False, form.span)
+    return N.For(clauses, body, head == "for", form.span)

@@ -145,6 +145,13 @@ def _collision(k, text, items, node) -> JsonValueError:
                           f"a JSON object needs distinct keys", _path_of(node))
 
 
+def _child_depth(depth: int, node) -> int:
+    """The depth of the items of a container at `depth`; data nested past MAX_DEPTH is refused."""
+    if depth >= MAX_DEPTH:
+        raise _refuse(f"data nested deeper than {MAX_DEPTH} levels", node)
+    return depth + 1
+
+
 def _convert(value):
     """(plain JSON data, deepest nesting) of `value`; raises JsonValueError."""
     root: list = [None]
@@ -175,9 +182,7 @@ def _convert(value):
             out = [None] * len(items)
             parent[slot] = out
             if items:
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise _refuse(f"data nested deeper than {MAX_DEPTH} levels", node)
+                depth = _child_depth(depth, node)
                 if depth > deepest:
                     deepest = depth
                 for i in range(len(items) - 1, -1, -1):
@@ -189,9 +194,7 @@ def _convert(value):
             out = {}
             parent[slot] = out
             if items:
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise _refuse(f"data nested deeper than {MAX_DEPTH} levels", node)
+                depth = _child_depth(depth, node)
                 if depth > deepest:
                     deepest = depth
                 for k, _ in items:

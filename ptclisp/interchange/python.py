@@ -418,24 +418,23 @@ def to_python(x, *, keyword_names: bool = True):
     kn = keyword_names
     budget = ExpansionBudget(x)
 
-    def items(v, depth):
-        xs = v.lst()
-        if not budget.add(len(xs)):
+    def counted(n, depth):   # n more values to convert, at nesting `depth`: within the budgets?
+        if not budget.add(n):
             raise _too_large(budget)
         _deep(depth)
+
+    def items(v, depth):
+        xs = v.lst()
+        counted(len(xs), depth)
         return iter(xs)
 
     def entries(m, depth):   # original keys (the Python side sees 1.0, not its storage key)
-        if not budget.add(2 * len(m)):
-            raise _too_large(budget)
-        _deep(depth)
+        counted(2 * len(m), depth)
         return chain.from_iterable(m.items())
 
     def members(s, depth):
         xs = s.members()
-        if not budget.add(len(xs)):
-            raise _too_large(budget)
-        _deep(depth)
+        counted(len(xs), depth)
         return iter(xs)
 
     def leaf(v, t):

@@ -475,10 +475,7 @@ def update_vals(m, f):
         return out_vec([f(x) for x in m.lst()])
     m = need_map(m, "update-vals")
     charge(map_cost(len(m)))
-    d = {}
-    for k, v in sorted_items(m):
-        d[hk(k)] = f(v)
-    return Map(d)
+    return Map({hk(k): f(v) for k, v in sorted_items(m)})
 
 
 @builtin("update-keys", "(update-keys m f)", groups=("core",), category="maps",
@@ -494,10 +491,7 @@ def update_keys(m, f):
     else:
         pairs = sorted_items(need_map(m, "update-keys"))
     charge(map_cost(len(pairs)))
-    d = {}
-    for k, v in pairs:
-        d[hk(f(k))] = v
-    return Map(d)
+    return Map({hk(f(k)): v for k, v in pairs})
 
 
 @builtin("reduce-kv", "(reduce-kv f init m)", groups=("core",), category="aggregation",

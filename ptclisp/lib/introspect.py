@@ -301,8 +301,7 @@ def _k(name: str) -> Keyword:
              "and :signature or :type when a contract is declared. Unknown refs give nil.",
          examples=("(export-meta crm/get-user) ;=> {:ref \"crm/get-user\" :kind :function ...}",))
 def export_meta(ref):
-    text = _need_name(ref, "export-meta")
-    ns, short = _split(text)
+    ns, short = _split(_need_name(ref, "export-meta"))
     if ns is None:
         return None
     ex = _export(ns, short)

@@ -74,40 +74,29 @@ def arg_type_error(who: str, expected: str, got, position: str = "argument") -> 
 # ------------------------------------------------------------------ coercions
 
 def need_java_int(x, who: str) -> int:
-    """A Java `int` parameter: 32-bit integers; floats truncate (NaN -> 0)."""
-    t = type(x)
-    if t is int:
-        if INT_MIN <= x <= INT_MAX:
-            return x
-        raise java_type_error(who, f"{_show(x)} does not fit a Java int", expected="int", actual="number")
-    if t is float:
-        if x != x:
-            return 0
-        if math.isinf(x):
-            raise java_type_error(who, f"{_show(x)} does not fit a Java int", expected="int", actual="number")
-        v = math.trunc(x)
-        if INT_MIN <= v <= INT_MAX:
-            return v
-        raise java_type_error(who, f"{_show(x)} does not fit a Java int", expected="int", actual="number")
-    raise arg_type_error(who, "an integer (Java int)", x)
+    """A Java `int` parameter: 32-bit integers; floats truncate (NaN -> 0, infinities rejected)."""
+    return _need_java_integer(x, who, INT_MIN, INT_MAX, "int")
 
 
 def need_java_long(x, who: str) -> int:
     """A Java `long` parameter: 64-bit integers; floats truncate (NaN -> 0, infinities rejected)."""
+    return _need_java_integer(x, who, LONG_MIN, LONG_MAX, "long")
+
+
+def _need_java_integer(x, who: str, lo: int, hi: int, java_type: str) -> int:
+    """An integer parameter of Java type `java_type`, whose range is [lo, hi]."""
     t = type(x)
-    if t is int:
-        if LONG_MIN <= x <= LONG_MAX:
-            return x
-        raise java_type_error(who, f"{_show(x)} does not fit a Java long", expected="long", actual="number")
     if t is float:
         if x != x:
             return 0
-        if not math.isinf(x):
-            v = math.trunc(x)
-            if LONG_MIN <= v <= LONG_MAX:
-                return v
-        raise java_type_error(who, f"{_show(x)} does not fit a Java long", expected="long", actual="number")
-    raise arg_type_error(who, "an integer (Java long)", x)
+        if not math.isinf(x) and lo <= math.trunc(x) <= hi:
+            return math.trunc(x)
+    elif t is int:
+        if lo <= x <= hi:
+            return x
+    else:
+        raise arg_type_error(who, f"an integer (Java {java_type})", x)
+    raise java_type_error(who, f"{_show(x)} does not fit a Java {java_type}", expected=java_type, actual="number")
 
 
 def need_java_double(x, who: str) -> float:
@@ -433,12 +422,8 @@ def parse_floating(x, who: str, single: bool) -> float:
         return sp
     m = _DEC.match(s)
     if m is not None:
-        sign, ip, fp, lead, ex = m.groups()
-        if ip is None:
-            ip, fp = "", lead
-        fp = fp or ""
+        neg, ip, fp, ex = _number_parts(m)
         digits = (ip + fp).lstrip("0")
-        neg = sign == "-"
         if not digits:
             return -0.0 if neg else 0.0
         exp = _exponent(ex)
@@ -454,11 +439,7 @@ def parse_floating(x, who: str, single: bool) -> float:
         return -mag if neg else mag
     m = _HEX.match(s)
     if m is not None:
-        sign, ip, fp, lead, ex = m.groups()
-        if ip is None:
-            ip, fp = "", lead
-        fp = fp or ""
-        neg = sign == "-"
+        neg, ip, fp, ex = _number_parts(m)
         mant = int((ip + fp) or "0", 16)
         if mant == 0:
             return -0.0 if neg else 0.0
@@ -478,6 +459,15 @@ def parse_floating(x, who: str, single: bool) -> float:
                     mag = _round_f32(mag, lambda d: _cmp_dyadic(mant, e2, d))
         return -mag if neg else mag
     raise java_domain_error(who, "NumberFormatException", f"for input string {_show(x)}", input=x[:40])
+
+
+def _number_parts(m) -> tuple:
+    """(negative?, integer digits, fraction digits, exponent field) of a `_DEC` or `_HEX` match;
+    a number written as `.5` has "" for its integer digits."""
+    sign, ip, fp, lead, ex = m.groups()
+    if ip is None:
+        ip, fp = "", lead
+    return sign == "-", ip, fp or "", ex
 
 
 def _exponent(ex: str | None) -> int | None:

@@ -163,17 +163,19 @@ def endless_range() -> Endless:
          doc="coll itself: every sequence is already realized (an endless one is refused; take a part first).",
          examples=("(doall (map inc [1 2])) ;=> [2 3]",))
 def doall(a, b=_NO):
-    coll = a if b is _NO else b
-    if type(coll) is Endless:
-        raise endless_error("doall", coll)
-    return coll
+    return _realized(a if b is _NO else b, "doall")
 
 
 @builtin("dorun", "(dorun coll)", "(dorun n coll)", groups=("core",), category="sequences",
          doc="nil: every sequence is already realized, so its effects have happened (an endless one is refused).",
          examples=("(dorun (map inc [1 2])) ;=> nil",))
 def dorun(a, b=_NO):
-    coll = a if b is _NO else b
-    if type(coll) is Endless:
-        raise endless_error("dorun", coll)
+    _realized(a if b is _NO else b, "dorun")
     return None
+
+
+def _realized(coll, who: str):
+    """`coll`, which as every sequence here is already realized, unless it is endless (refused)."""
+    if type(coll) is Endless:
+        raise endless_error(who, coll)
+    return coll

@@ -141,19 +141,7 @@ _INT_MAX = (1 << 31) - 1
          examples=("(int 3.7) ;=> 3", "(int -3.7) ;=> -3", "(int \\A) ;=> 65",
                    "(int 2147483648) ;!! arithmetic_error"))
 def int_(x):
-    t = type(x)
-    if t is str:
-        if len(x) == 1:
-            return ord(x)
-        raise PtcError("type_error", f"int: expected a number or a single character, got a string of length {len(x)}")
-    if t is not int and t is not float:
-        raise _not_num("int", x)
-    if x != x:
-        return 0
-    if x < _INT_MIN or x > _INT_MAX:
-        shown = x if t is float or x.bit_length() < 128 else "a large integer"
-        raise PtcError("arithmetic_error", f"int: value out of range for a 32-bit int: {shown}")
-    return _trunc(x) if t is float else x
+    return _truncated_within(x, "int", _INT_MIN, _INT_MAX, "a 32-bit int")
 
 
 _LONG_MIN = -(1 << 63)
@@ -165,18 +153,24 @@ _LONG_MAX = (1 << 63) - 1
              "arithmetic_error; the infinities too). NaN gives 0. A one-character string gives its code point.",
          examples=("(long 3.7) ;=> 3", "(long -3.7) ;=> -3", "(long \\A) ;=> 65"))
 def long_(x):
+    return _truncated_within(x, "long", _LONG_MIN, _LONG_MAX, "a 64-bit long")
+
+
+def _truncated_within(x, who: str, lo: int, hi: int, width: str) -> int:
+    """`int` and `long`: a number truncated toward zero, which must lie in [lo, hi] (`width` names
+    that range in the error); NaN gives 0, a one-character string its code point."""
     t = type(x)
     if t is str:
         if len(x) == 1:
             return ord(x)
-        raise PtcError("type_error", f"long: expected a number or a single character, got a string of length {len(x)}")
+        raise PtcError("type_error", f"{who}: expected a number or a single character, got a string of length {len(x)}")
     if t is not int and t is not float:
-        raise _not_num("long", x)
+        raise _not_num(who, x)
     if x != x:
         return 0
-    if x < _LONG_MIN or x > _LONG_MAX:
+    if x < lo or x > hi:
         shown = x if t is float or x.bit_length() < 128 else "a large integer"
-        raise PtcError("arithmetic_error", f"long: value out of range for a 64-bit long: {shown}")
+        raise PtcError("arithmetic_error", f"{who}: value out of range for {width}: {shown}")
     return _trunc(x) if t is float else x
 
 

@@ -13,7 +13,7 @@ from ..values import Keyword, Map, Set, Vector, equal, hk, type_name, unhk
 from .common import (graphemes, key_getter, key_values, keyfn, kw_values, need_fn, out_vec, path_lookup,
                      positional_items, seq_items)
 from ..registry.builtins import builtin, hot, provides
-from .seqs_common import NO, sort_by_keys, sort_values
+from .seqs_common import NO, leading_run, sort_by_keys, sort_values
 from .lazy import Endless, take_while_endless
 
 _ABSENT = object()
@@ -135,58 +135,48 @@ def find(coll, key):
              "With a keyword it returns the first truthy field; with a set, the first member found.",
          examples=("(some #{3} [1 3 5]) ;=> 3", "(some even? [1 3]) ;=> nil"))
 def some(pred, coll):
-    f = need_fn(pred, "some")
-    for x in seq_items(coll, "some"):
-        r = f(x)
-        if r is not None and r is not False:
-            return r
-    return None
+    return _first_truthy(pred, coll, "some")
 
 
 @builtin("every?", "(every? pred coll)", returns_bool=True, groups=("core",), category="sequences",
          doc="true when (pred item) is truthy for every item (and for an empty coll), else false.",
          examples=("(every? pos? [1 2]) ;=> true", "(every? pos? []) ;=> true"))
 def every_p(pred, coll):
-    f = need_fn(pred, "every?")
-    for x in seq_items(coll, "every?"):
-        r = f(x)
-        if r is None or r is False:
-            return False
-    return True
+    return not _some_falsy(pred, coll, "every?")
 
 
 @builtin("not-any?", "(not-any? pred coll)", returns_bool=True, groups=("core",), category="sequences",
          doc="true when (pred item) is truthy for no item (true for an empty coll).",
          examples=("(not-any? neg? [1 2]) ;=> true",))
 def not_any_p(pred, coll):
-    f = need_fn(pred, "not-any?")
-    for x in seq_items(coll, "not-any?"):
-        r = f(x)
-        if r is not None and r is not False:
-            return False
-    return True
+    return _first_truthy(pred, coll, "not-any?") is None
 
 
 @builtin("not-every?", "(not-every? pred coll)", returns_bool=True, groups=("core",), category="sequences",
          doc="true when (pred item) is falsy for at least one item (false for an empty coll).",
          examples=("(not-every? even? [2 3]) ;=> true",))
 def not_every_p(pred, coll):
-    f = need_fn(pred, "not-every?")
-    for x in seq_items(coll, "not-every?"):
+    return _some_falsy(pred, coll, "not-every?")
+
+
+def _first_truthy(pred, coll, who: str):
+    """The first truthy (pred item) over coll, or None (`some`, `not-any?`)."""
+    f = need_fn(pred, who)
+    for x in seq_items(coll, who):
+        r = f(x)
+        if r is not None and r is not False:
+            return r
+    return None
+
+
+def _some_falsy(pred, coll, who: str) -> bool:
+    """True when (pred item) is falsy for some item of coll (`every?`, `not-every?`)."""
+    f = need_fn(pred, who)
+    for x in seq_items(coll, who):
         r = f(x)
         if r is None or r is False:
             return True
     return False
-
-
-def _leading_run(f, items) -> int:
-    n = 0
-    for x in items:
-        r = f(x)
-        if r is None or r is False:
-            break
-        n += 1
-    return n
 
 
 @builtin("take-while", "(take-while pred coll)", groups=("core",), category="sequences",
@@ -197,7 +187,7 @@ def take_while(pred, coll):
     if type(coll) is Endless:
         return take_while_endless(f, coll)
     items = seq_items(coll, "take-while")
-    return out_vec(items[:_leading_run(f, items)])
+    return out_vec(items[:leading_run(f, items)])
 
 
 @builtin("drop-while", "(drop-while pred coll)", groups=("core",), category="sequences",
@@ -206,7 +196,7 @@ def take_while(pred, coll):
 def drop_while(pred, coll):
     f = need_fn(pred, "drop-while")
     items = seq_items(coll, "drop-while")
-    return out_vec(items[_leading_run(f, items):])
+    return out_vec(items[leading_run(f, items):])
 
 
 def _unique(items: list, keys: list) -> list:

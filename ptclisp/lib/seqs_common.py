@@ -1,7 +1,7 @@
 """Small helpers shared by the sequence builtins (seqs*.py).
 
-The marker for an absent optional argument, charges for nested vectors and
-appended slots, and the natural-order / comparator machinery used by `sort`
+The marker for an absent optional argument, the leading run a predicate keeps, charges for
+nested vectors and appended slots, and the natural-order / comparator machinery used by `sort`
 and `sort-by` (Java's TimSort when a comparator may be inconsistent).
 Imports values, errors, meter, lib.common, lib.timsort.
 """
@@ -25,6 +25,17 @@ DESC = Keyword("desc")
 _NUMBER_TYPES = frozenset((int, float))
 _STR_TYPE = {str}
 _VECTOR_TYPE = {Vector}
+
+
+def leading_run(f, items) -> int:
+    """How many items from the start of `items` have a truthy (f item): where take-while stops."""
+    n = 0
+    for x in items:
+        r = f(x)
+        if r is None or r is False:
+            break
+        n += 1
+    return n
 
 
 def charge_slots(n: int):

@@ -13,7 +13,7 @@ from ..errors import PtcError, brief_int
 from ..values import Map, Set, Vector, equal, type_name
 from .common import graphemes, need_count, need_fn, out_vec, positional_items, seq_items
 from ..registry.builtins import builtin
-from .seqs_common import NO, charge_vecs
+from .seqs_common import NO, charge_vecs, leading_run
 from .lazy import Endless, nth_endless, take_endless
 
 _ABSENT = object()
@@ -236,12 +236,7 @@ def split_at(n, coll):
 def split_with(pred, coll):
     f = need_fn(pred, "split-with")
     items = seq_items(coll, "split-with")
-    n = 0
-    for x in items:
-        r = f(x)
-        if r is None or r is False:
-            break
-        n += 1
+    n = leading_run(f, items)
     charge_vecs(2, 0)
     return out_vec([Vector(items[:n]), Vector(items[n:])])
 

@@ -210,16 +210,20 @@ def union(*sets):
     return first
 
 
+def _narrowed(a: Set, kept: dict):
+    """Set `a` cut down to the entries `kept` (some of its own): `a` itself when none was dropped."""
+    if len(kept) == len(a.d()):
+        return a
+    charge(map_cost(len(kept)))
+    return _fresh_set(kept)
+
+
 def _intersection2(a, b):
     if _count(b, "intersection") < _count(a, "intersection"):
         a, b = b, a
     if type(a) is Set and type(b) is Set:
-        small, big = a.d(), b.d()
-        out = {k: v for k, v in small.items() if k in big}
-        if len(out) == len(small):
-            return a
-        charge(map_cost(len(out)))
-        return _fresh_set(out)
+        big = b.d()
+        return _narrowed(a, {k: v for k, v in a.d().items() if k in big})
     result = a
     for x in seq_items(a, "intersection"):
         if not contains_p(b, x):
@@ -245,12 +249,8 @@ def intersection(s, *sets):
 
 def _difference2(a, b):
     if type(a) is Set and type(b) is Set:
-        da, db = a.d(), b.d()
-        out = {k: v for k, v in da.items() if k not in db}
-        if len(out) == len(da):
-            return a
-        charge(map_cost(len(out)))
-        return _fresh_set(out)
+        db = b.d()
+        return _narrowed(a, {k: v for k, v in a.d().items() if k not in db})
     if _count(a, "difference") < _count(b, "difference"):
         result = a
         for x in seq_items(a, "difference"):

@@ -61,40 +61,30 @@ def build_server(debounce_ms: int = DEFAULT_DEBOUNCE_MS):
     def did_close(ls, params):
         state.close(params.text_document.uri)
 
-    @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["/"]))
-    def completion(ls, params):
-        return state.guarded(_completion, params)
-
-    @server.feature(T.TEXT_DOCUMENT_HOVER)
-    def hover(ls, params):
-        return state.guarded(_hover, params)
-
-    @server.feature(T.TEXT_DOCUMENT_SIGNATURE_HELP,
-                    T.SignatureHelpOptions(trigger_characters=[" ", "("], retrigger_characters=[" "]))
-    def signature_help(ls, params):
-        return state.guarded(_signature_help, params)
-
-    @server.feature(T.TEXT_DOCUMENT_DEFINITION)
-    def definition(ls, params):
-        return state.guarded(_definition, params)
-
-    @server.feature(T.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def document_symbol(ls, params):
-        return state.guarded(_document_symbols, params)
-
-    @server.feature(T.TEXT_DOCUMENT_FOLDING_RANGE)
-    def folding_range(ls, params):
-        return state.guarded(_folding, params)
-
-    @server.feature(T.TEXT_DOCUMENT_FORMATTING)
-    def formatting(ls, params):
-        return state.guarded(_formatting, params)
-
-    @server.feature(T.TEXT_DOCUMENT_RANGE_FORMATTING)
-    def range_formatting(ls, params):
-        return state.guarded(_range_formatting, params)
+    # the requests answered from the open documents: method, its options, the answer (run guarded)
+    for method, options, answer in (
+            (T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=["/"]), _completion),
+            (T.TEXT_DOCUMENT_HOVER, None, _hover),
+            (T.TEXT_DOCUMENT_SIGNATURE_HELP,
+             T.SignatureHelpOptions(trigger_characters=[" ", "("], retrigger_characters=[" "]), _signature_help),
+            (T.TEXT_DOCUMENT_DEFINITION, None, _definition),
+            (T.TEXT_DOCUMENT_DOCUMENT_SYMBOL, None, _document_symbols),
+            (T.TEXT_DOCUMENT_FOLDING_RANGE, None, _folding),
+            (T.TEXT_DOCUMENT_FORMATTING, None, _formatting),
+            (T.TEXT_DOCUMENT_RANGE_FORMATTING, None, _range_formatting)):
+        server.feature(method, options)(_guarded_request(state, answer))
 
     return server
+
+
+def _guarded_request(state, answer):
+    """A request handler that answers with `answer(state, params)` run through `state.guarded`."""
+
+    def handle(ls, params):
+        return state.guarded(answer, params)
+
+    handle.__name__ = answer.__name__.lstrip("_")
+    return handle
 
 
 class _State:
@@ -257,11 +247,11 @@ def _hover(state: _State, params):
 
 
 def _signature_help(state: _State, params):
-    T = _types()
     d, doc = state.document(params.text_document.uri)
     found = F.signature_help(doc, _pos(d, params.position))
     if found is None:
         return None
+    T = _types()
     sigs, which, active = found
     out = []
     for s in sigs:

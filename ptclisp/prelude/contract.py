@@ -105,6 +105,23 @@ class _Parser:
         if self.peek() is not None:
             raise ContractSyntaxError(f"unexpected {self.peek()!r} after the end of the signature")
 
+    def named_types(self, close: str, what: str) -> list:
+        """`name type, name type, ...` up to (not taking) `close`, as [(name, type)]; a name given
+        twice is an error (`what` says which: field or parameter)."""
+        out = []
+        seen = set()
+        if self.peek() != close:
+            while True:
+                n = self.name()
+                if n in seen:
+                    raise ContractSyntaxError(f"{what} {n} declared twice")
+                seen.add(n)
+                out.append((n, self.type()))
+                if self.peek() != ",":
+                    break
+                self.take(",")
+        return out
+
     def name(self) -> str:
         tok = self.take(what="a name")
         if not (tok[0].isalpha() or tok[0] == "_"):
@@ -118,19 +135,7 @@ class _Parser:
             self.take("]")
             t = Type("vector", item=item)
         elif tok == "{":
-            fields = []
-            seen = set()
-            if self.peek() != "}":
-                while True:
-                    n = self.name()
-                    if n in seen:
-                        raise ContractSyntaxError(f"field {n} declared twice")
-                    seen.add(n)
-                    fields.append((n, self.type()))
-                    if self.peek() == ",":
-                        self.take(",")
-                        continue
-                    break
+            fields = self.named_types("}", "field")
             self.take("}")
             t = Type("shape", fields=tuple(fields))
         elif tok.startswith(":") and tok[1:] in PRIMITIVES:
@@ -160,19 +165,7 @@ def parse_signature(text: str) -> Signature:
         p.done()
         return Signature(None, out)
     p.take("(")
-    params = []
-    seen = set()
-    if p.peek() != ")":
-        while True:
-            n = p.name()
-            if n in seen:
-                raise ContractSyntaxError(f"parameter {n} declared twice")
-            seen.add(n)
-            params.append((n, p.type()))
-            if p.peek() == ",":
-                p.take(",")
-                continue
-            break
+    params = p.named_types(")", "parameter")
     p.take(")")
     p.take("->")
     out = p.type()

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from .base import (TRUNCATED, check_response, make_tokens, message_list, output_limit, parse_tool_args,
                    request_text)
 from .errors import ProviderError
-from .http import HttpProvider, env_setting
+from .http import HttpProvider
 from .redact import Secret
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -41,6 +41,7 @@ class AnthropicMessages(HttpProvider):
     """
 
     kind = "anthropic"
+    endpoint = "/v1/messages"
     label = "Anthropic endpoint"
     API_KEY_ENV = "ANTHROPIC_API_KEY"
     BASE_URL_ENV = "ANTHROPIC_BASE_URL"
@@ -49,10 +50,8 @@ class AnthropicMessages(HttpProvider):
                  env: Mapping[str, str] | None = None, max_tokens: int | None = None,
                  temperature: float | None = None, tool_choice: str | None = None,
                  cache: bool | None = None, extra_body: dict | None = None, **http_options: Any):
-        base_url = base_url or env_setting(env, self.BASE_URL_ENV) or DEFAULT_BASE_URL
-        if api_key is None:
-            api_key = env_setting(env, self.API_KEY_ENV)
-        super().__init__(model=model, base_url=base_url, api_key=api_key, **http_options)
+        super().__init__(model=model, **self.endpoint_settings(env, base_url, api_key, DEFAULT_BASE_URL),
+                         **http_options)
         self.max_tokens_configured = max_tokens is not None
         self.max_tokens = max_tokens if max_tokens is not None else ADAPTER_DEFAULT_MAX_TOKENS
         self.temperature = temperature
@@ -60,20 +59,12 @@ class AnthropicMessages(HttpProvider):
         self.cache = cache
         self.extra_body = dict(extra_body or {})
 
-    def _headers(self) -> dict:
-        return {"x-api-key": self._require_key(self.API_KEY_ENV), "anthropic-version": API_VERSION,
-                "Content-Type": "application/json", "Accept": "application/json"}
-
-    def complete(self, request: dict) -> dict:
-        body = self.build_body(request)
-        data = self._post_json("/v1/messages", body)
-        return self.parse_response(data)
+    def _auth_headers(self) -> dict:
+        return {"x-api-key": self._require_key(self.API_KEY_ENV), "anthropic-version": API_VERSION}
 
     # -- request ------------------------------------------------------------------------------
     def build_body(self, request: dict) -> dict:
         """The Messages JSON body for a neutral request."""
-        if not isinstance(request, dict):
-            raise ProviderError("invalid_request", "request is not an object")
         body: dict = {"model": self.model, "max_tokens": self.max_tokens,
                       "messages": _to_anthropic_messages(message_list(request))}
         system = request.get("system")
@@ -87,10 +78,7 @@ class AnthropicMessages(HttpProvider):
             body["tools"] = [_to_anthropic_tool(t) for t in tools]
             if self.tool_choice is not None:
                 body["tool_choice"] = _tool_choice(self.tool_choice)
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        body.update(self.extra_body)
-        return body
+        return self._with_options(body)
 
     # -- response -----------------------------------------------------------------------------
     def parse_response(self, data: dict) -> dict:

@@ -4,7 +4,8 @@ Owns the `Provider` protocol, the checks every response passes before the
 agent loop sees it (`check_response`: a JSON object, JSON-projectable,
 bounded, well-formed `tokens`), and the small helpers the adapters share:
 token usage, finish reasons, output limits, tool-call argument parsing,
-deterministic JSON encoding.  Imports only providers.errors.
+deterministic JSON encoding, and how a provider that wraps another
+describes itself and closes it.  Imports only providers.errors.
 """
 from __future__ import annotations
 
@@ -180,3 +181,16 @@ def is_truncated(response: Mapping) -> bool:
     anyway.  Nothing in this package retries or re-sends a truncated answer.
     """
     return response.get("finish_reason") == TRUNCATED
+
+
+def wrapped_description(inner: Any, kind: str, **marks: Any) -> dict:
+    """What a provider that wraps `inner` says of itself: `inner`'s description (just its `kind`
+    when it has none) with the wrapper's own `marks` added."""
+    described = inner.describe() if hasattr(inner, "describe") else {"kind": kind}
+    return {**described, **marks}
+
+
+def close_provider(provider: Any) -> None:
+    """Close `provider` when it has a `close` (not every provider holds anything to close)."""
+    if hasattr(provider, "close"):
+        provider.close()

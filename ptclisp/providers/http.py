@@ -124,9 +124,9 @@ def _host(url: str) -> str:
 class HttpProvider:
     """Base of the HTTP adapters: one httpx client, JSON in, JSON object out, typed failures.
 
-    Subclasses set `kind`/`label`, implement `_headers()` and build on
-    `_post_json(path, body)`.  `timeout_s` bounds one exchange,
-    `connect_timeout_s` the connection; `max_response_bytes` the body.
+    Subclasses set `kind`/`label` and `endpoint` (the path `complete` posts to) and implement
+    `_auth_headers()`, `build_body(request)` and `parse_response(data)`; `complete` is the one
+    call. `timeout_s` bounds one exchange, `connect_timeout_s` the connection; `max_response_bytes` the body.
     `max_retries` (default 0) re-sends a request after a *retryable*
     failure, waiting `Retry-After` or `backoff_s * 2**attempt` scaled by a
     random jitter factor in [0.5, 1] (at most MAX_BACKOFF_S); a successful
@@ -186,9 +186,45 @@ class HttpProvider:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={safe_url(self.base_url)!r})"
 
+    @classmethod
+    def endpoint_settings(cls, env: Mapping[str, str] | None, base_url: str | None,
+                          api_key: str | Secret | None, default_base_url: str) -> dict:
+        """`base_url` and `api_key` as given, else read from `env` (the process environment when
+        None) under the subclass's `BASE_URL_ENV` and `API_KEY_ENV`; the URL last `default_base_url`."""
+        return {"base_url": base_url or env_setting(env, cls.BASE_URL_ENV) or default_base_url,
+                "api_key": api_key if api_key is not None else env_setting(env, cls.API_KEY_ENV)}
+
+    def complete(self, request: dict) -> dict:
+        """One model call: the neutral `request` as this API's body, posted to `endpoint`, and the
+        answer read back as a neutral response."""
+        if not isinstance(request, dict):
+            raise ProviderError("invalid_request", "request is not an object")
+        return self.parse_response(self._post_json(self.endpoint, self.build_body(request)))
+
     # -- for subclasses -----------------------------------------------------------------------
+    endpoint = ""
+
     def _headers(self) -> dict:
+        """The request headers: this API's authentication, and JSON both ways."""
+        return {**self._auth_headers(), "Content-Type": "application/json", "Accept": "application/json"}
+
+    def _auth_headers(self) -> dict:
         raise NotImplementedError
+
+    def build_body(self, request: dict) -> dict:
+        """This API's JSON body for a neutral request (a dict)."""
+        raise NotImplementedError
+
+    def parse_response(self, data: dict) -> dict:
+        raise NotImplementedError
+
+    def _with_options(self, body: dict) -> dict:
+        """`body` with what each adapter passes through as given (its own attributes): `temperature`
+        when set, and `extra_body`, merged last."""
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        body.update(self.extra_body)
+        return body
 
     def _require_key(self, env_name: str) -> str:
         if not self._api_key:

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from .base import (TRUNCATED, check_response, make_tokens, message_list, output_limit, parse_tool_args,
                    request_text)
 from .errors import ProviderError
-from .http import HttpProvider, env_setting
+from .http import HttpProvider
 from .redact import Secret
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -31,6 +31,7 @@ class OpenAIChat(HttpProvider):
     """
 
     kind = "openai"
+    endpoint = "/chat/completions"
     label = "OpenAI-compatible endpoint"
     API_KEY_ENV = "OPENAI_API_KEY"
     BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -39,30 +40,20 @@ class OpenAIChat(HttpProvider):
                  env: Mapping[str, str] | None = None, max_tokens: int | None = None,
                  max_tokens_field: str = "max_tokens", temperature: float | None = None,
                  tool_choice: str | None = None, extra_body: dict | None = None, **http_options: Any):
-        base_url = base_url or env_setting(env, self.BASE_URL_ENV) or DEFAULT_BASE_URL
-        if api_key is None:
-            api_key = env_setting(env, self.API_KEY_ENV)
-        super().__init__(model=model, base_url=base_url, api_key=api_key, **http_options)
+        super().__init__(model=model, **self.endpoint_settings(env, base_url, api_key, DEFAULT_BASE_URL),
+                         **http_options)
         self.max_tokens = max_tokens
         self.max_tokens_field = max_tokens_field
         self.temperature = temperature
         self.tool_choice = tool_choice
         self.extra_body = dict(extra_body or {})
 
-    def _headers(self) -> dict:
-        return {"Authorization": f"Bearer {self._require_key(self.API_KEY_ENV)}",
-                "Content-Type": "application/json", "Accept": "application/json"}
-
-    def complete(self, request: dict) -> dict:
-        body = self.build_body(request)
-        data = self._post_json("/chat/completions", body)
-        return self.parse_response(data)
+    def _auth_headers(self) -> dict:
+        return {"Authorization": f"Bearer {self._require_key(self.API_KEY_ENV)}"}
 
     # -- request ------------------------------------------------------------------------------
     def build_body(self, request: dict) -> dict:
         """The chat-completions JSON body for a neutral request."""
-        if not isinstance(request, dict):
-            raise ProviderError("invalid_request", "request is not an object")
         messages = []
         system = request.get("system")
         if system is not None:
@@ -77,10 +68,7 @@ class OpenAIChat(HttpProvider):
                 body["tool_choice"] = _tool_choice(self.tool_choice)
         if self.max_tokens is not None:
             body[self.max_tokens_field] = self.max_tokens
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        body.update(self.extra_body)
-        return body
+        return self._with_options(body)
 
     # -- response -----------------------------------------------------------------------------
     def parse_response(self, data: dict) -> dict:

@@ -21,7 +21,7 @@ import tempfile
 import threading
 from typing import Any, Iterable
 
-from .base import check_response, dumps, encoded_size
+from .base import check_response, close_provider, dumps, encoded_size, wrapped_description
 from .errors import ProviderError
 from .windows import check_context_window, declared_window
 
@@ -260,12 +260,10 @@ class RecordingProvider:
         return declared_window(self.inner)[1]
 
     def describe(self) -> dict:
-        inner = self.inner.describe() if hasattr(self.inner, "describe") else {"kind": self.kind}
-        return {**inner, "recording": True}
+        return wrapped_description(self.inner, self.kind, recording=True)
 
     def close(self) -> None:
-        if hasattr(self.inner, "close"):
-            self.inner.close()
+        close_provider(self.inner)
 
     def __repr__(self) -> str:
         return f"RecordingProvider({self.inner!r}, {self.path!r})"

@@ -9,8 +9,8 @@ integer), `declared_window(provider)` (the window and output cap a provider
 declares, looking through wrappers), `window_chars(window, max_tokens)` (the
 conservative character estimate the agent host holds a request to) and
 `DeclaredWindow`, a wrapper that declares a window for a provider that has
-none of its own (a replay file serving a project's alias).  Imports nothing
-from ptclisp.
+none of its own (a replay file serving a project's alias).  Imports
+providers.base.
 
 The estimate: the window minus the output reservation (the provider's
 `max_tokens` when set, else OUTPUT_SHARE of the window), times
@@ -21,6 +21,8 @@ inside the estimate fits the window with room to spare.
 from __future__ import annotations
 
 import re
+
+from .base import close_provider, wrapped_description
 
 #: Characters of request JSON counted per token of the window (conservative: tokenizers average about 4).
 CHARS_PER_TOKEN = 3
@@ -117,12 +119,10 @@ class DeclaredWindow:
         return self.inner.complete(request)
 
     def describe(self) -> dict:
-        inner = self.inner.describe() if hasattr(self.inner, "describe") else {"kind": self.kind}
-        return {**inner, "context_window": self.context_window}
+        return wrapped_description(self.inner, self.kind, context_window=self.context_window)
 
     def close(self) -> None:
-        if hasattr(self.inner, "close"):
-            self.inner.close()
+        close_provider(self.inner)
 
     def __repr__(self) -> str:
         return f"DeclaredWindow({self.inner!r}, context_window={self.context_window})"

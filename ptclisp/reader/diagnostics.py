@@ -95,31 +95,31 @@ def scan(text: str):
     return None
 
 
+# what the character where reading failed, and the one after it, say about the mistake
+_PAIR_HINTS = {
+    "#?": "reader conditionals (#?) are not supported",
+    "#!": "#! lines are not supported",
+    "##": "unknown special value; only ##Inf, ##-Inf and ##NaN exist",
+    "::": "auto-resolved keywords (::k) are not supported",
+}
+_CHAR_HINTS = {
+    "^": "metadata syntax (^) is not supported",
+    "`": "syntax-quote (`) is not supported",
+    "~": "unquote (~) is not supported",
+    "'": "quote (') must be followed by a form",
+    "\\": "invalid character literal (use \\a, \\newline, \\space, \\tab, ...)",
+    ":": "invalid keyword (keywords are :name with letters, digits and + - * < > = ? ! _; no namespaces)",
+}
+
+
 def _char_hint(text: str, pos: int) -> str | None:
     c = text[pos]
     nxt = text[pos + 1] if pos + 1 < len(text) else ""
+    hint = _PAIR_HINTS.get(c + nxt) or _CHAR_HINTS.get(c)
+    if hint is not None:
+        return hint
     if c == "#":
-        if nxt == "?":
-            return "reader conditionals (#?) are not supported"
-        if nxt == "!":
-            return "#! lines are not supported"
-        if nxt == "#":
-            return "unknown special value; only ##Inf, ##-Inf and ##NaN exist"
         return f"unsupported reader syntax #{nxt} (tagged literals are not supported)"
-    if c == "^":
-        return "metadata syntax (^) is not supported"
-    if c == "`":
-        return "syntax-quote (`) is not supported"
-    if c == "~":
-        return "unquote (~) is not supported"
-    if c == "'":
-        return "quote (') must be followed by a form"
-    if c == "\\":
-        return "invalid character literal (use \\a, \\newline, \\space, \\tab, ...)"
-    if c == ":":
-        if nxt == ":":
-            return "auto-resolved keywords (::k) are not supported"
-        return "invalid keyword (keywords are :name with letters, digits and + - * < > = ? ! _; no namespaces)"
     if c.isdigit() or (c == "-" and nxt.isdigit()):
         return "invalid number literal (no ratios, hex, radix or suffixes)"
     if not c.isascii():

@@ -569,9 +569,7 @@ def _scan_read(text: str, max_depth: int, names: set | None) -> list[Form]:
     """Read `text` with the one-regex scanner (`_SCAN`), token by token. Raises `_Fallback` on
     anything it does not handle itself (see `_fast_read`)."""
     pos, line, line_start = 0, 1, 0
-    next_nl = text.find("\n")   # the first newline at or after pos (-1: none left)
-    if next_nl < 0:
-        next_nl = len(text)
+    next_nl = _newline_after(text, 0)   # the first newline at or after pos (len(text): none left)
     top: list = []
     out = top
     stack: list = []   # (kind, items_of_parent, open_line, open_col)
@@ -636,12 +634,7 @@ def _scan_read(text: str, max_depth: int, names: set | None) -> list[Form]:
                 form = Lit(int(value), span)
             else:
                 if (kind == "STRING" or kind == "REGEX") and end > next_nl:
-                    line += value.count("\n")
-                    line_start = pos + value.rfind("\n") + 1
-                    span = Span(span.line, col, line, end - line_start + 1)
-                    next_nl = text.find("\n", end)
-                    if next_nl < 0:
-                        next_nl = len(text)
+                    line, line_start, next_nl, span = _past_newlines(text, value, pos, span)
                 form = _token_form(kind, value, span)
         if var_quote is not None:
             form, var_quote = _var_quote(var_quote, form), None
@@ -650,6 +643,21 @@ def _scan_read(text: str, max_depth: int, names: set | None) -> list[Form]:
     if stack or var_quote is not None:
         raise _Fallback
     return top
+
+
+def _newline_after(text: str, at: int) -> int:
+    """Where the first newline at or after `at` is in `text`; `len(text)` when there is none."""
+    nl = text.find("\n", at)
+    return nl if nl >= 0 else len(text)
+
+
+def _past_newlines(text: str, value: str, start: int, span: Span) -> tuple:
+    """A string or regex token `value` read at `start` that holds newlines: the scanner's
+    (line, line_start, next_nl) after it, and the token's span, which ends on its last line."""
+    line = span.line + value.count("\n")
+    line_start = start + value.rfind("\n") + 1
+    end = start + len(value)
+    return line, line_start, _newline_after(text, end), Span(span.line, span.col, line, end - line_start + 1)
 
 
 def _token_form(kind: str, value: str, span: Span) -> Form:

@@ -20,7 +20,7 @@ import attrs
 
 from . import meter as M
 from ..errors import PTC_FILENAME, PtcError, Span, logger
-from .guards import HardStop, hard_stop_error
+from .guards import HardStop, hard_stop_error, package_file
 from .namespace import unbound_error
 from ..registry.builtins import BUILTINS
 
@@ -166,21 +166,11 @@ def fn_arity_error(fname: str, detail: str) -> PtcError | None:
     return PtcError("arity_mismatch", f"wrong number of arguments to {label}: expects {want}, got {got}")
 
 
-_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the ptclisp package
-
-
-def _source(*parts: str) -> str:
-    """The path of a module of ptclisp that calls builtins; a module that moved fails at import."""
-    path = os.path.join(_PKG, *parts)
-    if not os.path.exists(path):
-        raise ImportError(f"failures: no module {os.path.join(*parts)} in {_PKG}")
-    return path
-
-
-_LIB = _source("lib") + os.sep
-_CALLERS = frozenset((_source("backends", "closures.py"), _source("backends", "runtime.py")))
+# the modules of ptclisp that call builtins, recognised by file
+_LIB = package_file("lib") + os.sep
+_CALLERS = frozenset((package_file("backends", "closures.py"), package_file("backends", "runtime.py")))
 # a single function of a module that otherwise does its own work: file -> function name
-_CALLER_FUNCTIONS = {_source("parallel.py"): "_work", _source("prelude", "attach.py"): "contract_checked"}
+_CALLER_FUNCTIONS = {package_file("parallel.py"): "_work", package_file("prelude", "attach.py"): "contract_checked"}
 
 
 _BY_CODE: dict | None = None

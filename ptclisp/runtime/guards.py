@@ -59,23 +59,25 @@ def _source_prefixes(module) -> tuple[str, ...]:
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the ptclisp package
 
 
-def _source(*parts: str) -> str:
-    """The path of a module of ptclisp the hard stop recognises by file; a module that moved fails at
-    import (a stale path would silently make its frames unsafe, or safe)."""
+def package_file(*parts: str) -> str:
+    """The path of a file or folder of the ptclisp package that some code recognises by file (the
+    hard stop here, the error translator in runtime.failures); a module that moved fails at import,
+    since a stale path would silently change which frames count as what."""
     path = os.path.join(_PKG, *parts)
     if not os.path.exists(path):
-        raise ImportError(f"guards: no module {os.path.join(*parts)} in {_PKG}")
+        raise ImportError(f"ptclisp: no module {os.path.join(*parts)} in {_PKG}")
     return path
 
 
-_LIB = _source("lib") + os.sep
-_INTERP = _source("backends", "closures.py")
+_LIB = package_file("lib") + os.sep
+_INTERP = package_file("backends", "closures.py")
 _VALUES = _source_prefixes(_values_module)
 # rendering only reads: the printer and the values modules that print and preview
-_PRINTER = (_source("printer.py"), _source("values", "text.py"), _source("values", "preview.py"))
+_PRINTER = (package_file("printer.py"), package_file("values", "text.py"), package_file("values", "preview.py"))
 # a tool call in progress; the guards themselves; the process runner (an isolated child is held by its
 # OS limits and the parent's clock)
-_NEVER_UNDER = (_source("host", "tools.py"), _source("runtime", "guards.py"), _source("isolation", "process.py"))
+_NEVER_UNDER = (package_file("host", "tools.py"), package_file("runtime", "guards.py"),
+                package_file("isolation", "process.py"))
 # functions of ptclisp.values that only read (or build new objects), by qualified name: the in-place
 # extensions (Vector.conj, Map.assoc, ...) and the lazy rebuild of stale views are left out
 _VALUES_SAFE = frozenset({

@@ -144,9 +144,14 @@ def empty_usage() -> dict:
     return {**_empty(), "by_alias": {}, "by_model": {}}
 
 
-def format_cost(cost) -> str:
+UNPRICED = "cost unknown (no price; give --price ALIAS=IN,OUT)"
+
+
+def format_cost(cost, unknown: str = UNPRICED) -> str:
+    """Dollars as `$0`, `$0.000054` (six places under a cent) or `$1.2345`; `unknown` when the
+    cost is None (no price for the model)."""
     if cost is None:
-        return "cost unknown (no price; give --price ALIAS=IN,OUT)"
+        return unknown
     if cost == 0:
         return "$0"
     return f"${cost:.6f}" if cost < 0.01 else f"${cost:.4f}"

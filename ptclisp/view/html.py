@@ -17,7 +17,7 @@ Owns `render_page(directory, runs, live=False)` (the whole document) and
 Every text from a trace is HTML-escaped (programs and model output are
 untrusted).  The page loads nothing: no external script, style, font or
 image, and a Content-Security-Policy that forbids it (the live page may
-connect to its own server for updates).  Imports trace.reader.
+connect to its own server for updates).  Imports trace.reader and trace.usage (cost text).
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ import json
 import re
 
 from ..trace.reader import Run
+from ..trace.usage import format_cost
 
 E = html.escape
 
@@ -178,11 +179,7 @@ def _ms(ms) -> str:
 
 
 def _cost(c) -> str:
-    if c is None:
-        return "?"
-    if c == 0:
-        return "$0"
-    return f"${c:.6f}" if c < 0.01 else f"${c:.4f}"
+    return format_cost(c, unknown="?")
 
 
 def _badge(status: str) -> str:
