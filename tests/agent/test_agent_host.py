@@ -152,7 +152,7 @@ def test_normalize_shapes(response, kind):
     host, _ = make_host([])
     host_run, env = host._new_run()
     from ptclisp import from_python
-    from ptclisp.session import evaluate
+    from ptclisp.pipeline import evaluate
     env.context = from_python({"r": response})
     res = evaluate(env, "(get (agent.native/normalize data/r 1000) :kind)", host.limits.workflow_limits())
     assert res.value is K(kind)
