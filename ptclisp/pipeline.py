@@ -81,6 +81,14 @@ def analyzer(env: Env | None = None) -> Analyzer:
     return Analyzer(env if env is not None else Env())
 
 
+def defined_names(forms) -> set[str]:
+    """Names that `def`/`defn` forms anywhere in `forms` introduce, by the analyzer's own rule (so a
+    check that analyzes form by form and a run of the whole program agree on what is defined)."""
+    az = Analyzer(Env())
+    az._collect_defs(forms)
+    return set(az.program_defs)
+
+
 def analyze(source: str, env: Env, limits: Limits):
     """Compile up to the back end: `source` -> (core AST, host refs). Raises PtcError."""
     forms, may_define = read_program(source, limits, defining=True)

@@ -158,6 +158,14 @@ class Session:
         self.limits, self.prelude_sources = check_inputs(context, tools, limits, preludes, strict_data)
         self.env = environment(context, tools, strict_data, self.prelude_sources, program_cache)
 
+    @classmethod
+    def over(cls, env: Environment, limits: Limits, prelude_sources: list = ()) -> "Session":
+        """A Session over an Environment already built from checked inputs (`environment`): what a
+        host that makes its own environment (a mission's, with its tool table) holds."""
+        s = cls.__new__(cls)
+        s.limits, s.prelude_sources, s.env = limits, list(prelude_sources), env
+        return s
+
     def eval(self, source: str, limits: Limits | dict | None = None) -> Result:
         """Evaluate one program in this session (`limits`, if given, replace the session's for this one).
         A session evaluates in this process: limits with `isolation="process"` are a `type_error`."""

@@ -4,7 +4,7 @@ Owns `Capability` (an application tool granted to a mission, with declared
 effect and schemas), `Mission` (data, capabilities and preludes of one
 mission), `MissionTools` (the mission's `tool/` table: envelopes, quotas,
 effect tracking, the identity of the last capability result) and
-`MissionSession` (one per mission and run: a `ptclisp.Session` with
+`MissionSession` (one per mission and run: holds a `ptclisp.Session`, adds
 commit-time size ceilings, classification of each evaluation into the
 evaluation map agent.core reads, source checks).
 
@@ -13,7 +13,7 @@ and two reserved safe reads (`tool/runtime-usage`, `tool/runtime-remaining`);
 the workflow bindings (`tool/llm-request`, `tool/kernel-eval`, ...) are not
 in its tool table and the workflow preludes are not attached, so neither
 the model nor the loop can be reached from inside.
-Imports session, analyzer, reader, tools, inputs and the agent data helpers.
+Imports session, the pipeline, reader forms, tools, inputs and the agent data helpers.
 """
 from __future__ import annotations
 
@@ -25,13 +25,12 @@ from typing import Callable
 import attrs
 
 from ..runtime import meter as M
-from ..analyzer import Analyzer
 from ..errors import FailSignal, PtcError, ReturnSignal
 from ..reader.forms import List, Sym
-from ..host.inputs import as_preludes, check_context, check_flag
+from ..host.inputs import as_preludes, check_context, check_flag, check_inputs
 from ..values.intstr import brief_ints, int_text
-from ..reader.parser import read
-from ..session import Session, transact
+from ..pipeline import check_program, transact
+from ..session import Session, environment
 from ..host.tool_threads import Abandoned, abandoned_note, call_tool
 from ..host.tools import HOST_EXCEPTIONS, Tool, ToolCallRecord, ToolSet, build_args
 from ..values import Keyword, Map, Set, Vector
@@ -363,29 +362,39 @@ def _details_to_lisp(details: dict) -> Map:
 _IDS = itertools.count(1)
 
 
-class MissionSession(Session):
-    """One mission's evaluation state for one run: a `Session` over the mission's data, capabilities
-    and preludes, under the mission limits of `AgentLimits`.
+class MissionSession:
+    """One mission's evaluation state for one run: a `ptclisp.Session` over the mission's data,
+    capabilities and preludes (`session`, its Environment `env`), under the mission limits of
+    `AgentLimits`.
 
     Its `eval` classifies each evaluation into an `Evaluation` (the map
     agent.core reads) rather than returning a `Result`, and adds the
     commit-time ceilings: retained definitions, history and terminal values
-    larger than their limits roll the evaluation back.
+    larger than their limits roll the evaluation back. Its `check` reads and
+    analyzes a program as `eval` would compile it (ptclisp.pipeline), without running it.
+    Mission data the language cannot hold raises the typed PtcError itself (the agent host reports it).
     """
 
     def __init__(self, name: str, mission: Mission, limits: AgentLimits, usage: Callable[[], dict]):
         self.name = name
         self.mission = mission
         self.tools = MissionTools(mission.capabilities, limits, usage)
-        super().__init__(mission.data, self.tools, limits, mission.preludes, mission.strict_data)
+        self.limits, preludes = check_inputs(mission.data, self.tools, limits, mission.preludes, mission.strict_data)
+        self.env = environment(mission.data, self.tools, mission.strict_data, preludes, input_error=_as_is)
+        self.session = Session.over(self.env, self.limits, preludes)
         self.evaluations = 0
         self.source_checks = 0
         self._context_json: str | None = None
 
-    @staticmethod
-    def _input_error(e: PtcError) -> Exception:
-        """Mission data the language cannot hold is the typed error itself (the agent host reports it)."""
-        return e
+    @property
+    def definitions(self) -> dict:
+        """The mission's committed definitions, name -> a copy of the value."""
+        return self.session.definitions
+
+    @property
+    def history(self) -> list:
+        """Copies of the mission's `*1 *2 *3`, oldest first."""
+        return self.session.history
 
     # -- evaluation
     def eval(self, source: str, observation_chars: int | None = None) -> Evaluation:
@@ -483,11 +492,8 @@ class MissionSession(Session):
         if len(source.encode("utf-8", "surrogatepass")) > self.limits.subordinate_source_bytes:
             return {"outcome": "limit_exceeded", "reason": "subordinate_source_bytes"}
         try:
-            forms = read(source, max_depth=self.limits.max_depth)
-            if require_terminal and not _is_terminal(forms):
-                return _invalid("terminal_source_required",
-                                "the program must be exactly one top-level (return ...) or (fail ...) form")
-            Analyzer(self.env.analyzer_env()).analyze_program(forms)
+            check_program(source, self.env.analyzer_env(), self.limits,
+                          _terminal_required if require_terminal else None)
         except PtcError as e:
             return _invalid(e.kind, e.message)
         return {"outcome": "valid", "source_bytes": len(source.encode("utf-8", "surrogatepass"))}
@@ -500,6 +506,17 @@ _REFUSED = "mission_commit_refused"
 def _refusal(outcome: str, reason: str, limit: int) -> PtcError:
     return PtcError(outcome, f"the evaluation exceeds {reason} ({limit}) and was rolled back",
                     details={_REFUSED: (outcome, reason, limit)})
+
+
+def _as_is(e: PtcError) -> PtcError:
+    """Mission data the language cannot hold: the typed error itself (the agent host reports it)."""
+    return e
+
+
+def _terminal_required(forms) -> None:
+    if not _is_terminal(forms):
+        raise PtcError("terminal_source_required",
+                       "the program must be exactly one top-level (return ...) or (fail ...) form")
 
 
 def _invalid(kind: str, message: str) -> dict:
