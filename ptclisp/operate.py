@@ -18,8 +18,8 @@ owns
   `write_output` (atomic, never overwrites) and `finish` (prints the value,
   the `--json` record or the envelope, writes --output, returns the class).
 
-Imports exitcodes, envelope, jsonout, cli_common and the adapter (for the
-internal names it needs); the commands (`ptclisp/commands/main.py`, `agent/cli.py`, the project
+Imports exitcodes, envelope, json_out, cli_common, the printer, the meter's
+time bound and the values it reads; the commands (`ptclisp/commands/main.py`, `agent/cli.py`, the project
 commands) import this module.
 """
 from __future__ import annotations
@@ -30,11 +30,13 @@ import sys
 import tempfile
 import time
 
-from . import adapter
 from . import exitcodes as X
 from .cli_common import UsageError, read_text
 from .envelope import envelope
 from .interchange.json_out import JsonValueError, dumps, to_json, write_json
+from .printer import pr_str
+from .runtime.meter import MAX_TIME_MS
+from .values import Keyword, Map
 
 EXIT_CLASSES = """exit status:
   0  the run finished with a value
@@ -110,7 +112,6 @@ def failure_of(exc: Exception) -> CommandFailure:
 # ------------------------------------------------------------------ flags
 
 def _timeout_ms(text: str) -> int:
-    MAX_TIME_MS = adapter.max_time_ms()
     try:
         ms = int(text)
     except ValueError:
@@ -252,7 +253,7 @@ def exit_class(error, *, deadline_hit: bool = False) -> int:
 
 def _shown(value) -> str:
     try:
-        text = value if isinstance(value, str) else adapter.pr_str(value)
+        text = value if isinstance(value, str) else pr_str(value)
     except Exception:  # noqa: BLE001 - a reason that cannot be printed is described, not raised
         text = f"<{type(value).__name__}>"
     text = " ".join(text.split())
@@ -261,12 +262,12 @@ def _shown(value) -> str:
 
 def model_fail_reason(raw):
     """The reason a model gave with (fail ...), from a workflow's failure value; None when there is none."""
-    if not adapter.is_map(raw):
+    if type(raw) is not Map:
         return None
-    kind = raw.lookup(adapter.keyword("kind"))
-    if kind != adapter.keyword("model-program-failed") and kind != "model-program-failed":
+    kind = raw.lookup(Keyword("kind"))
+    if kind != Keyword("model-program-failed") and kind != "model-program-failed":
         return None
-    return raw.lookup(adapter.keyword("reason"))
+    return raw.lookup(Keyword("reason"))
 
 
 def failure_message(error, raw=None) -> str:

@@ -386,6 +386,13 @@ class MissionSession:
         self.source_checks = 0
         self._context_json: str | None = None
 
+    @classmethod
+    def alone(cls, name: str, mission: Mission, limits: AgentLimits) -> "MissionSession":
+        """The exact environment a mission's programs run in, outside an agent run (nothing used yet):
+        for checking that a mission builds, and for a REPL in it."""
+        usage = {"llm_calls": {}, "subordinate_evaluations": 0}
+        return cls(name, mission, limits, lambda: dict(usage))
+
     @property
     def definitions(self) -> dict:
         """The mission's committed definitions, name -> a copy of the value."""
