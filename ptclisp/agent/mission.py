@@ -254,6 +254,25 @@ def _validator(schema: dict):
     return cls(schema)
 
 
+@attrs.frozen(slots=True)
+class JsonForm:
+    """The one JSON projection of a value a mission program ended with (`return`/`fail`): the plain
+    JSON data (`data.project`, docs/json.md), the bytes of its compact text (what the size ceilings
+    weigh), and, on demand, the Lisp data it reads back as (what the evaluation map carries)."""
+
+    data: object
+    size: int
+
+    def lisp(self):
+        return from_json(self.data)
+
+
+def json_form(value) -> JsonForm | None:
+    """`value`'s JsonForm, or None when it has no JSON form (a function, NaN, ...)."""
+    ok, data = try_project(value)
+    return JsonForm(data, _json_size(data)) if ok else None
+
+
 def _json_size(x) -> int:
     """Bytes of the compact JSON text of `x` (1 << 62 when it has none)."""
     try:
@@ -385,6 +404,7 @@ class MissionSession:
         self.evaluations = 0
         self.source_checks = 0
         self._context_json: str | None = None
+        self._admitted: tuple | None = None   # (returned value, its JsonForm) from `_admit`
 
     @classmethod
     def alone(cls, name: str, mission: Mission, limits: AgentLimits) -> "MissionSession":
@@ -421,6 +441,7 @@ class MissionSession:
         tools = self.tools
         tools.begin()
         self.evaluations += 1
+        self._admitted = None
         res = transact(self.env, source, self.limits, admit=self._admit)
         ev = Evaluation("continued", evaluation_id=next(_IDS), duration_ms=res.duration_ms,
                         prints=list(res.prints), capability_activity=bool(tools.activity),
@@ -437,17 +458,19 @@ class MissionSession:
             ev.outcome = "failed"
             ev.capability_failure = tools.last_result is not None and res.value is tools.last_result
             ev.retryable = not tools.unsafe
-            ok, projected = try_project(res.value)
-            if ok and _json_size(projected) > self.limits.terminal_result_bytes:
+            form = json_form(res.value)
+            if form is not None and form.size > self.limits.terminal_result_bytes:
                 return self._limit_failure(ev, "result_exceeded", "terminal_result_bytes",
                                            self.limits.terminal_result_bytes)
-            ev.value = from_json(projected) if ok else res.value
+            ev.value = form.lisp() if form is not None else res.value
             return ev
         if res.status == "returned":
             ev.outcome = "returned"
             ev.continuation_effect = "committed_without_history"
-            ok, projected = try_project(res.value)  # within terminal_result_bytes (`_admit`)
-            ev.value = from_json(projected) if ok else res.value
+            # the projection `_admit` made (and found within terminal_result_bytes), not a second one
+            form = self._admitted[1] if self._admitted is not None and self._admitted[0] is res.value \
+                else json_form(res.value)
+            ev.value = form.lisp() if form is not None else res.value
         else:
             ev.continuation_effect = "committed_with_history"
             ev.value = res.value
@@ -466,8 +489,9 @@ class MissionSession:
             if retained_size(history, lim.evaluation_history_bytes) > lim.evaluation_history_bytes:
                 raise _refusal("history_exceeded", "evaluation_history_bytes", lim.evaluation_history_bytes)
             return
-        ok, projected = try_project(value)
-        if ok and _json_size(projected) > lim.terminal_result_bytes:
+        form = json_form(value)
+        self._admitted = (value, form)   # the returned value's one projection, for `_eval`
+        if form is not None and form.size > lim.terminal_result_bytes:
             raise _refusal("result_exceeded", "terminal_result_bytes", lim.terminal_result_bytes)
 
     def _error(self, ev: Evaluation, kind: str, message: str) -> Evaluation:
