@@ -6,8 +6,8 @@
 
 Runs the program once to warm up (the builtin families are loaded, modules imported), then
 once under `sys.setprofile`, counting the Python calls made in files under `ptclisp/`, the
-distinct ptclisp files they are in, and the file switches (consecutive calls in different
-files). `--calls` also lists the call sequence (file:function), up to the reader.
+distinct ptclisp files they are in, the file switches (consecutive calls in different
+files), and the stack of ptclisp functions when the reader is first entered. `--calls` also lists the call sequence (file:function), up to the reader.
 """
 from __future__ import annotations
 
@@ -24,12 +24,20 @@ _PKG = os.path.dirname(os.path.abspath(ptclisp.__file__)) + os.sep
 def walk(src: str) -> dict:
     ptclisp.run(src)  # warm: imports and the registry
     calls: list[tuple[str, str]] = []
+    chain: list[str] = []
 
     def profile(frame, event, _arg):
         if event == "call":
             path = frame.f_code.co_filename
             if path.startswith(_PKG):
-                calls.append((path[len(_PKG):], frame.f_code.co_name))
+                rel = path[len(_PKG):]
+                calls.append((rel, frame.f_code.co_name))
+                if not chain and rel.startswith("reader" + os.sep):
+                    f = frame
+                    while f is not None and f.f_code.co_filename.startswith(_PKG):
+                        chain.append(f"{f.f_code.co_filename[len(_PKG):]}:{f.f_code.co_name}")
+                        f = f.f_back
+                    chain.reverse()
 
     sys.setprofile(profile)
     try:
@@ -45,7 +53,7 @@ def walk(src: str) -> dict:
             break
     return {"source": src, "status": result.status, "calls": len(calls), "files": len(set(files)),
             "file_switches": switches, "path_to_reader": to_reader,
-            "boundaries_before_reader": len(to_reader) - 1, "sequence": [f"{f}:{fn}" for f, fn in calls]}
+            "stack_at_reader": chain, "boundaries_before_reader": max(len(chain) - 2, 0), "sequence": [f"{f}:{fn}" for f, fn in calls]}
 
 
 def main(argv=None) -> int:
@@ -62,7 +70,8 @@ def main(argv=None) -> int:
         return 0
     print(f"ptclisp.run({args.src!r}) -> {w['status']}: {w['calls']} calls in {w['files']} ptclisp files, "
           f"{w['file_switches']} file switches")
-    print("path to the reader: " + " -> ".join(w["path_to_reader"]))
+    print(f"stack when the reader is entered ({w['boundaries_before_reader']} functions between ptclisp.run and "
+          f"the reader): " + " -> ".join(w["stack_at_reader"]))
     for c in w.get("sequence", ()):
         print("  " + c)
     return 0

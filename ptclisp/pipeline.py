@@ -194,8 +194,9 @@ def program(envr, source: str, limits: Limits, meter: Meter, backend: str):
         ms = limits.compile_timeout_ms
         if ms is not None:
             meter.compiling = (time.monotonic() + ms / 1000.0, ms)
-        node, host_refs = analyze(source, envr.analyzer_env(), limits)
-        main = build(node, host_refs, envr.globals, backend)
+        forms, may_define = read_program(source, limits, defining=True)
+        az = Analyzer(envr.analyzer_env())   # (what `analyze` does, one call shallower on every evaluation)
+        main = build(az.analyze_program(forms, may_define=may_define), az.host_refs, envr.globals, backend)
         meter.compiling = None
         if key is not None:
             programs.put(key, main)

@@ -141,8 +141,8 @@ def test_one_module_outside_the_analyzer_constructs_an_analyzer():
 def test_sessions_runs_and_missions_all_compile_through_the_pipeline(monkeypatch):
     from ptclisp.agent import AgentLimits, Mission, MissionSession
     calls = []
-    real = pipeline.analyze
-    monkeypatch.setattr(pipeline, "analyze", lambda *a: calls.append(a[0]) or real(*a))
+    real = pipeline.read_program
+    monkeypatch.setattr(pipeline, "read_program", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
     ptclisp.run("(+ 1 1)")
     ptclisp.Session(program_cache=False).eval("(+ 1 2)")
     MissionSession("m", Mission(), AgentLimits(), lambda: {}).eval("(+ 1 3)")

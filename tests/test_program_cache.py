@@ -6,12 +6,12 @@ from ptclisp import pipeline
 
 def counting_analysis(monkeypatch):
     calls = []
-    real = pipeline.analyze
+    real = pipeline.read_program
 
-    def counted(source, env, limits):
+    def counted(source, limits, **kw):
         calls.append(source)
-        return real(source, env, limits)
-    monkeypatch.setattr(pipeline, "analyze", counted)
+        return real(source, limits, **kw)
+    monkeypatch.setattr(pipeline, "read_program", counted)
     return calls
 
 
