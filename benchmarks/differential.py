@@ -32,7 +32,7 @@ import sys
 
 import ptclisp
 from ptclisp.backends import closures as interp
-from ptclisp import session
+from ptclisp import pipeline
 from ptclisp.runtime.meter import Meter
 
 # ------------------------------------------------------------------ charges
@@ -52,12 +52,12 @@ class _RecordingMeter(Meter):
 
 @contextlib.contextmanager
 def _recording():
-    saved = session.Meter
-    session.Meter = _RecordingMeter
+    saved = pipeline.Meter
+    pipeline.Meter = _RecordingMeter
     try:
         yield
     finally:
-        session.Meter = saved
+        pipeline.Meter = saved
 
 
 # ------------------------------------------------------------------ configurations
@@ -135,7 +135,7 @@ def outcomes(case: Case, config: str) -> list:
         for src, runs in case.evals:
             for _ in range(runs):
                 del _METERS[:]
-                r = session.evaluate(s.env, src, s.limits, backend=backend)
+                r = pipeline.evaluate(s.env, src, s.limits, backend=backend)
                 out.append(_comparable(_outcome(r, _METERS[0] if _METERS else None)))
     return out
 

@@ -14,7 +14,7 @@ from .runtime.failures import ErrorInfo
 from .errors import PtcError
 from .fastpaths import general_path
 from .runtime.meter import Limits
-from .session import Result
+from .pipeline import Result
 from . import parallel as _parallel  # noqa: F401 - installs the pmap/pcalls engine into lib.parallel
 from .host.tools import Tool
 

@@ -4,9 +4,10 @@ Every entry point returns a `Result` or a value; no input makes `run` or
 `Session.eval` raise (a Python exception escaping them is a bug), except the
 host's own KeyboardInterrupt or SystemExit, which roll the evaluation back
 and propagate. What a host passes in is checked by `ptclisp.host.inputs`.
-`Session` itself is ptclisp.session's; `run` picks the thread
-(`session.run_checked`, as `session.run_in_thread` after the inputs are checked) or the process (`process.run_in_process`, imported
-with the first process-isolated run).
+`Session` itself is ptclisp.session's; `run` decides where a program runs
+(the `isolation` argument, else `Limits.isolation`) and hands it to the thread (`session.run_once`, which
+compiles and runs it through ptclisp.pipeline) or to a worker process
+(`isolation.process.run_in_process`, imported with the first process-isolated run).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .host.inputs import check_inputs
 from .runtime.meter import Limits
 from .printer import pr_str as _pr_str
 from .reader.parser import read_string as _read_string
-from .session import Result, Session, run_checked
+from .session import Result, Session, run_once
 from .errors import PtcError
 from .values import Map, Set, Vector
 from .values import equal as _equal
@@ -24,27 +25,30 @@ from .values.walk import ExpansionBudget, map_parts, set_parts, vector_parts, wa
 
 __all__ = ["run", "Session", "read_string", "equal", "pr_str", "to_python", "from_python"]
 
-
 def run(source: str, context=None, tools=None, limits: Limits | dict | None = None, preludes=None,
         strict_data: bool = False, isolation: str | None = None) -> Result:
     """Evaluate one program with a fresh namespace (the one-shot form of Session).
 
     Takes what Session takes; input of the wrong type or value is an error
     Result (kind `type_error`) rather than an exception.
-    `isolation="process"` (or `Limits(isolation="process")`) evaluates in a child
-    process under OS memory and CPU limits; see docs/security.md.
+    `isolation` says where the program runs: "thread" (this process, the default)
+    or "process" (a child process under OS memory and CPU limits; see
+    docs/security.md). `Limits.isolation` says the same; when both are given the
+    `isolation` argument wins, so `run(src, isolation="thread",
+    limits=Limits(isolation="process"))` runs in this process.
     """
     try:
         limits, preludes = check_inputs(context, tools, limits, preludes, strict_data)
     except (TypeError, ValueError) as exc:
         return Result("error", error=ErrorInfo("type_error", str(exc)))
-    mode = isolation or limits.isolation
+    # where it runs, decided here once: the argument when given, else the limits' (checked by Limits)
+    mode = limits.isolation if isolation is None else isolation
+    if mode == "thread":
+        return run_once(source, context, tools, limits, preludes, strict_data)
     if mode == "process":
         from .isolation.process import run_in_process
         return run_in_process(source, context, tools, limits, preludes, strict_data)
-    if mode != "thread":
-        return Result("error", error=ErrorInfo("type_error", f"isolation must be 'thread' or 'process', got {mode!r}"))
-    return run_checked(source, context, tools, limits, preludes, strict_data)
+    return Result("error", error=ErrorInfo("type_error", f"isolation must be 'thread' or 'process', got {mode!r}"))
 
 
 def read_string(text: str):

@@ -19,7 +19,7 @@ Inside it, for every evaluation started there (in any Session):
   (`values.IN_PLACE_GROWTH`, `values.INLINE_GROWTH`);
 * no compiled `for`/`doseq` island and no hot-fn twin: a `fn` stays a closure however often it
   is called (`interp.FOR_ISLAND_ITEMS`, `interp.HOT_CALLS`);
-* no program cache (`session.PROGRAM_CACHE`).
+* no program cache (`pipeline.PROGRAM_CACHE`).
 
 Loops and self-recursive functions are still compiled (the closure tier has no loop of its
 own), with none of the rewrites above. The switches are process-wide module settings: use it
@@ -36,7 +36,7 @@ import contextlib
 import sys
 
 from .backends import closures as interp
-from . import session, values
+from . import pipeline, values
 from .backends.bytecode import scan
 
 # (module, setting, value on the general path)
@@ -49,7 +49,7 @@ SWITCHES = (
     (interp, "ISLAND_ITEMS", sys.maxsize),
     (interp, "FOR_ISLAND_ITEMS", sys.maxsize),
     (interp, "HOT_CALLS", sys.maxsize),
-    (session, "PROGRAM_CACHE", False),
+    (pipeline, "PROGRAM_CACHE", False),
 )
 
 

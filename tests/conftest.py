@@ -4,7 +4,7 @@ import os
 import httpx
 import pytest
 
-from ptclisp.session import BACKENDS
+from ptclisp.pipeline import BACKENDS
 
 LOCAL_LLM_ENV = "PTCLISP_LOCAL_LLM_URL"
 

@@ -58,10 +58,10 @@ def test_the_program_cache_can_be_turned_off(capsys):
 
 
 def test_a_session_without_program_cache_builds_every_time(monkeypatch):
-    from ptclisp import Session, session
+    from ptclisp import Session, pipeline
     calls = []
-    real = session.analyze_source
-    monkeypatch.setattr(session, "analyze_source", lambda *a: calls.append(1) or real(*a))
+    real = pipeline.read_program
+    monkeypatch.setattr(pipeline, "read_program", lambda *a, **k: calls.append(1) or real(*a, **k))
     s = Session(program_cache=False)
     for _ in range(3):
         assert s.eval("(+ 1 2)").value == 3

@@ -8,7 +8,7 @@ import pytest
 
 import ptclisp
 from ptclisp.reader.parser import ReadError, read
-from ptclisp.session import BACKENDS
+from ptclisp.pipeline import BACKENDS
 
 
 @pytest.fixture(params=BACKENDS)

@@ -13,7 +13,8 @@ import pytest
 from ptclisp.backends import closures as interp
 from ptclisp.registry import builtins as registry
 from ptclisp.runtime import meter as M
-from ptclisp.session import Environment, analyze_source, build_main
+from ptclisp.pipeline import analyze as analyze_source, build as build_main
+from ptclisp.session import Environment
 
 
 def _fn_value(src):

@@ -221,7 +221,7 @@ def test_conversions_for_the_host_refuse_to_expand_shared_values():
 def _charged(src: str, backend: str) -> int:
     """What the meter had charged when the program called tool/spent (after building its literals)."""
     from ptclisp.runtime import meter as M
-    from ptclisp.session import evaluate
+    from ptclisp.pipeline import evaluate
     s = ptclisp.Session(tools={"spent": lambda args: M.current().allocated})
     r = evaluate(s.env, src, s.limits, backend=backend)
     assert r.error is None, r.error

@@ -28,7 +28,8 @@ import ptclisp
 from ptclisp.backends import bytecode as compiler
 from ptclisp.backends import closures as interp
 from ptclisp import values
-from ptclisp.session import BACKENDS, analyze_source, evaluate
+from ptclisp.pipeline import BACKENDS, evaluate
+from ptclisp.pipeline import analyze as analyze_source
 
 # generous: no configuration may fail on a budget the others meet (copying costs more time and memory)
 LIMITS = ptclisp.Limits(timeout_ms=10_000, memory_bytes=200_000_000)

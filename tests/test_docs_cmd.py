@@ -20,9 +20,11 @@ def test_functions_reference_is_current():
 
 
 def test_functions_page_lists_every_builtin_with_signature_and_doc():
-    from ptclisp.adapter import builtins
+    from ptclisp import lib
+    from ptclisp.registry.builtins import BUILTINS
+    lib.load()
     page = functions_page()
-    for name, b in builtins().items():
+    for name, b in BUILTINS.items():
         assert f"### `{name}`" in page
         assert f"`{b.signatures[0]}`" in page
     assert "### `json/parse-string`" in page
@@ -36,7 +38,7 @@ def test_every_page_prints(capsys, page):
 
 
 def test_forms_page_covers_every_special_form():
-    from ptclisp.adapter import special_forms
+    from ptclisp.commands.docs import special_forms
     page = render("forms")
     for name in special_forms():
         assert f"`{name}`" in page

@@ -3,7 +3,7 @@ import pytest
 
 import ptclisp
 from ptclisp import Limits, Session
-from ptclisp.session import BACKENDS, evaluate
+from ptclisp.pipeline import BACKENDS, evaluate
 
 
 @pytest.fixture(params=BACKENDS)

@@ -24,7 +24,8 @@ from ptclisp.backends.bytecode import free_locals
 from ptclisp.errors import Span
 from ptclisp.reader.forms import Lit, Sym
 from ptclisp.reader.parser import _scan_read, _token_read, read
-from ptclisp.session import Environment, analyze_source, build_main
+from ptclisp.pipeline import analyze as analyze_source, build as build_main
+from ptclisp.session import Environment
 
 from helpers import run
 

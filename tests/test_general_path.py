@@ -14,7 +14,7 @@ import ptclisp
 from benchmarks.differential import CONFIGS, REFERENCE, Case, CaseGen, case, check, outcomes, same_failure, shrink
 from ptclisp.backends import bytecode as compiler
 from ptclisp.backends import closures as interp
-from ptclisp import session, values
+from ptclisp import pipeline, values
 from ptclisp.backends.bytecode import scan
 
 ALL = list(CONFIGS)
@@ -88,7 +88,7 @@ def test_a_pmap_function_keeps_the_order(config):
     backend, ctx = CONFIGS[config]
     with ctx():
         s = ptclisp.Session()
-        r = session.evaluate(s.env, '(vec (pmap (fn [x] (+ (inc x) (count (println "hi")))) [nil]))', s.limits,
+        r = pipeline.evaluate(s.env, '(vec (pmap (fn [x] (+ (inc x) (count (println "hi")))) [nil]))', s.limits,
                              backend=backend)
     assert r.error.kind == "pmap_error" and "inc: expected a number, got nil" in r.error.message
     assert r.prints == []
@@ -161,7 +161,7 @@ def test_arity_errors_read_the_same_on_every_tier(src, message):
 # ------------------------------------------------------------------ the switch
 
 def _emitted_names(src: str) -> set:
-    node, host_refs = session.analyze_source(src, ptclisp.Session().env.analyzer_env(), ptclisp.Limits())
+    node, host_refs = pipeline.analyze(src, ptclisp.Session().env.analyzer_env(), ptclisp.Limits())
     code, _consts, _meta = compiler.compile_node(node, host_refs)
     stack, out = [code], set()
     while stack:
@@ -175,7 +175,7 @@ def test_the_switch_turns_every_fast_path_off_and_back_on():
     before = {(m.__name__, n): getattr(m, n) for m, n, _ in ptclisp.fastpaths.SWITCHES}
     with ptclisp.general_path():
         assert (scan.INLINE_CALLS, scan.INLINE_HOFS, scan.INT_VARS) == (False, False, False)
-        assert (values.IN_PLACE_GROWTH, values.INLINE_GROWTH, session.PROGRAM_CACHE) == (False, False, False)
+        assert (values.IN_PLACE_GROWTH, values.INLINE_GROWTH, pipeline.PROGRAM_CACHE) == (False, False, False)
         assert min(interp.HOT_CALLS, interp.ISLAND_ITEMS, interp.FOR_ISLAND_ITEMS) > 10 ** 9
         with ptclisp.general_path():
             pass

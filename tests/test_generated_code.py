@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import ptclisp
-from ptclisp.session import evaluate
+from ptclisp.pipeline import evaluate
 
 LOOP = "(loop [i 0] (if (< i 2) (recur (inc i)) {}))"  # a loop: the tiered back end compiles it
 

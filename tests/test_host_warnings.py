@@ -11,7 +11,7 @@ import pytest
 
 COMPILED = r'''
 import ptclisp
-from ptclisp.session import evaluate
+from ptclisp.pipeline import evaluate
 loop = "(loop [i 0] (if (< i 2) (recur (inc i)) [(nil? \"s\") (some? 5) ((do \"s\") 1) (nil? (+ 3 4))]))"
 s = ptclisp.Session()
 for backend in ("tiered", "compiled"):

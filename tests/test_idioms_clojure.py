@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import ptclisp
-from ptclisp.session import BACKENDS
+from ptclisp.pipeline import BACKENDS
 
 DATA = Path(__file__).parent / "data"
 CASES = [json.loads(line) for line in (DATA / "idioms_clojure.jsonl").read_text(encoding="utf-8").splitlines()]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import ptclisp
-from ptclisp.session import BACKENDS
+from ptclisp.pipeline import BACKENDS
 
 DATA = Path(__file__).parent / "data"
 

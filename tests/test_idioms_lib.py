@@ -12,7 +12,7 @@ import pathlib
 import pytest
 
 import ptclisp
-from ptclisp.session import BACKENDS, evaluate
+from ptclisp.pipeline import BACKENDS, evaluate
 
 DATA = pathlib.Path(__file__).parent / "data"
 CASES = [json.loads(line) for line in (DATA / "idioms_lib.jsonl").read_text(encoding="utf-8").splitlines()]

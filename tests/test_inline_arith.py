@@ -8,7 +8,7 @@ inlines `+ - * mod quot inc dec < > nth` with type guards, folding nested guards
 from hypothesis import given, settings, strategies as st
 
 import ptclisp
-from ptclisp.session import evaluate
+from ptclisp.pipeline import evaluate
 
 VALUES = st.one_of(
     st.integers(-5, 5), st.integers(-(2 ** 70), 2 ** 70), st.sampled_from([2 ** 62, -(2 ** 62), 2 ** 62 - 1]),

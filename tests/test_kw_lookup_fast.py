@@ -7,7 +7,7 @@ keyword, string, dash and underscore spellings must give what `Map.lookup` gives
 from hypothesis import given, settings, strategies as st
 
 import ptclisp
-from ptclisp.session import evaluate
+from ptclisp.pipeline import evaluate
 from ptclisp.values import Keyword
 
 NAMES = ["a", "a-b", "a_b", "ab"]

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 import ptclisp
 from ptclisp.backends.bytecode import scan
 from ptclisp.backends.bytecode.emit import Compiler
-from ptclisp.session import evaluate
+from ptclisp.pipeline import evaluate
 
 INITS = st.sampled_from(["0", "1", "-3", "7", "1.5", "nil", '"s"', "true", "4611686018427387904",
                          "(+ 1 2)", "(* 3 4)", "(mod 9 4)", "(inc 5)"])
@@ -64,7 +64,8 @@ def nodes_of(src: str, node_type) -> list:
     """The nodes of type `node_type` in the analysed `src`, outermost first."""
     from ptclisp.analyzer import nodes as N
     from ptclisp.runtime.meter import default_limits
-    from ptclisp.session import Environment, analyze_source
+    from ptclisp.pipeline import analyze as analyze_source
+    from ptclisp.session import Environment
     node, _ = analyze_source(src, Environment().analyzer_env(), default_limits())
     found = []
 
@@ -125,7 +126,8 @@ def test_an_expired_deadline_is_seen_on_the_first_back_edge():
     # after the deadline passed stops after one iteration, not CHECK_EVERY
     src = "(loop [i 0] (if (< i 100000) (recur (inc i)) i))"
     from ptclisp.runtime import meter as M
-    from ptclisp.session import Environment, build_main, analyze_source
+    from ptclisp.pipeline import analyze as analyze_source, build as build_main
+    from ptclisp.session import Environment
     env = Environment()
     node, refs = analyze_source(src, env.analyzer_env(), M.default_limits())
     main = build_main(node, refs, env.globals, "compiled")

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import ptclisp
 from ptclisp.runtime.failures import to_ptc_error
 from ptclisp.runtime.namespace import Namespace
-from ptclisp.session import evaluate
+from ptclisp.pipeline import evaluate
 
 NAMES = st.sampled_from(["a", "b", "c", "f"])
 STEPS = st.lists(st.one_of(

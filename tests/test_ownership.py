@@ -9,7 +9,7 @@ import pytest
 
 import ptclisp
 from helpers import run_value as run, same
-from ptclisp.session import evaluate
+from ptclisp.pipeline import evaluate
 from ptclisp.values import OWNED_GROWTH, Map, Vector
 
 

@@ -1,17 +1,17 @@
 """A Session reuses the built program when the same text comes back to an unchanged environment,
 and never when anything analysis depends on has changed."""
 import ptclisp
-from ptclisp import session
+from ptclisp import pipeline
 
 
 def counting_analysis(monkeypatch):
     calls = []
-    real = session.analyze_source
+    real = pipeline.read_program
 
-    def counted(source, env, limits):
+    def counted(source, limits, **kw):
         calls.append(source)
-        return real(source, env, limits)
-    monkeypatch.setattr(session, "analyze_source", counted)
+        return real(source, limits, **kw)
+    monkeypatch.setattr(pipeline, "read_program", counted)
     return calls
 
 

@@ -153,7 +153,7 @@ def test_timeout_rolls_back():
 
 def test_a_commit_check_may_refuse_a_successful_evaluation():
     from ptclisp.errors import PtcError
-    from ptclisp.session import evaluate
+    from ptclisp.pipeline import evaluate
     s = Session()
     s.eval("(def a 1) 7")
     seen = []
@@ -230,7 +230,6 @@ def _cyclic():
     ("(+ 1 2)", {"context": {"a": _cyclic()}}),
     ("(+ 1 2)", {"tools": "x"}),
     ("(+ 1 2)", {"strict_data": 1}),
-    ("(+ 1 2)", {"limits": Limits(isolation="process"), "isolation": "thread"}),
     ("(tool/nope)", {"preludes": ["(ns p) (defn f [] (tool/t))"]}),
     ("(def", {}),
     ("(fail 1)", {}),

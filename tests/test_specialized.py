@@ -16,7 +16,7 @@ from ptclisp import Limits
 from ptclisp.registry import builtins as R
 from ptclisp.errors import PtcError
 from ptclisp.lib import specialized, strings
-from ptclisp.session import evaluate
+from ptclisp.pipeline import evaluate
 from ptclisp.values import Regex
 
 
@@ -212,7 +212,7 @@ def test_join_programs_agree_on_both_back_ends(src):
 def test_a_specialized_call_in_a_parallel_worker_charges_that_workers_budget():
     # the generated function passes its thread's meter: a worker splitting too much text fails
     # with memory_exceeded, and the same program within budget gives split's values
-    from ptclisp.session import evaluate
+    from ptclisp.pipeline import evaluate
     lines = " ".join(["a b c d e f g h"] * 40)
     src = '(pmap (fn [n] (count (mapcat (fn [i] (split data/line " ")) (range n)))) [2 3 SIZE])'
     s = ptclisp.Session(context={"line": lines}, limits=ptclisp.Limits(memory_bytes=300_000, timeout_ms=20_000))
@@ -231,7 +231,7 @@ def test_upper_and_lower_case_written_out_are_the_builtins(texts):
     # compiled (the calls are written out as s.upper() / s.lower() up to the registered length)
     # against the builtins called directly; long texts take the builtin, which charges them
     from ptclisp.lib.strings import lower_case, upper_case
-    from ptclisp.session import evaluate
+    from ptclisp.pipeline import evaluate
     s = ptclisp.Session(context={"xs": texts})
     r = evaluate(s.env, "(mapv (fn [s] [(upper-case s) (lower-case s) (str/upper-case s)]) data/xs)", s.limits,
                  backend="compiled")
@@ -240,7 +240,7 @@ def test_upper_and_lower_case_written_out_are_the_builtins(texts):
 
 
 def test_upper_case_written_out_keeps_the_builtins_error_and_position():
-    from ptclisp.session import evaluate
+    from ptclisp.pipeline import evaluate
     s = ptclisp.Session(context={"xs": ["a", None]})
     r = evaluate(s.env, "(mapv (fn [s]\n  (upper-case s)) data/xs)", s.limits, backend="compiled")
     assert r.error.kind == "type_error" and "upper-case" in r.error.message

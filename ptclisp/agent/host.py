@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import attrs
 
-from ..session import Environment, Result, evaluate
+from ..pipeline import Result, evaluate
+from ..session import Environment
 from ..host.inputs import as_preludes, check_context
 from ..interchange.json_out import JsonValueError, to_json
 from ..prelude import PreludeError, as_component, attach_preludes

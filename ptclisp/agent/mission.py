@@ -4,7 +4,7 @@ Owns `Capability` (an application tool granted to a mission, with declared
 effect and schemas), `Mission` (data, capabilities and preludes of one
 mission), `MissionTools` (the mission's `tool/` table: envelopes, quotas,
 effect tracking, the identity of the last capability result) and
-`MissionSession` (one per mission and run: a `ptclisp.Session` with
+`MissionSession` (one per mission and run: holds a `ptclisp.Session`, adds
 commit-time size ceilings, classification of each evaluation into the
 evaluation map agent.core reads, source checks).
 
@@ -13,7 +13,7 @@ and two reserved safe reads (`tool/runtime-usage`, `tool/runtime-remaining`);
 the workflow bindings (`tool/llm-request`, `tool/kernel-eval`, ...) are not
 in its tool table and the workflow preludes are not attached, so neither
 the model nor the loop can be reached from inside.
-Imports session, analyzer, reader, tools, inputs and the agent data helpers.
+Imports session, the pipeline, reader forms, tools, inputs and the agent data helpers.
 """
 from __future__ import annotations
 
@@ -25,13 +25,12 @@ from typing import Callable
 import attrs
 
 from ..runtime import meter as M
-from ..analyzer import Analyzer
 from ..errors import FailSignal, PtcError, ReturnSignal
 from ..reader.forms import List, Sym
-from ..host.inputs import as_preludes, check_context, check_flag
+from ..host.inputs import as_preludes, check_context, check_flag, check_inputs
 from ..values.intstr import brief_ints, int_text
-from ..reader.parser import read
-from ..session import Session, transact
+from ..pipeline import check_program, transact
+from ..session import Session, environment
 from ..host.tool_threads import Abandoned, abandoned_note, call_tool
 from ..host.tools import HOST_EXCEPTIONS, Tool, ToolCallRecord, ToolSet, build_args
 from ..values import Keyword, Map, Set, Vector
@@ -255,6 +254,25 @@ def _validator(schema: dict):
     return cls(schema)
 
 
+@attrs.frozen(slots=True)
+class JsonForm:
+    """The one JSON projection of a value a mission program ended with (`return`/`fail`): the plain
+    JSON data (`data.project`, docs/json.md), the bytes of its compact text (what the size ceilings
+    weigh), and, on demand, the Lisp data it reads back as (what the evaluation map carries)."""
+
+    data: object
+    size: int
+
+    def lisp(self):
+        return from_json(self.data)
+
+
+def json_form(value) -> JsonForm | None:
+    """`value`'s JsonForm, or None when it has no JSON form (a function, NaN, ...)."""
+    ok, data = try_project(value)
+    return JsonForm(data, _json_size(data)) if ok else None
+
+
 def _json_size(x) -> int:
     """Bytes of the compact JSON text of `x` (1 << 62 when it has none)."""
     try:
@@ -363,29 +381,47 @@ def _details_to_lisp(details: dict) -> Map:
 _IDS = itertools.count(1)
 
 
-class MissionSession(Session):
-    """One mission's evaluation state for one run: a `Session` over the mission's data, capabilities
-    and preludes, under the mission limits of `AgentLimits`.
+class MissionSession:
+    """One mission's evaluation state for one run: a `ptclisp.Session` over the mission's data,
+    capabilities and preludes (`session`, its Environment `env`), under the mission limits of
+    `AgentLimits`.
 
     Its `eval` classifies each evaluation into an `Evaluation` (the map
     agent.core reads) rather than returning a `Result`, and adds the
     commit-time ceilings: retained definitions, history and terminal values
-    larger than their limits roll the evaluation back.
+    larger than their limits roll the evaluation back. Its `check` reads and
+    analyzes a program as `eval` would compile it (ptclisp.pipeline), without running it.
+    Mission data the language cannot hold raises the typed PtcError itself (the agent host reports it).
     """
 
     def __init__(self, name: str, mission: Mission, limits: AgentLimits, usage: Callable[[], dict]):
         self.name = name
         self.mission = mission
         self.tools = MissionTools(mission.capabilities, limits, usage)
-        super().__init__(mission.data, self.tools, limits, mission.preludes, mission.strict_data)
+        self.limits, preludes = check_inputs(mission.data, self.tools, limits, mission.preludes, mission.strict_data)
+        self.env = environment(mission.data, self.tools, mission.strict_data, preludes, input_error=_as_is)
+        self.session = Session.over(self.env, self.limits, preludes)
         self.evaluations = 0
         self.source_checks = 0
         self._context_json: str | None = None
+        self._admitted: tuple | None = None   # (returned value, its JsonForm) from `_admit`
 
-    @staticmethod
-    def _input_error(e: PtcError) -> Exception:
-        """Mission data the language cannot hold is the typed error itself (the agent host reports it)."""
-        return e
+    @classmethod
+    def alone(cls, name: str, mission: Mission, limits: AgentLimits) -> "MissionSession":
+        """The exact environment a mission's programs run in, outside an agent run (nothing used yet):
+        for checking that a mission builds, and for a REPL in it."""
+        usage = {"llm_calls": {}, "subordinate_evaluations": 0}
+        return cls(name, mission, limits, lambda: dict(usage))
+
+    @property
+    def definitions(self) -> dict:
+        """The mission's committed definitions, name -> a copy of the value."""
+        return self.session.definitions
+
+    @property
+    def history(self) -> list:
+        """Copies of the mission's `*1 *2 *3`, oldest first."""
+        return self.session.history
 
     # -- evaluation
     def eval(self, source: str, observation_chars: int | None = None) -> Evaluation:
@@ -405,6 +441,7 @@ class MissionSession(Session):
         tools = self.tools
         tools.begin()
         self.evaluations += 1
+        self._admitted = None
         res = transact(self.env, source, self.limits, admit=self._admit)
         ev = Evaluation("continued", evaluation_id=next(_IDS), duration_ms=res.duration_ms,
                         prints=list(res.prints), capability_activity=bool(tools.activity),
@@ -421,17 +458,19 @@ class MissionSession(Session):
             ev.outcome = "failed"
             ev.capability_failure = tools.last_result is not None and res.value is tools.last_result
             ev.retryable = not tools.unsafe
-            ok, projected = try_project(res.value)
-            if ok and _json_size(projected) > self.limits.terminal_result_bytes:
+            form = json_form(res.value)
+            if form is not None and form.size > self.limits.terminal_result_bytes:
                 return self._limit_failure(ev, "result_exceeded", "terminal_result_bytes",
                                            self.limits.terminal_result_bytes)
-            ev.value = from_json(projected) if ok else res.value
+            ev.value = form.lisp() if form is not None else res.value
             return ev
         if res.status == "returned":
             ev.outcome = "returned"
             ev.continuation_effect = "committed_without_history"
-            ok, projected = try_project(res.value)  # within terminal_result_bytes (`_admit`)
-            ev.value = from_json(projected) if ok else res.value
+            # the projection `_admit` made (and found within terminal_result_bytes), not a second one
+            form = self._admitted[1] if self._admitted is not None and self._admitted[0] is res.value \
+                else json_form(res.value)
+            ev.value = form.lisp() if form is not None else res.value
         else:
             ev.continuation_effect = "committed_with_history"
             ev.value = res.value
@@ -450,8 +489,9 @@ class MissionSession(Session):
             if retained_size(history, lim.evaluation_history_bytes) > lim.evaluation_history_bytes:
                 raise _refusal("history_exceeded", "evaluation_history_bytes", lim.evaluation_history_bytes)
             return
-        ok, projected = try_project(value)
-        if ok and _json_size(projected) > lim.terminal_result_bytes:
+        form = json_form(value)
+        self._admitted = (value, form)   # the returned value's one projection, for `_eval`
+        if form is not None and form.size > lim.terminal_result_bytes:
             raise _refusal("result_exceeded", "terminal_result_bytes", lim.terminal_result_bytes)
 
     def _error(self, ev: Evaluation, kind: str, message: str) -> Evaluation:
@@ -483,11 +523,8 @@ class MissionSession(Session):
         if len(source.encode("utf-8", "surrogatepass")) > self.limits.subordinate_source_bytes:
             return {"outcome": "limit_exceeded", "reason": "subordinate_source_bytes"}
         try:
-            forms = read(source, max_depth=self.limits.max_depth)
-            if require_terminal and not _is_terminal(forms):
-                return _invalid("terminal_source_required",
-                                "the program must be exactly one top-level (return ...) or (fail ...) form")
-            Analyzer(self.env.analyzer_env()).analyze_program(forms)
+            check_program(source, self.env.analyzer_env(), self.limits,
+                          _terminal_required if require_terminal else None)
         except PtcError as e:
             return _invalid(e.kind, e.message)
         return {"outcome": "valid", "source_bytes": len(source.encode("utf-8", "surrogatepass"))}
@@ -500,6 +537,17 @@ _REFUSED = "mission_commit_refused"
 def _refusal(outcome: str, reason: str, limit: int) -> PtcError:
     return PtcError(outcome, f"the evaluation exceeds {reason} ({limit}) and was rolled back",
                     details={_REFUSED: (outcome, reason, limit)})
+
+
+def _as_is(e: PtcError) -> PtcError:
+    """Mission data the language cannot hold: the typed error itself (the agent host reports it)."""
+    return e
+
+
+def _terminal_required(forms) -> None:
+    if not _is_terminal(forms):
+        raise PtcError("terminal_source_required",
+                       "the program must be exactly one top-level (return ...) or (fail ...) form")
 
 
 def _invalid(kind: str, message: str) -> dict:

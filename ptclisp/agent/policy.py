@@ -160,7 +160,7 @@ class _Sandbox:
         attach_preludes(self.env, components)
 
     def call(self, ref: str, args: list, limits: Limits, extra: dict | None = None):
-        from ..session import evaluate
+        from ..pipeline import evaluate
         self.tools.called = None
         self.env.context = Map({"args": Vector(args), **(extra or {})})
         res = evaluate(self.env, f"(apply {ref} data/args)", limits, commit_history=False)

@@ -18,9 +18,9 @@ Pages:
 
 The prose pages are package data (`ptclisp/docs/*.md`); `render(page)`
 returns a page's text; `ptclisp docs --search TERM` (`search(term)`) lists
-every page and line that mentions TERM (case-insensitive).  Imports the adapter (registry, special forms,
-limit defaults), ptclisp.agent (AgentLimits), ptclisp.interchange.schemas (the schemas) and
-ptclisp.commands.common.
+every page and line that mentions TERM (case-insensitive).  Imports (lazily) the builtin library and its
+registry, the analyzer's special forms, the limit defaults, ptclisp.agent (AgentLimits),
+ptclisp.interchange.schemas (the schemas) and ptclisp.commands.common.
 """
 from __future__ import annotations
 
@@ -29,7 +29,6 @@ from importlib import resources
 
 import attrs
 
-from .. import adapter
 from ..interchange.schemas import schema_text
 from .common import UsageError
 
@@ -130,8 +129,10 @@ def _static(page: str) -> str:
 
 def functions_page() -> str:
     """The functions reference, generated from the builtin registry (deterministic: no version, no dates)."""
-    builtins = adapter.builtins()
-    qualified_only = {(g, n): b for (g, n), b in adapter.qualified_builtins().items() if not b.plain}
+    from .. import lib
+    from ..registry.builtins import BUILTINS as builtins, QUALIFIED
+    lib.load()   # fill the registry (importing ptclisp loads no builtin family)
+    qualified_only = {(g, n): b for (g, n), b in QUALIFIED.items() if not b.plain}
     by_category: dict[str, list] = {}
     for name, b in builtins.items():
         by_category.setdefault(b.category, []).append((name, b))
@@ -168,8 +169,15 @@ def _anchor(text: str) -> str:
     return "-".join(text.lower().split())
 
 
+def special_forms() -> list[str]:
+    """The sorted names of the special forms the analyzer knows (not its internal ones, spelt with a `#`
+    no program can write)."""
+    from ..analyzer import SPECIALS
+    return sorted(name for name in SPECIALS if not name.endswith("#"))
+
+
 def forms_list() -> str:
-    names = adapter.special_forms()
+    names = special_forms()
     return "\n## Every special form\n\nGenerated from the analyzer: " + ", ".join(f"`{n}`" for n in names) + ".\n"
 
 
@@ -177,7 +185,8 @@ def limits_tables() -> str:
     from ..agent import AgentLimits
     out = ["", "## Defaults of an evaluation (`ptclisp.Limits`)", "",
            "Generated from the code. `None` means no limit.", "", "| limit | default |", "|---|---|"]
-    defaults = adapter.limit_defaults()
+    from ..runtime.meter import Limits
+    defaults = Limits()
     for f in attrs.fields(type(defaults)):
         out.append(f"| `{f.name}` | `{getattr(defaults, f.name)!r}` |")
     out += ["", "## Ceilings of an agent run (`ptclisp.agent.AgentLimits`)", "",

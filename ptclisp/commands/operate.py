@@ -20,8 +20,8 @@ owns
   the `--json` record or the envelope, writes --output, returns the class).
 
 Imports exit_codes (the classes and the failures that carry them: re-exported here),
-envelope, jsonout, ptclisp.commands.common and the adapter (for the internal names it
-needs); the commands (`main.py`, `agent.py`, `project.py` of ptclisp/commands/) import this module.
+envelope, json_out, ptclisp.commands.common, the printer, the meter's time bound and the values it
+reads; the commands (`main.py`, `agent.py`, `project.py` of ptclisp/commands/) import this module.
 """
 from __future__ import annotations
 
@@ -31,12 +31,14 @@ import sys
 import tempfile
 import time
 
-from .. import adapter
 from .. import exit_codes as X
 from ..exit_codes import CommandFailure, DocumentError, NotReady, OutputError, UsageError
+from ..interchange.json_out import JsonValueError, dumps, to_json, write_json
+from ..printer import pr_str
+from ..runtime.meter import MAX_TIME_MS
+from ..values import Keyword, Map
 from .common import read_text
 from .envelope import envelope
-from ..interchange.json_out import JsonValueError, dumps, to_json, write_json
 
 EXIT_CLASSES = """exit status:
   0  the run finished with a value
@@ -82,7 +84,6 @@ def failure_of(exc: Exception) -> CommandFailure:
 # ------------------------------------------------------------------ flags
 
 def _timeout_ms(text: str) -> int:
-    MAX_TIME_MS = adapter.max_time_ms()
     try:
         ms = int(text)
     except ValueError:
@@ -222,7 +223,7 @@ def exit_class(error, *, deadline_hit: bool = False) -> int:
 
 def _shown(value) -> str:
     try:
-        text = value if isinstance(value, str) else adapter.pr_str(value)
+        text = value if isinstance(value, str) else pr_str(value)
     except Exception:  # noqa: BLE001 - a reason that cannot be printed is described, not raised
         text = f"<{type(value).__name__}>"
     text = " ".join(text.split())
@@ -231,12 +232,12 @@ def _shown(value) -> str:
 
 def model_fail_reason(raw):
     """The reason a model gave with (fail ...), from a workflow's failure value; None when there is none."""
-    if not adapter.is_map(raw):
+    if type(raw) is not Map:
         return None
-    kind = raw.lookup(adapter.keyword("kind"))
-    if kind != adapter.keyword("model-program-failed") and kind != "model-program-failed":
+    kind = raw.lookup(Keyword("kind"))
+    if kind != Keyword("model-program-failed") and kind != "model-program-failed":
         return None
-    return raw.lookup(adapter.keyword("reason"))
+    return raw.lookup(Keyword("reason"))
 
 
 def failure_message(error, raw=None) -> str:

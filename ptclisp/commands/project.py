@@ -4,7 +4,7 @@
 `cmd_run_project` / `cmd_repl_project` when `run` is given a directory or
 `repl` a --project.  Exit classes are those of `ptclisp.exit_codes`.
 Imports the project modules, ptclisp.commands.operate, the agent command module
-(router, trace, reporting), the REPL, the adapter and (lazily) the agent
+(router, trace, reporting), the REPL and (lazily) the prelude loader, the pipeline and the agent
 host and the MCP client (`ptclisp.mcp.client`: [mcp] servers and --mcp).
 """
 from __future__ import annotations
@@ -14,7 +14,6 @@ import contextlib
 import json
 import sys
 
-from .. import adapter
 from .. import exit_codes as X
 from ..interchange.json_out import write_json
 from ..project.init import DEFAULT_EXAMPLE, EXAMPLES, init
@@ -252,7 +251,8 @@ def build_host(project: Project, args, trace, env, *, input_value=None, mcp=None
                           alias_options=project.alias_options(env), context_windows=project.context_windows(),
                           text_protocol=getattr(args, "text_protocol", False))
     router.max_total_calls = project.max_model_calls()
-    policy = project.policy_preludes() + [adapter.component(read_text(p, "--policy "), p)
+    from ..prelude import Component
+    policy = project.policy_preludes() + [Component(read_text(p, "--policy "), p)
                                           for p in getattr(args, "policy", None) or ()]
     return AgentHost(router, built, workflow=workflow, result_schema=result_schema,
                      policy=policy, agent_options=project.agent_options(), replace=project.workflow_replacements(),
@@ -353,12 +353,14 @@ class _MissionSession:
     lookup), each input one evaluation under the mission's evaluation limits."""
 
     def __init__(self, name, mission, limits):
-        self.inner = adapter.mission_session(name, mission, limits)
+        from ..agent.mission import MissionSession
+        self.inner = MissionSession.alone(name, mission, limits)
         self.env = self.inner.env
 
     def eval(self, source: str):
         self.inner.tools.begin()
-        return adapter.evaluate(self.env, source, self.inner.limits)  # AgentLimits: a Limits for each evaluation
+        from ..pipeline import evaluate
+        return evaluate(self.env, source, self.inner.limits)  # AgentLimits: a Limits for each evaluation
 
 
 class _WorkflowSession:

@@ -13,7 +13,7 @@ docs/security.md explains the trade-off against the in-thread guards
 (ptclisp.runtime.guards).
 
 Sits at the top beside the API (`ptclisp.run` calls it); the worker runs the
-program with `session.run_in_thread`. Imports process_pool, session, tools,
+program with `session.run_once` (the inputs were checked in the host). Imports process_pool, session, tools,
 meter, convert, reader, errors and error_translation.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ from ..errors import PtcError
 from ..runtime.meter import Limits
 from ..reader.parser import read_string
 from .pool import Channel, ForkServer, WorkerPool
-from ..session import Result, load_builtins, run_in_thread
+from ..session import Result, load_builtins, run_once
 from ..host.tools import Tool, ToolCallRecord, ToolSet
 
 
@@ -475,7 +475,7 @@ def _child_run(conn, request, vm_now: int, vm_born: int) -> tuple[bool, int]:
         return call_host
 
     tools = [Tool(fn=proxy_for(s["name"]), **s) for s in specs]
-    r = run_in_thread(source, context, tools, limits, preludes, strict_data)
+    r = run_once(source, context, tools, limits, preludes, strict_data)
     try:
         r.value = portable(r.value)
     except PtcError:

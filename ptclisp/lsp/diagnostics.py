@@ -18,12 +18,13 @@ import difflib
 import attrs
 
 from .. import lib
-from ..analyzer import Analyzer, Env
+from ..analyzer import Env
+from ..pipeline import analyzer, defined_names
 from ..analyzer import nodes as N
 from ..errors import PtcError, Span
 from ..reader.forms import List, Lit, Sym, VecForm
 from ..reader.parser import BOM, read, strip_bom
-from ..tooling.check import _defined_names, check_preludes, exports_of, is_prelude_source
+from ..tooling.check import check_preludes, exports_of, is_prelude_source
 from .context import Context, McpTools
 from .source import DEF_HEADS, end_of, fn_parts, start_of
 
@@ -99,7 +100,7 @@ def _prelude_arity(text: str, ctx: Context, bom: bool) -> list[Diag]:
     out: list[Diag] = []
     for spec in specs:
         arities = {d.name: (d.arity, d.variadic) for d in spec.defs.values() if d.kind == "function"}
-        az = Analyzer(Env(user_names=spec.defs.keys(), preludes=exports, own_namespace=spec.name))
+        az = analyzer(Env(user_names=spec.defs.keys(), preludes=exports, own_namespace=spec.name))
         for d in spec.defs.values():
             try:
                 if d.kind == "function":
@@ -117,7 +118,7 @@ def _prelude_arity(text: str, ctx: Context, bom: bool) -> list[Diag]:
 
 def _program(forms, ctx: Context, bom: bool) -> list[Diag]:
     out: list[Diag] = []
-    defined = _defined_names(forms)
+    defined = defined_names(forms)
     exports = exports_of(ctx.compiled)
     arities = user_arities(forms)
     tools = ctx.tool_names()
@@ -128,7 +129,7 @@ def _program(forms, ctx: Context, bom: bool) -> list[Diag]:
             ts = tools if tools is None or not granted else McpTools(set(tools.names) | granted, tools.servers)
             env = Env(user_names=defined | known, tools=ts, preludes=exports)
             try:
-                node = Analyzer(env).analyze_program([form])
+                node = analyzer(env).analyze_program([form])
             except PtcError as exc:
                 out.append(_diag(exc.kind, exc.message, exc.span or form.span, bom))
                 names = exc.details.get("unbound_names") or ()

@@ -1,4 +1,4 @@
-"""The few ptclisp internals the MCP server reads, behind one small adapter.
+"""The few ptclisp internals the MCP server reads, gathered in one module.
 
 Everything else in `ptclisp.commands.mcp` uses the public API (`ptclisp.run`,
 `ptclisp.Session`, `ptclisp.Limits`, `ptclisp.interchange.json_out`, ...). These reads
@@ -17,15 +17,16 @@ have no public name, so they are gathered here:
 """
 from __future__ import annotations
 
-from .. import adapter  # the registry and analyzer reads the project commands use too
 
 
 def builtins() -> list[tuple[str, tuple[str, ...], str, str]]:
     """(name, signatures, doc, category) of each builtin (qualified-only ones as `ns/name`) and Java member."""
-    qualifiers = adapter.group_qualifiers()
+    from .. import lib
+    from ..registry.builtins import BUILTINS, QUALIFIED, QUALIFIERS as qualifiers
+    lib.load()   # fill the registry (importing ptclisp loads no builtin family)
     out = [(name, tuple(spec.signatures), spec.doc or "", spec.category or "core")
-           for name, spec in adapter.builtins().items()]
-    for (group, name), spec in adapter.qualified_builtins().items():
+           for name, spec in BUILTINS.items()]
+    for (group, name), spec in QUALIFIED.items():
         if not spec.plain:
             ns = next((k for k, g in qualifiers.items() if g == group and "." not in k), group)
             out.append((f"{ns}/{name}", tuple(spec.signatures), spec.doc or "", spec.category or "core"))
@@ -37,7 +38,8 @@ def builtins() -> list[tuple[str, tuple[str, ...], str, str]]:
 
 def special_forms() -> list[str]:
     """The sorted names of the special forms (let, fn, if, ->>, ...)."""
-    return adapter.special_forms()
+    from ..analyzer import SPECIALS
+    return sorted(name for name in SPECIALS if not name.endswith("#"))   # (`#` names are internal)
 
 
 def prelude_component(path: str):

@@ -6,7 +6,7 @@ then its constants, into `_ns`; `build` resolves the dependency closure
 (unknown dependencies and cycles are errors) and caches compiled
 namespaces by source hash. Both entry points register the builtin families
 first (`ptclisp.lib.load()`), so a prelude compiles the same in a fresh process
-(`ptclisp check`) as after an evaluation. Imports lib (to load it), analyzer,
+(`ptclisp check`) as after an evaluation. Imports lib (to load it), the pipeline (its analyzer), analyzer,
 compiler and the prelude's source and export modules.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ..analyzer.bindings import analyze_fn_tail
 from ..analyzer.core import NOT_TAIL
 from ..backends.bytecode import compile_node, register_fn_meta
 from ..errors import PtcError
+from ..pipeline import analyzer
 from .exports import CompiledNamespace, Export, ExportRecord
 from .source import Component, Definition, NsSpec, PreludeError, parse_component
 
@@ -40,7 +41,7 @@ def compile_namespace(spec: NsSpec, deps: dict[str, CompiledNamespace], key: str
     """
     lib.load()  # the analyzer resolves names against the registered builtins
     dep_exports = {name: {k: Export(r) for k, r in c.records.items()} for name, c in deps.items()}
-    az = Analyzer(Env(user_names=spec.defs.keys(), tools=None, preludes=dep_exports, own_namespace=spec.name))
+    az = analyzer(Env(user_names=spec.defs.keys(), tools=None, preludes=dep_exports, own_namespace=spec.name))
     siblings: dict[str, set] = {}
     tools_used: dict[str, set] = {}
     dep_refs: dict[str, set] = {}

@@ -9,7 +9,7 @@ options and prices, missions (data read from their files, tools imported,
 preludes loaded), the agent limits under the host's ceilings, the result
 and input schemas, and the entry.  Paths in the file are relative to the
 project directory.  Imports ptclisp.exit_codes (DocumentError, UsageError),
-ptclisp.interchange.schemas (the schema), the adapter, and lazily the agent, the providers and ptclisp.mcp.client
+ptclisp.interchange.schemas (the schema), and lazily the prelude loader, the agent, the providers and ptclisp.mcp.client
 (`MCPServerSpec` for each [mcp] server).
 """
 from __future__ import annotations
@@ -24,7 +24,6 @@ import tomllib
 
 import attrs
 
-from .. import adapter
 from ..exit_codes import DocumentError, UsageError
 from ..interchange.schemas import load_schema
 
@@ -452,13 +451,13 @@ class Project:
         caps = [self.python_tool(t) for t in spec.get("tools") or ()]
         for server in [*(spec.get("mcp") or ()), ALL_MISSIONS]:
             caps += list((mcp_tools or {}).get(server, {}).values())
-        preludes = [adapter.component(self.read_text(rel, f"/missions/{name}/preludes/{i}"), self.path(rel))
+        preludes = [_component(self.read_text(rel, f"/missions/{name}/preludes/{i}"), self.path(rel))
                     for i, rel in enumerate(spec.get("preludes") or ())]
         return Mission(data=data, capabilities=caps, preludes=preludes, strict_data=spec.get("strict_data", True))
 
     def policy_preludes(self) -> list:
         """The [agent] table's policy preludes (loop hooks, ptclisp docs agent)."""
-        return [adapter.component(self.read_text(rel, f"/agent/policy/{i}"), self.path(rel))
+        return [_component(self.read_text(rel, f"/agent/policy/{i}"), self.path(rel))
                 for i, rel in enumerate((self.doc.get("agent") or {}).get("policy") or ())]
 
     def agent_options(self) -> dict:
@@ -467,7 +466,7 @@ class Project:
         return {k: table[k] for k in ("compaction", "compaction_at") if k in table}
 
     def workflow_preludes(self) -> list:
-        return [adapter.component(self.read_text(rel, f"/entry/preludes/{i}"), self.path(rel))
+        return [_component(self.read_text(rel, f"/entry/preludes/{i}"), self.path(rel))
                 for i, rel in enumerate(self.entry.get("preludes") or ())]
 
     def workflow_replacements(self) -> dict | None:
@@ -515,3 +514,9 @@ class Project:
                 if s not in names:
                     names.append(s)
         return names
+
+
+def _component(text: str, origin: str):
+    """A prelude Component for `text` whose errors name `origin` (the loader is imported on first use)."""
+    from ..prelude import Component
+    return Component(text, origin)

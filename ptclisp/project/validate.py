@@ -12,13 +12,12 @@ every prelude compiles and every mission can be built, and that the
 workflow program reads and analyzes against the agent library (nothing is
 run, no model is called).  Each problem names the file, the key as a JSON
 pointer and the rule.  Imports the project loader, the agent and providers
-(lazily) and the adapter.
+the prelude loader, the pipeline and the mission session (lazily).
 """
 from __future__ import annotations
 
 import os
 
-from .. import adapter
 from ..exit_codes import CommandFailure
 from .load import Problem, Project, ProjectError, load_project, parse, pointer, project_dir
 
@@ -116,6 +115,8 @@ def _mcp(project: Project, out: list) -> None:
 
 def _missions(project: Project, out: list, tools_ok: set[str]) -> None:
     from ..agent import AgentLimits
+    from ..agent.mission import MissionSession
+    from ..prelude import PreludeError
     limits = _collect(out, project.agent_limits) or AgentLimits()
     for name, spec in project.missions.items():
         spec = spec or {}
@@ -131,8 +132,8 @@ def _missions(project: Project, out: list, tools_ok: set[str]) -> None:
         if mission is None:
             continue
         try:
-            adapter.mission_session(name, mission, limits)     # attaches (compiles) the mission's preludes
-        except adapter.prelude_error_class() as e:
+            MissionSession.alone(name, mission, limits)     # attaches (compiles) the mission's preludes
+        except PreludeError as e:
             out.append(Problem(e.details.get("origin") or project.file, f"/missions/{name}/preludes",
                                f"Error ({e.kind}): {e.message}" + (f" at {e.span}" if e.span else ""),
                                "prelude_error"))
@@ -142,6 +143,8 @@ def _missions(project: Project, out: list, tools_ok: set[str]) -> None:
 
 def _workflow(project: Project, out: list) -> None:
     """The workflow preludes attach after the agent library and the workflow program analyzes."""
+    from ..pipeline import check_program
+    from ..prelude import PreludeError
     from ..agent import AgentHost
     from ..providers import ScriptedProvider
     preludes = _collect(out, project.workflow_preludes)
@@ -152,7 +155,7 @@ def _workflow(project: Project, out: list) -> None:
         return
     try:
         host = AgentHost({"check": ScriptedProvider([])}, {}, workflow=preludes, replace=replace)
-    except adapter.prelude_error_class() as e:
+    except PreludeError as e:
         ptr = "/agent/replace" if replace and e.details.get("origin") in {c.origin for c in replace.values()} \
             else "/entry/preludes"
         out.append(Problem(e.details.get("origin") or project.file, ptr,
@@ -163,7 +166,7 @@ def _workflow(project: Project, out: list) -> None:
     rel = project.entry["workflow"]
     from .. import PtcError
     try:
-        adapter.analyze(host.session().env, source)
+        check_program(source, host.session().env.analyzer_env())
     except PtcError as e:
         where = f"line {e.span.line}, column {e.span.col}" if e.span else ""
         out.append(Problem(project.path(rel), where, f"Error ({e.kind}): {e.message}", "workflow_error"))
@@ -171,6 +174,7 @@ def _workflow(project: Project, out: list) -> None:
 
 def _policy(project: Project, out: list) -> None:
     """The [agent] table's policy preludes compile, attach without tools and export at least one hook."""
+    from ..prelude import PreludeError
     from ..agent import AgentHost
     from ..providers import ScriptedProvider
     preludes = _collect(out, project.policy_preludes)
@@ -178,7 +182,7 @@ def _policy(project: Project, out: list) -> None:
         return
     try:
         AgentHost({"check": ScriptedProvider([])}, {}, policy=preludes, agent_options=project.agent_options())
-    except adapter.prelude_error_class() as e:
+    except PreludeError as e:
         out.append(Problem(e.details.get("origin") or project.file, "/agent/policy",
                            f"Error ({e.kind}): {e.message}" + (f" at {e.span}" if e.span else ""), "policy_error"))
 

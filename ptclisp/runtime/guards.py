@@ -458,7 +458,7 @@ class recursion_budget:
 
 
 def enter_guard(meter, depth: bool = True) -> int:
-    """What entering `guard(meter, depth)` does, as a function (`session.transact` calls it with
+    """What entering `guard(meter, depth)` does, as a function (`pipeline.transact` calls it with
     `exit_guard` in try/finally, sparing an object and two method calls per evaluation); returns
     this thread's id, for `exit_guard`."""
     tid = _get_ident()

@@ -374,7 +374,7 @@ _UNBOUNDED = None
 class compile_budget:
     """Context manager: reading, analysing and building a program under the meter installed on
     this thread must finish within `ms` milliseconds, or `compile_tick` raises `compile_timeout`
-    (docs/spec/runtime.md §1). It sets the meter's `compiling` (what `session.transact` sets directly)."""
+    (docs/spec/runtime.md §1). It sets the meter's `compiling` (what `pipeline.program` sets directly)."""
 
     __slots__ = ("ms", "meter", "prev")
 

@@ -16,7 +16,7 @@ A program that names a namespace of the shipped agent library (`agent.core/run-v
 `ptclisp run FILE --model ...` attaches it (`uses_workflow_library`, `workflow_library`).
 
 Nothing is evaluated: preludes are compiled but their definitions are not run.
-Imports the reader, the analyzer, errors and (lazily) the prelude compiler and the
+Imports the pipeline (reading and analysis), the analyzer's Env, errors and (lazily) the prelude compiler and the
 shipped agent library's table.
 """
 from __future__ import annotations
@@ -26,9 +26,11 @@ import re
 import attrs
 
 from .. import lib
-from ..analyzer import Analyzer, Env
+from ..analyzer import Env
 from ..errors import PtcError, Span
-from ..reader.parser import read, strip_bom
+from ..pipeline import analyzer, defined_names, read_program
+from ..reader.parser import strip_bom
+from ..runtime.meter import Limits, default_limits
 
 
 @attrs.frozen(slots=True)
@@ -42,33 +44,28 @@ class Problem:
         return f"{where}: {self.kind}: {self.message}"
 
 
-def check_source(text: str, env: Env | None = None) -> list[Problem]:
-    """Every static problem found in program `text`, in source order (empty when it is clean)."""
+def check_source(text: str, env: Env | None = None, limits: Limits | None = None) -> list[Problem]:
+    """Every static problem found in program `text`, in source order (empty when it is clean).
+    Read as a run reads it (ptclisp.pipeline.read_program under `limits`, default `Limits()`: the
+    size gate, the reader, the symbol budget), then each top-level form analyzed on its own."""
     lib.load()   # the analyzer resolves names against the registered builtins
     try:
-        forms = read(text)
+        forms = read_program(text, limits or default_limits())
     except PtcError as exc:
         return [Problem(exc.kind, exc.message, exc.span)]
     env = env or Env()
-    defined = _defined_names(forms)
+    defined = defined_names(forms)
     problems = []
     for form in forms:
         scoped = Env(user_names=set(env.user_names) | defined, tools=env.tools, preludes=env.preludes,
                      strict_data=env.strict_data, history=env.history, protected=env.protected)
         try:
-            Analyzer(scoped).analyze_program([form])
+            analyzer(scoped).analyze_program([form])
         except PtcError as exc:
             problems.append(Problem(exc.kind, exc.message, exc.span or form.span))
         except RecursionError:
             problems.append(Problem("memory_exceeded", "form nested too deeply to analyze", form.span))
     return problems
-
-
-def _defined_names(forms) -> set[str]:
-    """Names that `def`/`defn` forms anywhere in the program introduce."""
-    az = Analyzer(Env())
-    az._collect_defs(forms)  # the analyzer's own rule, so check and run agree on what is defined
-    return set(az.program_defs)
 
 
 # ------------------------------------------------------------------ preludes

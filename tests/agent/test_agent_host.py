@@ -26,10 +26,12 @@ def test_session_commits_and_rolls_back():
     assert s.history == [10]                       # return does not advance history
 
 
-def test_a_mission_session_is_a_session_with_agent_limits():
+def test_a_mission_session_holds_a_session_with_agent_limits():
     import ptclisp
     s = session(evaluation_timeout_ms=2000, max_print_chars=10)
-    assert isinstance(s, ptclisp.Session) and isinstance(s.limits, ptclisp.Limits)
+    # it holds a Session over its environment rather than being one (its eval classifies, Session.eval does not)
+    assert not isinstance(s, ptclisp.Session) and isinstance(s.session, ptclisp.Session)
+    assert s.session.env is s.env and s.session.limits is s.limits and isinstance(s.limits, ptclisp.Limits)
     assert s.limits.timeout_ms == s.limits.evaluation_timeout_ms == 2000
     ev = s.eval('(println "0123456789abcdef") 1')  # every Limits field bounds a mission evaluation
     assert ev.prints == ["0123456789... (10/16 chars)"]
@@ -152,7 +154,7 @@ def test_normalize_shapes(response, kind):
     host, _ = make_host([])
     host_run, env = host._new_run()
     from ptclisp import from_python
-    from ptclisp.session import evaluate
+    from ptclisp.pipeline import evaluate
     env.context = from_python({"r": response})
     res = evaluate(env, "(get (agent.native/normalize data/r 1000) :kind)", host.limits.workflow_limits())
     assert res.value is K(kind)
