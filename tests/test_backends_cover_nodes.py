@@ -16,7 +16,7 @@ import ptclisp
 from ptclisp.analyzer import nodes as N
 from ptclisp.backends import closures, table
 from ptclisp.backends.bytecode import emit
-from ptclisp.session import BACKENDS, evaluate
+from ptclisp.pipeline import BACKENDS, evaluate
 
 
 def _declared_in_nodes() -> set:
