@@ -96,5 +96,5 @@ def is_map(value) -> bool:
 
 
 def pr_str(value) -> str:
-    from .printer import pr_str as show
+    from .values.text import pr_str as show
     return show(value)

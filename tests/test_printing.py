@@ -2,7 +2,7 @@
 import pytest
 
 import ptclisp
-from ptclisp.printer import PreviewCaps, preview
+from ptclisp.values.preview import PreviewCaps, preview
 
 
 def value(src, **kw):

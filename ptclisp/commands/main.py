@@ -35,7 +35,7 @@ command's usage), 4 when an --mcp server cannot be started, 130 when
 interrupted. A user mistake never shows a Python traceback (set
 PTCLISP_DEBUG=1 to see one for a bug).
 
-The top of the layers: imports api, meter, printer, ptclisp.mcp.cli (the
+The top of the layers: imports api, meter, values, ptclisp.mcp.cli (the
 --mcp flags) and cli_common (helpers shared with the other command modules);
 lazily jsonout and operate (--json records, exit classes, agent failures),
 the REPL, the source tools
@@ -59,7 +59,7 @@ from ..errors import PtcError
 from ..exitcodes import PROVIDER_NOT_READY
 from ..mcp.cli import add_mcp_flags, open_mcp_tools
 from ..runtime.meter import MAX_TIME_MS, Limits
-from ..printer import preview
+from ..values.preview import preview
 
 
 DEFAULT_TIMEOUT_MS = 5000

@@ -6,7 +6,7 @@ the argument checks every family uses (`need_<what>(x, who)`); output
 wrapping that charges the meter; the key extractors of the key-taking
 builtins (`keyfn`, `key_values`); and `LazyPattern`, the families' own `re`
 patterns compiled on first use (loading the library compiles none).
-Imports values, errors, meter, printer, the regex engine, registry.
+Imports values, errors, meter, the regex engine, registry.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from operator import contains, itemgetter
 
 from ..errors import PtcError
 from ..runtime.meter import charge, seq_cost
-from ..printer import str_of
+from ..values.text import str_of
 from ..patterns.engine import compile_regex
 from ..registry.builtins import as_fn, hot, provides
 from ..values import SORTED, Keyword, Map, Regex, Set, Vector, sorted_items, sorted_members, type_name

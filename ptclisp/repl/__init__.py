@@ -7,7 +7,7 @@
     highlight.py   the pygments lexer and the colour style
 
 Owns `start(config)` (terminal or piped, by stdin). Imports the language
-(api, reader, analyzer, printer, meter, the builtin registry) and the source
+(api, reader, analyzer, values, meter, the builtin registry) and the source
 tools of `ptclisp.tooling` (token stream, auto-indent); only the command
 line (`ptclisp/commands/main.py`) imports this package.
 """

@@ -22,7 +22,7 @@ from .. import api
 from ..errors import PtcError, Span
 from ..registry.builtins import BUILTINS
 from ..runtime.meter import Limits
-from ..printer import PreviewCaps, preview
+from ..values.preview import PreviewCaps, preview
 from ..reader.parser import read, scan, strip_bom
 
 # (style, text) — one element per output line; "value" text is PTC and gets highlighted

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..exitcodes import LIMIT_HIT
-from ..printer import PreviewCaps, preview
+from ..values.preview import PreviewCaps, preview
 from ..reader.parser import read, strip_bom
 from .core import Repl, _line_starts, _positioned_source, record_sources
 

@@ -10,7 +10,7 @@ their allocations before building. `guard()` adds two backstops
   clock) gets a `HardStop` exception raised asynchronously in its thread
   and in its parallel workers. It is only delivered while the thread is
   executing PTC code or builtins (generated code, interp.py, ptclisp/lib,
-  the read-only part of ptclisp.values, printer.py, a few pure stdlib
+  the read-only part of ptclisp.values (text.py and preview.py print), a few pure stdlib
   modules) and no in-place extension of a value is on the stack: never
   inside host tool code or the guards' own bookkeeping, so no shared state
   is left half-updated (`_interruptible`).
@@ -71,8 +71,8 @@ def _source(*parts: str) -> str:
 _LIB = _source("lib") + os.sep
 _INTERP = _source("backends", "closures.py")
 _VALUES = _source_prefixes(_values_module)
-# rendering only reads: the printer and the values modules that print and preview
-_PRINTER = (_source("printer.py"), _source("values", "text.py"), _source("values", "preview.py"))
+# rendering only reads: the values modules that print and preview
+_PRINTER = (_source("values", "text.py"), _source("values", "preview.py"))
 # a tool call in progress; the guards themselves; the process runner (an isolated child is held by its
 # OS limits and the parent's clock)
 _NEVER_UNDER = (_source("host", "tools.py"), _source("runtime", "guards.py"), _source("isolation", "process.py"))

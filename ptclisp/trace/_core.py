@@ -8,7 +8,7 @@ attached to an evaluation environment, without their source).
 from __future__ import annotations
 
 from ..interchange.json_out import JsonValueError, to_json
-from ..printer import pr_str
+from ..values.text import pr_str
 from ..values import Keyword
 
 __all__ = ["Keyword", "pr_str", "plain", "prelude_list"]
