@@ -189,7 +189,7 @@ def test_the_grammar_read_from_the_file_is_the_packaged_resource():
 def test_a_lazy_pattern_answers_as_the_compiled_one(pattern, flags, text):
     import re
 
-    from ptclisp.lib.common import LazyPattern
+    from ptclisp.lib.arguments import LazyPattern
     lazy, compiled = LazyPattern(pattern, flags), re.compile(pattern, flags)
     for _ in range(2):  # the first use compiles, the second uses what it kept
         for method in ("match", "fullmatch", "search"):

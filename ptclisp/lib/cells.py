@@ -6,7 +6,7 @@ filled while walking data); an atom kept by `def` lives as long as the definitio
 is an ordinary value, charged when it was built; an atom itself costs one object. `swap!`
 under `pmap` is made atomic by a lock held only around the final store (f may run again, as
 Clojure's compare-and-set loop would run it, when another task changed the value meanwhile).
-Imports errors, meter, registry, values, lib.common.
+Imports errors, meter, registry, values, lib.arguments.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from ..runtime.meter import OBJ, current
 from ..values.text import pr_str
 from ..registry.builtins import builtin
 from ..values import type_name
-from .common import need_fn
+from .arguments import need_fn
 
 _LOCK = threading.Lock()
 

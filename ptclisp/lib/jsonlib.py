@@ -28,7 +28,7 @@ from ..runtime.meter import current, map_cost, seq_cost, str_cost
 from ..values.text import pr_str
 from ..values import Keyword, Map, Set, Vector, sorted_items, type_name
 from ..registry.builtins import builtin
-from .common import LazyPattern
+from .arguments import LazyPattern
 
 MAX_DEPTH = 512
 

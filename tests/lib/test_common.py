@@ -1,4 +1,4 @@
-"""The argument checks every builtin family shares (lib/common.py): one `need_<what>(x, who)`
+"""The argument checks every builtin family shares (lib/arguments.py): one `need_<what>(x, who)`
 pattern, one message shape "who: expected <what>, got <type>", kind `type_error`."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 import ptclisp
 from helpers import call_builtin
 from ptclisp.errors import PtcError
-from ptclisp.lib import common
+from ptclisp.lib import arguments as common
 
 
 @pytest.mark.parametrize("check,arg,message", [

@@ -1,4 +1,4 @@
-"""What the builtin families share: sequence views, argument checks, key functions.
+"""How the builtin families read their arguments: sequence views, argument checks, key functions.
 
 Owns "seqable" (docs/spec/functions.md §0.1): how vectors, strings (graphemes),
 maps (key-sorted `[k v]` entries), sets and nil are viewed as a sequence;
