@@ -17,7 +17,7 @@ import ptclisp
 from ptclisp.backends import closures as interp
 from ptclisp.runtime import meter as M
 from ptclisp.analyzer import Analyzer, Env
-from ptclisp.analyzer import core as analyzer_core
+from ptclisp.analyzer import analyzer as analyzer_module
 from ptclisp.analyzer import nodes as N
 from ptclisp.analyzer.base import NOT_TAIL
 from ptclisp.backends.bytecode import free_locals
@@ -114,9 +114,9 @@ def test_the_analyzer_looks_at_the_compile_clock_as_often(monkeypatch):
 
     def analyze():
         Analyzer(Env()).analyze_program(forms)
-    fast = _ticks(monkeypatch, analyzer_core, analyze)
+    fast = _ticks(monkeypatch, analyzer_module, analyze)
     monkeypatch.setattr(Analyzer, "args", _general_args)
-    general = _ticks(monkeypatch, analyzer_core, analyze)
+    general = _ticks(monkeypatch, analyzer_module, analyze)
     assert fast == general == (2 + 1 + 3000 + 1 + 1400 + 2) // 1024
 
 

@@ -547,7 +547,7 @@ def test_a_prelude_exports_wrong_arity_is_the_programs_error():
 
 def test_the_repl_keeps_its_own_ctrl_c_handling(monkeypatch):
     from ptclisp.repl import terminal
-    from ptclisp.repl.core import Repl, ReplConfig
+    from ptclisp.repl.headless import Repl, ReplConfig
 
     def interrupt(_args):
         raise KeyboardInterrupt  # as if Ctrl-C arrived while the program ran

@@ -52,7 +52,7 @@ def test_a_long_string_shows_more_of_itself_with_a_larger_budget():
 
 
 def test_repl_preview_chars_shows_more_items():
-    from ptclisp.repl.core import Repl, ReplConfig
+    from ptclisp.repl.headless import Repl, ReplConfig
     lines = Repl(ReplConfig(preview_chars=8192)).handle("(vec (range 1000))")
     (text,) = [t for kind, t in lines if kind == "value"]
     assert _shown_items(text) == 64

@@ -16,7 +16,7 @@ import pytest
 
 from ptclisp.registry.builtins import BUILTINS
 from ptclisp.repl.completion import Names, PtcCompleter, enclosing_head
-from ptclisp.repl.core import Repl, ReplConfig, caret_lines, is_complete, is_meta
+from ptclisp.repl.headless import Repl, ReplConfig, caret_lines, is_complete, is_meta
 from ptclisp.repl.highlight import PtcLispLexer, classify_symbol
 
 # ---------------------------------------------------------------- core

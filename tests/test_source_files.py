@@ -7,7 +7,7 @@ import ptclisp
 from ptclisp import Session
 from ptclisp.commands.main import main
 from ptclisp.reader.parser import read
-from ptclisp.repl.core import Repl, ReplConfig
+from ptclisp.repl.headless import Repl, ReplConfig
 from ptclisp.tooling.formatter import format_source
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

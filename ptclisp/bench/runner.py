@@ -21,7 +21,7 @@ import time
 
 from .. import __version__
 from ..fastpaths import general_path
-from .core import FRESH, PROGRAM_CACHE, Impl, Workload
+from .harness import FRESH, PROGRAM_CACHE, Impl, Workload
 from .workloads import _TMP, GROWTH_LIMIT, WORKLOADS
 
 FASTPATHS_OFF = [False]   # run_cli is inside general_path() (--general-path)

@@ -81,7 +81,7 @@ def _repl_config(args, mcp=None):
 
 
 def _session(args, mcp=None):
-    from ..repl.core import new_session
+    from ..repl.headless import new_session
     return new_session(_repl_config(args, mcp))
 
 
@@ -117,7 +117,7 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
             print(line)
         sys.stdout.flush()
         if result.status == "error":
-            from ..repl.core import caret_lines
+            from ..repl.headless import caret_lines
             e = result.error
             where = f"{source_name}:{e.span.line}:{e.span.col}: " if e.span else f"{source_name}: "
             print(f"{where}Error ({e.kind}): {e.message}", file=sys.stderr)

@@ -4,7 +4,7 @@
 finite float, bool, None); `dumps(value)` gives JSON text. `ptclisp eval
 --json`, `run --json`, `ptclisp agent` (text and --json), traces,
 `AgentOutcome.value` and the agent library's projections
-(`ptclisp.agent.data.project`) all go through here. The rules (also in
+(`ptclisp.agent.envelopes.project`) all go through here. The rules (also in
 docs/json.md):
 
 * nil, booleans, strings and integers stay as they are; finite floats stay

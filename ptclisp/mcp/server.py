@@ -52,7 +52,7 @@ import threading
 
 from .. import Limits
 from ..cli_common import UsageError, add_limit_flags, limits_from_args, load_data, load_tools
-from . import internals
+from . import language_facts
 
 from .service import PtcService, SWEEP_EVERY_S, ServeConfig
 
@@ -220,7 +220,7 @@ def config_from_args(args, upstream: dict) -> ServeConfig:
     preludes = []
     for path in args.prelude or ():
         try:
-            preludes.append(internals.prelude_component(path))
+            preludes.append(language_facts.prelude_component(path))
         except PtcError as exc:
             raise UsageError(f"--prelude: Error ({exc.kind}): {exc.message}") from None
     tools: dict = {}

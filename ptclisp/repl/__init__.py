@@ -1,6 +1,6 @@
 """The REPL: `ptclisp repl`, interactive on a terminal or fed from a pipe.
 
-    core.py        Repl: session, meta-commands, evaluation, rendering as (style, text) lines
+    headless.py    Repl: session, meta-commands, evaluation, rendering as (style, text) lines
     terminal.py    the interactive front end (prompt-toolkit)
     piped.py       the front end for piped input
     completion.py  names a session can resolve: completion and one-line descriptions
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from .core import Repl, ReplConfig, SetupError
+from .headless import Repl, ReplConfig, SetupError
 
 __all__ = ["Repl", "ReplConfig", "SetupError", "start"]
 

@@ -13,7 +13,7 @@ from prompt_toolkit.completion import Completer, Completion
 
 from ..analyzer import SPECIALS
 from ..registry.builtins import BUILTINS, QUALIFIED, QUALIFIERS
-from .core import META_HELP, Repl
+from .headless import META_HELP, Repl
 from ..tooling.tokens import CLOSERS, OPENERS, PREFIXES, lex_prefix
 
 # the symbol (or keyword / meta-command) being typed just before the cursor

@@ -23,7 +23,7 @@ from ..errors import PtcError
 from ..exitcodes import LIMIT_HIT
 from ..values.preview import PreviewCaps, preview
 from ..reader.parser import read, strip_bom
-from .core import Repl, _line_starts, _positioned_source, record_sources
+from .headless import Repl, _line_starts, _positioned_source, record_sources
 
 EVAL, LOAD = "eval", "load"
 

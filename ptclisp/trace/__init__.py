@@ -15,7 +15,7 @@ Modules:
     cli.py       the --trace-dir / --inspect / --price flags shared by the agent commands
 
 The view (`ptclisp view`) is the package ptclisp.view.  This package imports
-providers.redact, jsonout and values (those through trace._core).
+providers.redact, jsonout and values (those through trace.plain_data).
 """
 from . import prices
 from .prices import PRICES, Price, PriceBook, parse_price, price_book

@@ -1,4 +1,4 @@
-"""The one place the trace package reaches into ptclisp internals (re-point it when the core moves).
+"""Values as trace data: plain JSON where JSON carries them, PTC text otherwise (the trace package's one reach below the public API).
 
 Owns `Keyword` (for keyword-keyed analysis results), `pr_str` (private
 evidence shows values as PTC text), `plain` (any host or PTC value as plain

@@ -1,8 +1,8 @@
-"""The few ptclisp internals the MCP server reads, behind one small adapter.
+"""What the MCP server tells clients about the language: its builtins, special forms, printed sizes, carets.
 
 Everything else in `ptclisp.mcp.server` uses the public API (`ptclisp.run`,
 `ptclisp.Session`, `ptclisp.Limits`, `ptclisp.interchange.json_out`, ...). These reads
-have no public name, so they are gathered here:
+have no public name (they read the registry and the analyzer), so they are gathered here:
 
 * `builtins()`: (name, signatures, doc, category) of every builtin in the
   registry, plus the admitted Java members;
@@ -64,5 +64,5 @@ STACK_LOCK = _stack_lock()
 
 def caret_lines(source: str, span) -> list[str]:
     """The line of `source` that `span` points into and a line of carets under it (empty if out of range)."""
-    from ..repl.core import caret_lines as lines
+    from ..repl.headless import caret_lines as lines
     return [text for _, text in lines(source, span)]

@@ -1,4 +1,4 @@
-"""Lisp <-> host data at the agent boundary.
+"""Envelopes and projections: Lisp <-> host data at the agent boundary.
 
 Owns the small conversions every host binding needs: keyword-keyed
 envelopes (`envelope_ok`, `envelope_error`, `kwmap`), the JSON projection of
