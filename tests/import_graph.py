@@ -17,7 +17,9 @@ def module_name(path: pathlib.Path) -> str:
     return ".".join(parts)
 
 
-MODULES = {module_name(p): p for p in PKG.rglob("*.py")}
+# the importable modules (a suite's data script such as bench_agent/suites/data-qa/generate.py is not one)
+MODULES = {module_name(p): p for p in PKG.rglob("*.py")
+           if all(part.isidentifier() for part in module_name(p).split("."))}
 
 
 def imports(name: str) -> set[str]:

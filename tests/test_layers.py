@@ -1,7 +1,16 @@
-"""The import structure of the builtin library and the analyzer (issue #14, one-way layers).
+"""The import contract of pyproject.toml ([tool.importlinter]), checked from the contract itself.
 
-Imports inside functions count: they tie modules together just as top-level ones do.
+Every module has a layer, nothing imports a layer above its own (or an independent sibling), no
+contract ignores an import, and no package's modules import each other in a circle. `lint-imports`
+checks the same contract (.ci/run); these tests name the module to fix. Imports inside functions
+count: they tie modules together just as top-level ones do.
 """
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tomllib
 
 import pytest
 
@@ -9,6 +18,37 @@ import ptclisp
 
 from import_graph import MODULES
 from import_graph import imports as _imports
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CONTRACTS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+LAYERED = [c for c in CONTRACTS if c["type"] == "layers"]
+MAIN = next(c for c in CONTRACTS if c["id"] == "layers")
+
+
+def layer_names(layer: str) -> tuple[list[str], bool]:
+    """The names of one layer entry (parentheses of optional names dropped) and whether they are
+    independent of each other (`a | b`, or a single name) rather than mutually importing (`a : b`)."""
+    sep = ":" if ":" in layer else "|"
+    return [n.strip().strip("()") for n in layer.split(sep)], sep == "|"
+
+
+def layers_of(contract: dict) -> list[tuple[list[str], bool]]:
+    """The contract's layers, top first, as full dotted names (each container in turn)."""
+    out = []
+    for container in contract.get("containers", [""]):
+        for layer in contract["layers"]:
+            names, independent = layer_names(layer)
+            out.append(([f"{container}.{n}" if container else n for n in names], independent))
+    return out
+
+
+def place(module: str, layers) -> tuple[int, str] | None:
+    """(layer index, the layer name that covers `module`) or None when no layer names it or an ancestor."""
+    for i, (names, _) in enumerate(layers):
+        for n in names:
+            if module == n or module.startswith(n + "."):
+                return i, n
+    return None
 
 
 def _cycles(names: set[str]) -> list[list[str]]:
@@ -43,32 +83,71 @@ def _cycles(names: set[str]) -> list[list[str]]:
     return out
 
 
-def _under(prefix: str) -> set[str]:
-    return {n for n in MODULES if n == prefix or n.startswith(prefix + ".")}
+PACKAGES = sorted(n for n, p in MODULES.items() if p.name == "__init__.py")
 
 
-@pytest.mark.parametrize("package", ["ptclisp.lib", "ptclisp.analyzer"])
-def test_no_import_cycle_inside_the_package(package):
-    assert _cycles(_under(package)) == []
+def test_no_contract_ignores_an_import():
+    assert [c["id"] for c in CONTRACTS if c.get("ignore_imports")] == []
 
 
-@pytest.mark.parametrize("name", sorted(_under("ptclisp.analyzer")))
-def test_the_analyzer_imports_no_builtin_family(name):
-    # the builtin registry (ptclisp.registry.builtins) is read, never a family
-    families = {m for m in _imports(name) if m.startswith("ptclisp.lib")}
-    assert families == set()
+def test_the_contract_names_only_modules_that_exist():
+    missing = []
+    for c in LAYERED:
+        for container in c.get("containers", [""]):
+            for layer in c["layers"]:
+                for raw in re.split(r"[|:]", layer):
+                    name = raw.strip()
+                    full = f"{container}.{name}" if container else name
+                    if not name.startswith("(") and full not in MODULES:
+                        missing.append(full)
+    assert missing == []
 
 
-@pytest.mark.parametrize("name", ["ptclisp.reader.parser", "ptclisp.patterns.engine", "ptclisp.registry.java"])
-def test_below_the_analyzer_nothing_imports_the_library(name):
-    assert {m for m in _imports(name) if m.startswith("ptclisp.lib")} == set()
+def test_every_module_has_a_layer():
+    """A package listed module by module (its __init__ has no layer of its own) counts as placed when
+    every module in it has a layer."""
+    layers = layers_of(MAIN)
+    unplaced = [n for n in sorted(MODULES) if n != "ptclisp" and place(n, layers) is None
+                and not (n in PACKAGES and any(m.startswith(n + ".") for m in MODULES))]
+    assert unplaced == [], "give these a layer in pyproject.toml"
 
 
-@pytest.mark.parametrize("name", sorted(_under("ptclisp.lib")))
-def test_no_builtin_family_imports_a_layer_above_the_library(name):
-    above = {"ptclisp.parallel", "ptclisp.prelude", "ptclisp.evaluator", "ptclisp.api", "ptclisp.host.tools",
-             "ptclisp.backends.closures", "ptclisp.backends.bytecode", "ptclisp.analyzer", "ptclisp"}
-    assert {m for m in _imports(name) if m in above or m.startswith("ptclisp.analyzer.")} == set()
+@pytest.mark.parametrize("contract", LAYERED, ids=[c["id"] for c in LAYERED])
+def test_no_module_imports_a_layer_above_its_own_or_an_independent_sibling(contract):
+    layers = layers_of(contract)
+    upward = []
+    for name in sorted(MODULES):
+        here = place(name, layers)
+        if here is None:
+            continue
+        for target in sorted(_imports(name)):
+            there = place(target, layers)
+            if there is None or there[1] == here[1]:
+                continue
+            if there[0] < here[0] or (there[0] == here[0] and layers[here[0]][1]):
+                upward.append(f"{name} -> {target}")
+    assert upward == []
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_cycle_among_the_modules_of_a_package(package):
+    depth = package.count(".") + 1
+    assert _cycles({n for n in MODULES if n.startswith(package + ".") and n.count(".") == depth}) == []
+
+
+def test_every_package_named_whole_in_the_layers_with_more_than_two_modules_has_its_own_order_or_is_acyclic():
+    acyclic = {a for c in CONTRACTS if c["type"] == "acyclic_siblings" for a in c["ancestors"]}
+    ordered = {k for c in LAYERED if c is not MAIN for k in c.get("containers", [])}
+    whole = [n for names, _ in layers_of(MAIN) for n in names if n in PACKAGES]
+    assert [p for p in whole if p not in ordered | acyclic] == []
+
+
+def test_lint_imports_keeps_every_contract():
+    exe = pathlib.Path(sys.executable).with_name("lint-imports")
+    run = subprocess.run([str(exe), "--no-cache", "--no-logo"], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert f"Contracts: {len(CONTRACTS)} kept, 0 broken." in run.stdout
 
 
 def test_pmap_runs_on_the_engine_the_parallel_layer_installed():
