@@ -1,4 +1,4 @@
-"""The ptclisp package's import graph, for the layer tests (tests/test_layers.py, tests/test_session_layers.py).
+"""The ptclisp package's import graph, for the layer tests (tests/codebase/test_layers.py, tests/codebase/test_session_layers.py).
 
 Imports inside functions count: they tie modules together just as top-level ones do.
 """

@@ -14,7 +14,7 @@ import pytest
 import ptclisp
 from ptclisp.session import BACKENDS, evaluate
 
-DATA = pathlib.Path(__file__).parent / "data"
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
 CASES = [json.loads(line) for line in (DATA / "idioms_lib.jsonl").read_text(encoding="utf-8").splitlines()]
 
 

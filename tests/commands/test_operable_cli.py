@@ -302,7 +302,7 @@ def test_version_and_python_m(capsys):
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"ptclisp {__version__}"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    root = pathlib.Path(__file__).resolve().parent.parent
+    root = pathlib.Path(__file__).resolve().parents[2]
     proc = subprocess.run([sys.executable, "-m", "ptclisp", "--version"], capture_output=True, text=True,
                           cwd=root, env=env, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == f"ptclisp {__version__}"

@@ -17,7 +17,7 @@ import pytest
 import ptclisp
 from ptclisp.session import BACKENDS
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 CASES = [json.loads(line) for line in (DATA / "idioms_clojure.jsonl").read_text(encoding="utf-8").splitlines()]
 
 

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPEC = ROOT / "docs" / "spec"
 PAGES = ("language", "functions", "runtime", "agent-library")
 CITATION = re.compile(r"docs/spec/([\w-]+\.md)((?:[ ,]*(?:and )?§ ?\d+(?:\.\d+)*(?:-§?\d+(?:\.\d+)*)?)*)")

@@ -13,7 +13,7 @@ import pytest
 
 from ptclisp import bench
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def test_quick_run_covers_every_workload(tmp_path, capsys):

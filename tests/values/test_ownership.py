@@ -304,7 +304,7 @@ def test_a_named_function_reports_arity_with_its_name(backend):
 # ------------------------------------------------------------------ a vector being read is never extended in place
 
 @pytest.mark.parametrize("src,expected", [
-    # reduce walks v's items while its fn extends v itself (found by tests/test_differential.py:
+    # reduce walks v's items while its fn extends v itself (found by tests/end_to_end/test_differential.py:
     # the steal appended to the list being walked, so the fold never ended)
     ("(let [v (conj [] 1 2)] (reduce (fn [a x] (conj a x)) v v))", "[1 2 1 2]"),
     ("(let [v (conj [] 1 2)] [(reduce (fn [a x] (conj a x)) v v) v])", "[[1 2 1 2] [1 2]]"),

@@ -1,4 +1,4 @@
-"""Rules of the forms issue 29 admits that the Clojure answers (tests/test_idioms_clojure.py) do not
+"""Rules of the forms issue 29 admits that the Clojure answers (tests/end_to_end/test_idioms_clojure.py) do not
 pin: error kinds and positions, the limits on endless sequences, lists as values, the reader's
 refusals, require/ns, the print family's lines, and string keys written by keyword (a deliberate
 divergence from Clojure, docs/conformance.md). Every test runs on both back ends."""

@@ -10,7 +10,7 @@ from ptclisp.reader.parser import read
 from ptclisp.repl.headless import Repl, ReplConfig
 from ptclisp.tooling.formatter import format_source
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 BOM = "\ufeff"
 
 

@@ -26,7 +26,7 @@ import pytest
 import test_trace as T
 from ptclisp.view.server import ViewServer
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="needs chromium on PATH")
 WAIT_S = 60          # generous: only a broken server takes this long

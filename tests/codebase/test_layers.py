@@ -19,7 +19,7 @@ import ptclisp
 from import_graph import MODULES
 from import_graph import imports as _imports
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 CONTRACTS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
 LAYERED = [c for c in CONTRACTS if c["type"] == "layers"]
 MAIN = next(c for c in CONTRACTS if c["id"] == "layers")

@@ -24,7 +24,7 @@ from ptclisp.envelope import load_schema
 
 from fake_openai import FakeOpenAI, feedback_sensitive
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHIPPED_FEEDBACK = (ROOT / "preludes" / "agent.feedback.clj").read_text(encoding="utf-8")
 ANCHOR = '"Definitions created by this program stay available to later programs."'
 TRIGGER = "Check the value"

@@ -1,7 +1,7 @@
 """The import structure of the session, API and guard layers (issue #14, one-way layers).
 
 Imports inside functions count: they tie modules together just as top-level ones do. (The
-graph helper is tests/import_graph.py, shared with tests/test_layers.py.)
+graph helper is tests/import_graph.py, shared with tests/codebase/test_layers.py.)
 """
 
 import ptclisp

@@ -10,7 +10,7 @@ import pytest
 from ptclisp.commands.main import main
 from ptclisp.commands.docs import PAGES, functions_page, render
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_functions_reference_is_current():

@@ -81,8 +81,8 @@ def test_unreadable_text_is_refused():
     assert info.value.error.kind == "parse_error"
 
 
-DATA = pathlib.Path(__file__).resolve().parent / "data"
-EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
 
 def sample_programs() -> list[str]:

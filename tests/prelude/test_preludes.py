@@ -11,7 +11,7 @@ from ptclisp import prelude as P
 from ptclisp.prelude.contract import ContractSyntaxError, parse_signature, parse_type
 from ptclisp.prelude import Component, PreludeError
 
-EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
 CRM = '''
 (ns crm "Customer records." {:visibility :prompt})

@@ -80,7 +80,7 @@ def test_formatting_edits_give_exactly_the_fmt_layout(forms, data):
 def test_the_benchmark_file_has_its_size_and_exactly_its_two_planted_mistakes(tmp_path):
     import pathlib
     import sys
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "benchmarks"))
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "benchmarks"))
     try:
         import lsp_diagnostics as bench
     finally:

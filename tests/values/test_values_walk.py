@@ -15,7 +15,7 @@ from ptclisp.values.text import pr_str
 from ptclisp.values import Keyword, Vector
 from ptclisp.values.walk import IN_PROGRESS, Stop, walk
 
-PKG = pathlib.Path(__file__).resolve().parent.parent / "ptclisp" / "values"
+PKG = pathlib.Path(__file__).resolve().parents[2] / "ptclisp" / "values"
 # bottom up: each module may import only those before it (and ptclisp.errors from outside)
 ORDER = ["intstr", "ownership", "keys", "atoms", "maps", "vectors", "sets", "kinds", "compare", "text", "walk", "copies",
          "preview"]

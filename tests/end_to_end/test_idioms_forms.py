@@ -14,7 +14,7 @@ import pytest
 import ptclisp
 from ptclisp.session import BACKENDS
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def _generator():

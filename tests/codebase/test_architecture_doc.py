@@ -5,7 +5,7 @@ import pathlib
 import re
 import tomllib
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 CONTRACTS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
 DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
 MAIN = next(c for c in CONTRACTS if c["id"] == "layers")
