@@ -545,6 +545,7 @@ def test_run_file_with_a_model_prints_json_like_the_other_agent_commands(tmp_pat
 
 def test_max_evaluations_ends_an_interactive_session(tmp_path):
     """In a pseudo-terminal (pexpect and a VT100 emulator, as tests/repl/test_repl.py drives the REPL)."""
+    sys.path.insert(0, str(ROOT / "tests" / "repl"))   # the emulated screen of tests/repl/test_repl.py
     from test_repl import Screen
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PROMPT_TOOLKIT", "NO_COLOR", "PTCLISP"))}
     env.update(TERM="xterm-256color", HOME=str(tmp_path), PTCLISP_HISTORY=str(tmp_path / "history"),

@@ -322,7 +322,7 @@ _VALUES = guards._VALUES[0] + ("values.py" if guards._VALUES[0].endswith("/") el
     (_VALUES, "Vector.conj", False),       # may be halfway through extending a value in place
     (_VALUES, "Map.assoc", False),
     (_VALUES, "lookup", False),            # matched by qualified name: a function called lookup is not Map.lookup
-    (guards._PKG + "/tools.py", "call", False),   # host tool code runs under here
+    (guards._PKG + "/host/tools.py", "call", False),   # host tool code runs under here
     (guards._PKG + "/session.py", "evaluate", False),
     ("/somewhere/host_app.py", "handler", False),
 ])
@@ -339,7 +339,7 @@ def test_the_safe_functions_of_values_are_checked_when_the_guards_load(monkeypat
 
 @pytest.mark.parametrize("below, name", [
     (_VALUES, "Vector.conj"),                      # halfway through extending a value in place
-    (guards._PKG + "/tools.py", "call"),           # a tool call in progress (its ledger entry is not written yet)
+    (guards._PKG + "/host/tools.py", "call"),           # a tool call in progress (its ledger entry is not written yet)
 ])
 def test_no_hard_stop_above_an_unsafe_frame(below, name):
     top = _frame_in(below, name, lambda: _frame_in(guards._LIB + "seqs.py", "mapping"))

@@ -155,6 +155,7 @@ def test_the_live_view_shows_private_evidence_only_with_its_token(served):
 
 @needs_chromium
 def test_the_crafted_page_in_chromium(tmp_path):
+    sys.path.insert(0, str(ROOT / "tests" / "trace"))  # the browser helpers of tests/trace/test_trace_view.py
     from test_trace_view import chromium, dom_text
     static_page(tmp_path, CRAFTED)
     shot = tmp_path / "crafted.png"
