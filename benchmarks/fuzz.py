@@ -29,7 +29,7 @@ Programs come from five generators, mixed:
 * mutated: a generated program with characters dropped, duplicated or replaced;
 * text: random characters with a bias towards Lisp punctuation.
 
-`ProgramGen(random.Random)` is also used by tests/test_fuzz.py.
+`ProgramGen(random.Random)` is also used by tests/end_to_end/test_fuzz.py.
 """
 from __future__ import annotations
 

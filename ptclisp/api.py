@@ -15,7 +15,7 @@ from .interchange.python import from_python, to_python
 from .runtime.failures import ErrorInfo
 from .host.inputs import check_inputs
 from .runtime.meter import Limits
-from .printer import pr_str as _pr_str
+from .values.text import pr_str as _pr_str
 from .reader.parser import read_string as _read_string
 from .session import Result, Session, run_once
 from .errors import PtcError

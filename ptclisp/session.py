@@ -74,7 +74,7 @@ class Environment:
         # globals dicts of attached prelude namespaces: each gets this evaluation's meter as `_m`
         self.extra_globals: list[dict] = []
         # name -> the text of the form that defined it, kept by a host that wants `(source name)` of
-        # its user's definitions (the REPL: repl.core.record_sources); the evaluator never writes it
+        # its user's definitions (the REPL: repl.headless.record_sources); the evaluator never writes it
         self.sources: dict[str, str] = {}
         self.backend = DEFAULT_BACKEND
         self.globals = {

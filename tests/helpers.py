@@ -30,7 +30,7 @@ import ptclisp
 from ptclisp.errors import PtcError
 from ptclisp.pipeline import evaluate
 from ptclisp.registry.builtins import BUILTINS, QUALIFIED
-from ptclisp.printer import pr_str
+from ptclisp.values.text import pr_str
 from ptclisp.reader.parser import read_string
 
 

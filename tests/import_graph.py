@@ -1,4 +1,4 @@
-"""The ptclisp package's import graph, for the layer tests (tests/test_layers.py, tests/test_session_layers.py).
+"""The ptclisp package's import graph, for the layer tests (tests/codebase/test_layers.py, tests/codebase/test_session_layers.py).
 
 Imports inside functions count: they tie modules together just as top-level ones do.
 """
@@ -17,7 +17,9 @@ def module_name(path: pathlib.Path) -> str:
     return ".".join(parts)
 
 
-MODULES = {module_name(p): p for p in PKG.rglob("*.py")}
+# the importable modules (a suite's data script such as bench_agent/suites/data-qa/generate.py is not one)
+MODULES = {module_name(p): p for p in PKG.rglob("*.py")
+           if all(part.isidentifier() for part in module_name(p).split("."))}
 
 
 def imports(name: str) -> set[str]:

@@ -2,7 +2,7 @@
 
 One `Client` starts one server process (`python -m ptclisp lsp`), initializes it and keeps the
 diagnostics it publishes; each request runs the client's event loop until the answer arrives.
-Used by tests/test_lsp.py (one server per module).
+Used by tests/lsp/test_lsp.py (one server per module).
 """
 from __future__ import annotations
 

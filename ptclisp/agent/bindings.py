@@ -40,7 +40,7 @@ from ..host.tools import Tool, ToolSet
 from ..trace.usage import UsageMeter, provider_identity
 from ..values import Keyword, Map, Vector
 from .context import model_context
-from .data import K, NotJson, arg_map, envelope_error, envelope_ok, keywordize_envelope, kwmap, project
+from .envelopes import K, NotJson, arg_map, envelope_error, envelope_ok, keywordize_envelope, kwmap, project
 from .errors import HostAbort
 from .mission import MissionSession
 from .compaction import BudgetExceeded, fit

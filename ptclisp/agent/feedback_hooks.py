@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 
 from ..values import Keyword, Map
-from .data import K, envelope_ok, kwmap
+from .envelopes import K, envelope_ok, kwmap
 from .policy import FEEDBACK, SECTION_CHARS, wrap_untrusted
 
 SHAPE_DOCS = 300

@@ -35,7 +35,7 @@ from ..interchange.json_out import JsonValueError, to_json
 from ..prelude import PreludeError, as_component, attach_preludes
 from ..values import Keyword, Map
 from .bindings import PRIVATE, PRIVATE_OWNER, AgentRun, WorkflowTools
-from .data import try_project
+from .envelopes import try_project
 from .errors import RunError
 from .library import components as library_components
 from .limits import AgentLimits

@@ -34,7 +34,7 @@ from ..session import Session, environment
 from ..host.tool_threads import Abandoned, abandoned_note, call_tool
 from ..host.tools import HOST_EXCEPTIONS, Tool, ToolCallRecord, ToolSet, build_args
 from ..values import Keyword, Map, Set, Vector
-from .data import K, envelope_error, envelope_ok, from_json, kwmap, try_project
+from .envelopes import K, envelope_error, envelope_ok, from_json, kwmap, try_project
 from .limits import AgentLimits
 from .observation import observe
 

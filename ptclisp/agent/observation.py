@@ -6,13 +6,13 @@ preview facts the feedback needs (`truncated?`, `caps_hit`, `sampled_keys`,
 `prints_truncated?`).  The complete value stays in the mission history; the
 observation is only what the transcript carries.  Sizes are counted in code
 points, which never undercounts graphemes, so a code-point cap is also a
-grapheme cap.  Imports printer and values.
+grapheme cap.  Imports values.
 """
 from __future__ import annotations
 
 import re
 
-from ..printer import PreviewCaps, preview
+from ..values.preview import PreviewCaps, preview
 from ..values import Keyword, Map, Vector
 
 CLOSING_MARKER = "</untrusted_ptc_output>"

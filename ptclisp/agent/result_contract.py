@@ -12,7 +12,7 @@ cannot leak the candidate.  Imports the agent data helpers.
 from __future__ import annotations
 
 from ..values.intstr import brief_ints
-from .data import NotJson, lisp_kind, project
+from .envelopes import NotJson, lisp_kind, project
 
 MAX_LISTED_KEYS = 32
 MAX_VIOLATIONS = 16

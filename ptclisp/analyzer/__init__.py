@@ -9,4 +9,4 @@ builtin library.
 """
 from . import bindings, control, iteration, requires  # noqa: F401 - register the special forms
 from .base import SPECIALS, Scope  # noqa: F401
-from .core import DEFINING_HEADS, Analyzer, Env  # noqa: F401
+from .analyzer import DEFINING_HEADS, Analyzer, Env  # noqa: F401

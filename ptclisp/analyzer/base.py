@@ -2,7 +2,7 @@
 positions and the duplicate-key check of literal maps and sets.
 
 The form modules (`bindings`, `control`, `iteration`) register their handlers
-in `SPECIALS` with `@special`; `core.Analyzer` dispatches through it. They all
+in `SPECIALS` with `@special`; `analyzer.Analyzer` dispatches through it. They all
 import this module and never `core`, so the analyzer's modules form no cycle.
 Imports errors, forms and nodes.
 """

@@ -7,7 +7,7 @@ ships in the wheel so that `ptclisp bench lang` works from an install. Modules: 
 workloads, the ptclisp column's evaluation modes), `workloads` (a-k), `agent_turn` (t), `runner`
 (timing, report). Imports the public API only (api, convert, meter).
 """
-from .core import BIG, FRESH, PROGRAM_CACHE, BenchError, Impl, Workload, process_impl, ptc_program, script, size
+from .harness import BIG, FRESH, PROGRAM_CACHE, BenchError, Impl, Workload, process_impl, ptc_program, script, size
 from .runner import compare, measure, table, verdict
 from .workloads import (CATS, SORT_SRC, SPLIT_RE_SRC, STRINGS_SRC, WORKLOADS, fib_src, grow_size, grow_src,
                         lines_data, loop_src, maps_src, rows_data, session_programs, small_program)

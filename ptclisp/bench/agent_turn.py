@@ -10,7 +10,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from .agent_turn_data import TOOLS, shop_data
-from .core import Impl, ptc_program
+from .harness import Impl, ptc_program
 
 TURN_SRC = r'''
 ;; Operations review of the shop for the last months: revenue by month, region, segment and

@@ -17,7 +17,7 @@ import sys
 import time
 
 from .. import __version__
-from .core import Impl, Workload
+from .harness import Impl, Workload
 from .workloads import GROWTH_LIMIT
 
 # ------------------------------------------------------------------ timing

@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from ..api import Session, run
 from ..interchange.python import to_python
 from .agent_turn import w_agent_turn
-from .core import BIG, BenchError, Impl, Workload, _child_env, process_impl, ptc_program, script, size
+from .harness import BIG, BenchError, Impl, Workload, _child_env, process_impl, ptc_program, script, size
 
 # ------------------------------------------------------------------ a. recursion
 

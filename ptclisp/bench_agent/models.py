@@ -21,7 +21,7 @@ bench adds two scripted models of its own:
 builds the provider for one run: the live one, wrapped in a
 `RecordingProvider` when recording, or a `ReplayProvider` over an earlier
 recording.  Imports ptclisp.providers; lazily ptclisp.api, meter and jsonout
-(the reference answers) and convert and printer (scripted programs).
+(the reference answers) and convert and values.text (scripted programs).
 """
 from __future__ import annotations
 
@@ -214,7 +214,7 @@ def spoil(value):
 
 def _lisp_literal(value) -> str:
     from ..interchange.python import from_python
-    from ..printer import pr_str
+    from ..values.text import pr_str
     return pr_str(from_python(value))
 
 

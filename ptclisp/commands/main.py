@@ -35,7 +35,7 @@ command's usage), 4 when an --mcp server cannot be started, 130 when
 interrupted. A user mistake never shows a Python traceback (set
 PTCLISP_DEBUG=1 to see one for a bug).
 
-The top of the layers (with the other modules of ptclisp/commands/): imports api, meter, printer,
+The top of the layers (with the other modules of ptclisp/commands/): imports api, meter, values,
 exit_codes, ptclisp.commands.mcp_flags (the --mcp flags) and ptclisp.commands.common (helpers
 shared with the other command modules); lazily jsonout and ptclisp.commands.operate (--json
 records, exit classes, agent failures), the REPL, the source tools (`ptclisp.tooling`: check,
@@ -52,8 +52,8 @@ import sys
 from .. import api
 from ..errors import PtcError
 from ..exit_codes import PROVIDER_NOT_READY, CommandFailure
-from ..printer import preview
 from ..runtime.meter import MAX_TIME_MS, Limits
+from ..values.preview import preview
 from .common import (UsageError, add_limit_flags, lenient_output, limit_fields, limit_flags_given,
                      limits_from_args, load_data, load_tools, read_text)
 from .mcp_flags import add_mcp_flags, open_mcp_tools
@@ -78,7 +78,7 @@ def _repl_config(args, mcp=None):
 
 
 def _session(args, mcp=None):
-    from ..repl.core import new_session
+    from ..repl.headless import new_session
     return new_session(_repl_config(args, mcp))
 
 
@@ -114,7 +114,7 @@ def _report(result, as_json: bool, source: str, source_name: str) -> int:
             print(line)
         sys.stdout.flush()
         if result.status == "error":
-            from ..repl.core import caret_lines
+            from ..repl.headless import caret_lines
             e = result.error
             where = f"{source_name}:{e.span.line}:{e.span.col}: " if e.span else f"{source_name}: "
             print(f"{where}Error ({e.kind}): {e.message}", file=sys.stderr)

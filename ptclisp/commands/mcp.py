@@ -38,7 +38,7 @@ This module holds the command line; service.py holds `PtcService` (the
 calls, independent of MCP); app.py binds the service to the SDK's
 `MCPServer` and is imported only when a server is built, so
 `ptclisp mcp serve --help` works without the SDK. Imports the public API,
-ptclisp.commands.common (the limit flags, --data, --tools) and ptclisp.mcp (service, internals).
+ptclisp.commands.common (the limit flags, --data, --tools) and ptclisp.mcp (service, language_facts).
 """
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ import sys
 import threading
 
 from .. import Limits
-from ..mcp import internals
+from ..mcp import language_facts
 from ..mcp.service import PtcService, SWEEP_EVERY_S, ServeConfig
 from .common import UsageError, add_limit_flags, limits_from_args, load_data, load_tools
 
@@ -219,7 +219,7 @@ def config_from_args(args, upstream: dict) -> ServeConfig:
     preludes = []
     for path in args.prelude or ():
         try:
-            preludes.append(internals.prelude_component(path))
+            preludes.append(language_facts.prelude_component(path))
         except PtcError as exc:
             raise UsageError(f"--prelude: Error ({exc.kind}): {exc.message}") from None
     tools: dict = {}

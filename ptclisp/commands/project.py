@@ -401,7 +401,7 @@ def cmd_repl_project(args) -> int:
 
 def _repl_project(args, project: Project, mcp: dict) -> int:
     from ..repl import ReplConfig, start
-    from ..repl.core import SetupError
+    from ..repl.headless import SetupError
     from .trace_flags import prices_from_args
     env = operate.environment(args.env_file)
     limits = project.agent_limits(args.timeout_ms)

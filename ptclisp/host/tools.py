@@ -169,7 +169,7 @@ def normalize_key(k) -> str:
         return k.replace("-", "_")
     if t is SymbolRef:
         return "'" + k.full
-    from ..printer import pr_str
+    from ..values.text import pr_str
     return pr_str(k)
 
 

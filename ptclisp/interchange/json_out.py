@@ -4,7 +4,7 @@
 finite float, bool, None); `dumps(value)` gives JSON text. `ptclisp eval
 --json`, `run --json`, `ptclisp agent` (text and --json), traces,
 `AgentOutcome.value` and the agent library's projections
-(`ptclisp.agent.data.project`) all go through here. The rules (also in
+(`ptclisp.agent.envelopes.project`) all go through here. The rules (also in
 docs/json.md):
 
 * nil, booleans, strings and integers stay as they are; finite floats stay
@@ -29,7 +29,7 @@ A refusal raises `JsonValueError`: a `PtcError` (kind `type_error`, or
 `public_projection_collision` for a key collision) and a `ValueError`, whose
 message names what has no JSON form and where (`at [:a 0]`, the path of keys
 and indexes from the top). Both directions are iterative, so deep data
-cannot exhaust the Python stack. Imports errors, values, printer.
+cannot exhaust the Python stack. Imports errors, values.
 """
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def _path_of(node) -> tuple:
 
 
 def _show(x, limit: int = 40) -> str:
-    from ..printer import pr_str
+    from ..values.text import pr_str
     t = type(x)
     if x is None or t in (bool, int, float, str, Keyword):
         text = pr_str(x) if t is not int or x.bit_length() < 256 else f"{str(x)[:12]}..."

@@ -3,7 +3,7 @@
 `load()` imports every family by name; each registers its builtins (and the facts the back
 ends read) in `ptclisp.registry.builtins` as it is imported. Importing this package alone registers
 nothing. A family that fails to import is an error, never skipped. Family modules import
-only registry, java_members, regex_engine, intstr, values, errors, meter, printer, guards
+only registry, java_members, regex_engine, intstr, values, errors, meter, guards
 and their sibling families.
 """
 

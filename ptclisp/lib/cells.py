@@ -6,7 +6,7 @@ filled while walking data); an atom kept by `def` lives as long as the definitio
 is an ordinary value, charged when it was built; an atom itself costs one object. `swap!`
 under `pmap` is made atomic by a lock held only around the final store (f may run again, as
 Clojure's compare-and-set loop would run it, when another task changed the value meanwhile).
-Imports errors, meter, registry, values, printer, lib.common.
+Imports errors, meter, registry, values, lib.arguments.
 """
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import threading
 
 from ..errors import PtcError
 from ..runtime.meter import OBJ, current
-from ..printer import pr_str
+from ..values.text import pr_str
 from ..registry.builtins import builtin
 from ..values import type_name
-from .common import need_fn
+from .arguments import need_fn
 
 _LOCK = threading.Lock()
 

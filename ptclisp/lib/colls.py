@@ -6,7 +6,7 @@ Owns docs/spec/functions.md §1.13 (`seq`, `keyword`), §1.14 (`count`, `reduce`
 `not-empty`, `distinct?`). The related families are modules of their own:
 maps (§1.17, colls_maps), function combinators (§1.18, colls_fns), sets and
 constructors (§4, sets) and clojure.walk (walk).
-Imports values, errors, meter, lib.common, lib.numbers, registry.
+Imports values, errors, meter, lib.arguments, lib.numbers, registry.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from ..errors import PtcError
 from ..runtime.meter import current, map_cost, seq_cost
 from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, type_name
-from .common import LazyPattern, charge, count_str, entries, graphemes, key_values, keyfn, need_fn, out_vec, seq_items
+from .arguments import LazyPattern, charge, count_str, entries, graphemes, key_values, keyfn, need_fn, out_vec, seq_items
 from .numbers import add as _num_add
 from ..registry.builtins import builtin, hot
 

@@ -6,14 +6,14 @@ values. Their arguments are not checked when the combinator is built; a
 value that cannot be called fails with `not_callable` when the combined
 function runs (so `((comp nil inc) 1)` fails at the call, like Clojure).
 `apply` checks its function and spreads its last argument at once.
-Imports values, errors, lib.common, registry.
+Imports values, errors, lib.arguments, registry.
 """
 from __future__ import annotations
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, truthy, type_name
 from ..registry.builtins import builtin
-from .common import need_fn, seq_items
+from .arguments import need_fn, seq_items
 
 _NO = object()
 _FunctionType = type(lambda: None)

@@ -13,7 +13,7 @@ wins, and a key with no spelling in the map is written as given. So
 Memory: results are charged for the entries they add, not for the entries
 they share with their input (the accounting a persistent map would give),
 so growing a map one `assoc` at a time stays linear in budget.
-Imports values, errors, meter, lib.common, registry, lib.seqs_build.
+Imports values, errors, meter, lib.arguments, registry, lib.seqs_build.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from sys import getrefcount as _getrefcount
 
 from ..values import LIST, LIST_REFS, OWNED_REFS, Keyword, Map, Set, Vector, hk, sorted_items, type_name
 from ..registry.builtins import builtin, in_place, provides
-from .common import charge, entries, graphemes, need_fn, need_map, out_vec, seq_items
+from .arguments import charge, entries, graphemes, need_fn, need_map, out_vec, seq_items
 from .seqs_build import conj as _conj
 
 _NO = object()        # "argument not given"

@@ -18,7 +18,7 @@ Shape of the result:
   other        {:type :sample :types :examples [:distinct_count]}
 With `{:paths true}` a `:paths` map ("a.b" dotted paths down to `:depth`
 levels, through nested vectors) is added, each with presence counts.
-Imports values, errors, printer, meter, registry.
+Imports values, errors, meter, registry.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from collections import Counter
 
 from ..errors import PtcError
 from ..runtime.meter import current, map_cost
-from ..printer import PreviewCaps, preview
+from ..values.preview import PreviewCaps, preview
 from ..values import JavaObject, Keyword, Map, Regex, Set, SymbolRef, Vector, hk, is_fn, type_name, unhk
 from ..registry.builtins import builtin
 

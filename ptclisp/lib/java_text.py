@@ -21,7 +21,7 @@ import unicodedata
 from ..errors import PtcError, brief_int
 from ..runtime.meter import current, str_cost
 from ..values import type_name
-from .common import LazyPattern
+from .arguments import LazyPattern
 
 INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
 LONG_MIN, LONG_MAX = -(1 << 63), (1 << 63) - 1

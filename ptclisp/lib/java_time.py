@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 
 from ..values import JavaObject, type_name
-from .common import LazyPattern
+from .arguments import LazyPattern
 from .java_text import (
     LONG_MAX, LONG_MIN, _show, java_domain_error, java_type_error, need_java_long, need_java_text, null_pointer,
 )

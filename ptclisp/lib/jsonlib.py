@@ -15,7 +15,7 @@ spaces), non-ASCII is left unescaped, and object members follow the sorted
 key order every map view uses.
 
 Both directions are iterative (no Python recursion) and charge the meter.
-Imports values, errors, meter, printer, registry.
+Imports values, errors, meter, registry.
 """
 from __future__ import annotations
 
@@ -25,10 +25,10 @@ import math
 from ..errors import PtcError
 from ..values.intstr import int_text, text_int
 from ..runtime.meter import current, map_cost, seq_cost, str_cost
-from ..printer import pr_str
+from ..values.text import pr_str
 from ..values import Keyword, Map, Set, Vector, sorted_items, type_name
 from ..registry.builtins import builtin
-from .common import LazyPattern
+from .arguments import LazyPattern
 
 MAX_DEPTH = 512
 

@@ -10,7 +10,7 @@ deadline every 1,024 items, so a predicate that never fails ends at the memory o
 Anything else given an endless sequence (`count`, `map`, `reduce`, `vec`, printing it as
 data...) is a type_error that says to take a bounded part first. `(repeatedly n f)` and
 `(range end)` are finite and eager as before.
-Imports errors, meter, registry, values, lib.common.
+Imports errors, meter, registry, values, lib.arguments.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ..errors import PtcError
 from ..runtime.meter import OBJ, SLOT, current, seq_cost
 from ..registry.builtins import builtin
 from ..values import Vector
-from .common import need_count, need_fn, out_vec, seq_items
+from .arguments import need_count, need_fn, out_vec, seq_items
 
 
 _NO = object()

@@ -5,15 +5,16 @@ Printed output is a list of lines (`Meter.prints`): `println` and `prn` end a li
 `printf` leave it open for what is printed next (meter.py `print_text`). `print` writes strings as
 they are, inside collections too; `prn` writes what `pr-str` gives. The evaluation is reached
 through `meter.current()`.
-Imports meter, printer, registry, values, lib.common, lib.strings, lib.printf.
+Imports meter, registry, values, lib.arguments, lib.strings, lib.printf.
 """
 from __future__ import annotations
 
 from ..runtime.meter import current, str_cost
-from ..printer import pr_str, preview
+from ..values.preview import preview
+from ..values.text import pr_str
 from ..registry.builtins import builtin
 from ..values import Map, Set, Vector
-from .common import charge
+from .arguments import charge
 from .printf import format_
 from .strings import charge_render, readable
 

@@ -4,7 +4,7 @@ The arguments are checked here, before any worker starts. Running the
 workers (budget, deadline, effects) is the engine in `ptclisp.parallel`, a
 layer above the library: it installs itself here with `install_engine` when
 it loads (the `ptclisp` package imports it), so this module never imports it.
-Imports values, errors, lib.common, registry.
+Imports values, errors, lib.arguments, registry.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import inspect
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, type_name
 from ..registry.builtins import builtin
-from .common import need_fn, seq_items
+from .arguments import need_fn, seq_items
 
 
 class Calls:

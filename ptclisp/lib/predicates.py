@@ -4,14 +4,14 @@ predicates (§1.6).
 Every predicate here is total: it never raises, whatever it is given, and
 answers `true` or `false` (the numeric ones answer false for non-numbers).
 `describe` lives in lib/describe.py.
-Imports values, lib.common, registry.
+Imports values, lib.arguments, registry.
 """
 from __future__ import annotations
 
 import math
 
 from ..values import JavaObject, Keyword, Map, Regex, Set, Vector, is_fn, is_list
-from .common import count_str
+from .arguments import count_str
 from ..registry.builtins import builtin
 
 _isinf = math.isinf

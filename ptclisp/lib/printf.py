@@ -14,7 +14,7 @@ Numbers are rounded HALF_UP on their shortest decimal form, as Java does
 at 1,000,000 and every padded or expanded piece is charged to the meter.
 Any format problem (unknown conversion, flag mismatch, missing argument,
 wrong argument kind) is a `runtime_error`.
-Imports values, errors, meter, lib.common, registry, lib.strings, lib.java_time,
+Imports values, errors, meter, lib.arguments, registry, lib.strings, lib.java_time,
 lib.javahash.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..errors import PtcError, brief_int
 from ..values.intstr import int_text
 from ..runtime.meter import str_cost
 from ..values import type_name
-from .common import LazyPattern, charge, count_str, graphemes
+from .arguments import LazyPattern, charge, count_str, graphemes
 from .java_time import Instant, JavaDate, LocalDate, civil_from_days, days_from_civil
 from .javahash import java_hash
 from ..registry.builtins import builtin

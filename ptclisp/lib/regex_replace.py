@@ -2,13 +2,13 @@
 (`$n`, `${name}`, backslash escapes) and the `re.subn` path for simple patterns.
 
 Split from lib/strings.py, whose `replace` and `_regex_replace` use them.
-Imports errors, values, lib.common.
+Imports errors, values, lib.arguments.
 """
 from __future__ import annotations
 
 from ..errors import PtcError
 from ..values import Regex
-from .common import charge
+from .arguments import charge
 
 
 def java_replacement(r: str, rxv: Regex, who: str) -> list:

@@ -4,7 +4,7 @@ Owns `re-pattern re-find re-matches re-seq re-split regex?` and the two
 regex-based string helpers `extract` / `extract-int`. Compiling patterns and
 running them within the limits (pattern size, input size, timeouts) is
 `ptclisp.patterns.engine`, which the string family uses too.
-Imports values, errors, meter, the regex engine, lib.common, registry, lib.strings.
+Imports values, errors, meter, the regex engine, lib.arguments, registry, lib.strings.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..errors import PtcError
 from ..runtime.meter import charge, str_cost
 from ..patterns.engine import bound_input, compile_regex, fast_form, fullmatch, groups_of, iter_matches, search
 from ..values import Regex, type_name
-from .common import need_pattern, need_regex, need_str, out_vec
+from .arguments import need_pattern, need_regex, need_str, out_vec
 from ..registry.builtins import builtin
 from .strings import parse_long, regex_split, split
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, equal, hk, type_name, unhk
-from .common import (graphemes, key_getter, key_values, keyfn, kw_values, need_fn, out_vec, path_lookup,
+from .arguments import (graphemes, key_getter, key_values, keyfn, kw_values, need_fn, out_vec, path_lookup,
                      positional_items, seq_items)
 from ..registry.builtins import builtin, hot, provides
 from .seqs_common import NO, leading_run, sort_by_keys, sort_values

@@ -18,7 +18,7 @@ from ..errors import PtcError
 from ..runtime.meter import SLOT, current, map_cost, seq_cost
 from ..values import SORTED, Map, Set, Vector, hk, is_list, make_list, type_name
 from .lazy import endless_range
-from .common import need_count, need_fn, need_vector, out_vec, positional_items, seq_items
+from .arguments import need_count, need_fn, need_vector, out_vec, positional_items, seq_items
 from ..registry.builtins import builtin, provides
 from .seqs_common import NO, charge_slots, charge_vecs
 

@@ -3,7 +3,7 @@
 The marker for an absent optional argument, the leading run a predicate keeps, charges for
 nested vectors and appended slots, and the natural-order / comparator machinery used by `sort`
 and `sort-by` (Java's TimSort when a comparator may be inconsistent).
-Imports values, errors, meter, lib.common, lib.timsort.
+Imports values, errors, meter, lib.arguments, lib.timsort.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from operator import ne
 from ..errors import PtcError
 from ..runtime.meter import SLOT, current, seq_cost
 from ..values import Keyword, SortKey, Vector, compare, type_name, utf16_key
-from .common import need_fn
+from .arguments import need_fn
 from .timsort import java_sort
 
 NO = object()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..errors import PtcError, brief_int
 from ..values import Map, Set, Vector, equal, type_name
-from .common import graphemes, need_count, need_fn, out_vec, positional_items, seq_items
+from .arguments import graphemes, need_count, need_fn, out_vec, positional_items, seq_items
 from ..registry.builtins import builtin
 from .seqs_common import NO, charge_vecs, leading_run
 from .lazy import Endless, nth_endless, take_endless

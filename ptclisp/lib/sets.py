@@ -5,7 +5,7 @@
 Membership is exact (docs/spec/language.md §3.4: 1 and 1.0 are different members);
 `contains?` on a map uses flexible key lookup and on a vector tests element
 membership (DIV-27).
-Imports values, errors, meter, lib.common, registry, lib.colls_maps, lib.seqs_build.
+Imports values, errors, meter, lib.arguments, registry, lib.colls_maps, lib.seqs_build.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ..errors import PtcError
 from ..runtime.meter import map_cost
 from ..values import SORTED, Keyword, Map, Set, Vector, hk, type_name
 from .colls_maps import contains_key
-from .common import charge, count_str, out_vec, seq_items
+from .arguments import charge, count_str, out_vec, seq_items
 from ..registry.builtins import builtin
 
 from ..values import owner_token as _owner_token

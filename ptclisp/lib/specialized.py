@@ -21,7 +21,7 @@ from ..patterns import engine as rx
 from ..runtime.meter import OBJ, SLOT, str_cost
 from ..registry.builtins import THREAD_METER, UNKNOWN, specializer
 from ..values import Regex, Vector
-from .common import charge, out_vec
+from .arguments import charge, out_vec
 from .strings import _UNCUT, join, split
 
 _new_vector = Vector.__new__

@@ -11,7 +11,7 @@ Every builder charges the meter before it builds text whose size depends on
 its input; rendering a collection first walks it to estimate the text size
 (`charge_render`) so a value with heavy structural sharing cannot expand
 into gigabytes of text.
-Imports values, errors, meter, printer, the regex engine, lib.common, lib.regex_replace, registry.
+Imports values, errors, meter, the regex engine, lib.arguments, lib.regex_replace, registry.
 """
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ import re as _re
 
 from ..errors import PtcError
 from ..runtime.meter import OBJ, SLOT, current, seq_cost, str_cost
-from ..printer import pr_str, str_of
+from ..values.text import pr_str, str_of
 from ..values import Keyword, Map, Regex, Set, SymbolRef, Vector, type_name
 from ..values.walk import Stop, walk
-from .common import charge, count_str, graphemes, need_count, need_fn, need_str, need_text, out_vec, seq_items
+from .arguments import charge, count_str, graphemes, need_count, need_fn, need_str, need_text, out_vec, seq_items
 from ..registry.builtins import builtin
 from ..patterns import engine as rx
 from .regex_replace import java_replacement, replace_simple

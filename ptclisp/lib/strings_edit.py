@@ -1,6 +1,6 @@
 """String edits at one place: `capitalize` (the first character) and `replace-first` (the first match).
 
-Imports errors, meter, registry, values, regex_engine, lib.common, lib.regex_replace, lib.strings.
+Imports errors, meter, registry, values, regex_engine, lib.arguments, lib.regex_replace, lib.strings.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ..errors import PtcError
 from ..runtime.meter import str_cost
 from ..registry.builtins import builtin
 from ..values import Regex, type_name
-from .common import charge, need_fn, need_text
+from .arguments import charge, need_fn, need_text
 from .regex_replace import java_replacement
 from .strings import display
 

@@ -6,7 +6,7 @@ their kind. A map child that the walk turns into something other than a
 `[k v]` pair is a `type_error` (a nil child is dropped, a map child is merged),
 as Clojure's `into` would do. `prewalk`/`postwalk` use an explicit stack, so
 deeply nested data cannot exhaust the Python stack.
-Imports values, errors, meter, lib.common, registry.
+Imports values, errors, meter, lib.arguments, registry.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..errors import PtcError
 from ..runtime.meter import map_cost
 from ..values import Map, Set, Vector, hk, sorted_members, type_name
-from .common import charge, entries, need_fn, out_vec
+from .arguments import charge, entries, need_fn, out_vec
 from ..registry.builtins import builtin
 
 from ..values import owner_token as _owner_token

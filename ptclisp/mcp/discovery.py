@@ -1,7 +1,7 @@
 """What a client's model may call in the served PTC-Lisp: the `describe_ptc_lisp` tool and the resources.
 
 `Catalog` is built once per server, lazily, from
-* the builtin registry (`internals.builtins()`): name, signatures and the
+* the builtin registry (`language_facts.builtins()`): name, signatures and the
   first sentence of the doc of every function, grouped by category, and the
   special forms by name;
 * the data keys: `data/NAME` with the bounded shape summary the language's
@@ -16,7 +16,7 @@
 The data and prelude facts come from running small programs in a fresh
 evaluation of the server's environment (`run_program`), under the server's
 limits, so discovery reads the same data and exports a program sees.
-Imports the public API, jsonout and the internals adapter; never the MCP SDK.
+Imports the public API, jsonout and language_facts; never the MCP SDK.
 """
 from __future__ import annotations
 
@@ -104,12 +104,12 @@ class Catalog:
             return self._facts
 
     def _build(self) -> dict:
-        from . import internals
+        from . import language_facts
         functions = sorted(({"name": name, "signatures": list(sigs), "doc": one_line(doc), "category": cat}
-                            for name, sigs, doc, cat in internals.builtins()), key=lambda f: f["name"])
+                            for name, sigs, doc, cat in language_facts.builtins()), key=lambda f: f["name"])
         return {
             "functions": functions,
-            "special_forms": internals.special_forms(),
+            "special_forms": language_facts.special_forms(),
             "data": self._data_entries(),
             "tools": [tool_entry(t) for _, t in sorted(self._tools.items()) if not t.private],
             "exports": self._exports(),

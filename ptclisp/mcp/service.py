@@ -6,7 +6,7 @@ on its own evaluation thread, and returns an `Outcome` (structured content
 plus a readable text); `describe(search)` answers discovery (discovery.py).
 The command line is server.py; app.py binds this service to the SDK's
 `MCPServer`. Imports the public API, jsonout and the package's sessions,
-discovery and internals modules.
+discovery and language_facts modules.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from .. import Limits, Session, from_python, pr_str
 from .. import run as ptc_run
 from ..exit_codes import UsageError
 from ..interchange.json_out import JsonValueError, dumps, to_json
-from . import internals
+from . import language_facts
 from .discovery import Catalog
 from .sessions import SessionStore, check_name
 
@@ -106,7 +106,7 @@ def _on_eval_thread(fn: Callable[[], object], wait_s: float, on_end: Callable[[]
                 on_end()
 
     t = threading.Thread(target=target, name="ptclisp-mcp-eval", daemon=True)
-    with internals.STACK_LOCK:  # the size is process-wide; set it just for this thread
+    with language_facts.STACK_LOCK:  # the size is process-wide; set it just for this thread
         old = threading.stack_size(STACK_BYTES)
         try:
             t.start()
@@ -251,7 +251,7 @@ class PtcService:
         cap = self.config.session_memory_bytes
         total = 0
         for value in entry.session.definitions.values():
-            total += internals.printed_size(value, cap - total + 1)
+            total += language_facts.printed_size(value, cap - total + 1)
             if total > cap:
                 reason = (f"its definitions grew past about {cap} bytes (--session-memory-bytes); "
                           f"keep smaller values in session definitions")
@@ -403,7 +403,7 @@ def _error_text(error: dict, program: str, rec: dict, span=None) -> str:
     where = f" at line {error['line']}, column {error['column']}" if error["line"] else ""
     lines = [f"Error ({error['kind']}){where}: {error['message']}"]
     if span is not None:
-        lines += internals.caret_lines(program, span)
+        lines += language_facts.caret_lines(program, span)
     if rec["prints"]:
         shown = rec["prints"][:MAX_ERROR_PRINT_LINES]
         more = len(rec["prints"]) - len(shown) + rec.get("prints_omitted", 0)

@@ -18,7 +18,7 @@ from .. import lib
 from ..analyzer import Analyzer, Env, Scope
 from ..analyzer import nodes as N
 from ..analyzer.bindings import analyze_fn_tail
-from ..analyzer.core import NOT_TAIL
+from ..analyzer.analyzer import NOT_TAIL
 from ..backends.bytecode import compile_node, register_fn_meta
 from ..errors import PtcError
 from ..pipeline import analyzer

@@ -11,7 +11,7 @@ from __future__ import annotations
 import attrs
 
 from ..analyzer import nodes as N
-from ..analyzer.core import err
+from ..analyzer.analyzer import err
 from .contract import Signature
 from ..runtime.namespace import Namespace
 

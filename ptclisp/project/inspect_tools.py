@@ -27,17 +27,24 @@ _CONSTANTS = (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set, ast.JoinedSt
               ast.SetComp)
 
 
+class ToolProblems(Exception):
+    """What is wrong with a tool's source, as the project's problems (load.py raises them as a ProjectError)."""
+
+    def __init__(self, problems: list):
+        super().__init__(problems[0])
+        self.problems = problems
+
+
 def static_capability(project, name: str):
-    """The Capability of [tools.NAME] from the module's source; raises ProjectError for what is wrong."""
+    """The Capability of [tools.NAME] from the module's source; raises ToolProblems for what is wrong."""
     from ..agent import Capability
-    from .load import ProjectError
     spec = project.tools[name]
     ref = spec["python"]
     ptr = f"/tools/{name}/python"
     mod_name, _, attr = ref.partition(":")
 
     def problem(message: str):
-        return ProjectError([project.problem(ptr, f"{ref}: {message}", "tool_unresolved")])
+        return ToolProblems([project.problem(ptr, f"{ref}: {message}", "tool_unresolved")])
 
     path = _module_file(project.root, mod_name)
     if path is None:
@@ -50,7 +57,7 @@ def static_capability(project, name: str):
             raise problem(f"{mod_name} has no attribute {attr!r}")
         if "." not in attr:
             if isinstance(binding, _CONSTANTS):
-                raise ProjectError([project.problem(ptr, f"{ref} is a {_kind(binding)}, not a function or "
+                raise ToolProblems([project.problem(ptr, f"{ref} is a {_kind(binding)}, not a function or "
                                                          f"ptclisp.Tool", "tool_unresolved")])
             if isinstance(binding, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 doc = (ast.get_docstring(binding) or "").strip()

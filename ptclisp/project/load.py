@@ -364,8 +364,11 @@ class Project:
         """The Capability of [tools.NAME] (imported from the project directory; with `inspect_only`,
         read from its source without importing it)."""
         if self.inspect_only:
-            from .inspect_tools import static_capability
-            return static_capability(self, name)
+            from .inspect_tools import ToolProblems, static_capability
+            try:
+                return static_capability(self, name)
+            except ToolProblems as e:
+                raise ProjectError(e.problems) from None
         from ..agent import Capability
         from ..agent.python_tools import capability_for
         from ..host.tools import Tool

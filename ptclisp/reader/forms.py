@@ -23,7 +23,7 @@ class Lit(Form):
         self.span = span
 
     def __repr__(self):
-        from ..printer import pr_str
+        from ..values.text import pr_str
         return pr_str(self.value)
 
 

@@ -1,13 +1,13 @@
 """The REPL: `ptclisp repl`, interactive on a terminal or fed from a pipe.
 
-    core.py        Repl: session, meta-commands, evaluation, rendering as (style, text) lines
+    headless.py    Repl: session, meta-commands, evaluation, rendering as (style, text) lines
     terminal.py    the interactive front end (prompt-toolkit)
     piped.py       the front end for piped input
     completion.py  names a session can resolve: completion and one-line descriptions
     highlight.py   the pygments lexer and the colour style
 
 Owns `start(config)` (terminal or piped, by stdin). Imports the language
-(api, reader, analyzer, printer, meter, the builtin registry) and the source
+(api, reader, analyzer, values, meter, the builtin registry) and the source
 tools of `ptclisp.tooling` (token stream, auto-indent); only the command
 line (`ptclisp/commands/main.py`) imports this package.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-from .core import Repl, ReplConfig, SetupError
+from .headless import Repl, ReplConfig, SetupError
 
 __all__ = ["Repl", "ReplConfig", "SetupError", "start"]
 

@@ -13,7 +13,7 @@ from prompt_toolkit.completion import Completer, Completion
 
 from ..analyzer import SPECIALS
 from ..registry.builtins import BUILTINS, QUALIFIED, QUALIFIERS
-from .core import META_HELP, Repl
+from .headless import META_HELP, Repl
 from ..tooling.tokens import CLOSERS, OPENERS, PREFIXES, lex_prefix
 
 # the symbol (or keyword / meta-command) being typed just before the cursor
@@ -64,7 +64,7 @@ class Names:
         env = self.repl.session.env
         if name in env.ns:
             doc = env.ns.docs.get(name)
-            from ..printer import PreviewCaps, preview
+            from ..values.preview import PreviewCaps, preview
             text = f"{name}: {preview(env.ns[name], PreviewCaps(chars=60, items=4, depth=2))}"
             return text + (f" — {_first_sentence(doc)}" if doc else "")
         if name in SPECIALS:

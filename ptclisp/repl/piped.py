@@ -12,7 +12,7 @@ session, else 0.
 from __future__ import annotations
 
 from ..exit_codes import LIMIT_HIT
-from .core import Repl, is_complete, is_meta
+from .headless import Repl, is_complete, is_meta
 
 
 def input_lines(stdin, name: str, on_bad_line):

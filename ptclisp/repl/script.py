@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..exit_codes import LIMIT_HIT
-from ..printer import PreviewCaps, preview
+from ..values.preview import PreviewCaps, preview
 from ..reader.parser import read, strip_bom
-from .core import Repl, _line_starts, _positioned_source, record_sources
+from .headless import Repl, _line_starts, _positioned_source, record_sources
 
 EVAL, LOAD = "eval", "load"
 

@@ -23,7 +23,7 @@ from prompt_toolkit.lexers import PygmentsLexer
 from prompt_toolkit.styles import Style
 
 from .completion import Names, PtcCompleter, enclosing_head
-from .core import Repl, discovery_hint, is_complete
+from .headless import Repl, discovery_hint, is_complete
 from ..tooling.formatter import indent_after
 from .highlight import STYLE_RULES, PtcLispLexer
 

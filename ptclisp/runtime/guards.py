@@ -10,7 +10,7 @@ their allocations before building. `guard()` adds two backstops
   clock) gets a `HardStop` exception raised asynchronously in its thread
   and in its parallel workers. It is only delivered while the thread is
   executing PTC code or builtins (generated code, backends/closures.py, ptclisp/lib,
-  the read-only part of ptclisp.values, printer.py, a few pure stdlib
+  the read-only part of ptclisp.values (text.py and preview.py print), a few pure stdlib
   modules) and no in-place extension of a value is on the stack: never
   inside host tool code or the guards' own bookkeeping, so no shared state
   is left half-updated (`_interruptible`).
@@ -72,8 +72,8 @@ def package_file(*parts: str) -> str:
 _LIB = package_file("lib") + os.sep
 _INTERP = package_file("backends", "closures.py")
 _VALUES = _source_prefixes(_values_module)
-# rendering only reads: the printer and the values modules that print and preview
-_PRINTER = (package_file("printer.py"), package_file("values", "text.py"), package_file("values", "preview.py"))
+# rendering only reads: the values modules that print and preview
+_PRINTER = (package_file("values", "text.py"), package_file("values", "preview.py"))
 # a tool call in progress; the guards themselves; the process runner (an isolated child is held by its
 # OS limits and the parent's clock)
 _NEVER_UNDER = (package_file("host", "tools.py"), package_file("runtime", "guards.py"),

@@ -14,7 +14,7 @@ Modules:
     transcript.py  one run's conversation as text (`ptclisp transcript`)
 
 The --trace-dir / --inspect / --price flags are ptclisp/commands/trace_flags.py. The view (`ptclisp view`) is the package ptclisp.view.  This package imports
-providers.redact, jsonout, printer and values (those through trace._core).
+providers.redact, jsonout and values (those through trace.plain_data).
 """
 from . import prices
 from .prices import PRICES, Price, PriceBook, parse_price, price_book

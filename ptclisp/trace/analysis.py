@@ -13,13 +13,13 @@ Owns `analysis_tools(directory)` -> {name: ptclisp.Tool} and `PRELUDE`
 Everything is read from the directory on each call (runs being written show
 up), nothing is written, and a run id names only a run directory directly
 under `directory`.  Results are maps with keyword keys.  Imports
-ptclisp.Tool, trace.reader and the adapter trace._core.
+ptclisp.Tool, trace.reader and trace.plain_data.
 """
 from __future__ import annotations
 
 from importlib import resources
 
-from ._core import Keyword
+from .plain_data import Keyword
 from .reader import TraceReadError, load_run, load_runs
 
 FILTER_KEYS = ("status", "model", "error_kind", "search")

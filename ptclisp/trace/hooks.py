@@ -7,7 +7,7 @@ preludes attached to the workflow and to each mission (namespace, origin
 file name, key, export count), and per mission the number of data names and
 the capability names.  The task and a workflow file's source are private
 evidence; the public event has their sizes and digests.  Imports
-trace.usage and the adapter trace._core (duck-typed host objects; it does
+trace.usage and trace.plain_data (duck-typed host objects; it does
 not import ptclisp.agent).  A directory that cannot be created leaves the
 run untraced (a warning on the `ptclisp.trace` logger), never failed.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import attrs
 
-from ._core import prelude_list
+from .plain_data import prelude_list
 from .usage import provider_identity
 from ..errors import logger
 

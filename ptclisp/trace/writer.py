@@ -31,7 +31,7 @@ run: the public event counts kept and new messages and their sizes, the
 private record only the new messages (and the system prompt when it
 changed).  Writing never changes a run's outcome: a failing disk is logged
 and the trace stops.  Imports providers.redact, trace.usage and the
-adapter trace._core.
+trace.plain_data.
 """
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ import threading
 import time
 
 from ..providers.redact import redact
-from ._core import plain
+from .plain_data import plain
 from ..errors import logger
 
 log = logger("ptclisp.trace")

@@ -50,7 +50,7 @@ from .text import FN_META, float_display, float_readable, fn_label, pr_str, sort
 from .vectors import LIST, LIST_REFS, Vector, is_list, make_list
 
 # The switch for every in-place growth scheme above, for differential tests
-# (tests/test_differential.py): with False, evaluations run without an owner token (no
+# (tests/end_to_end/test_differential.py): with False, evaluations run without an owner token (no
 # vector or set steals) and the compiler never hands a map over (no `assoc_owned` and kin),
 # so every extension copies. Process-wide; set it before building programs (a program or
 # function already compiled keeps what it was built with). Read when a token is installed

@@ -2,8 +2,8 @@
 
 The two are one definition: printing a map lists its entries in view order,
 and the view order ranks kinds that have no natural order between them (maps,
-sets, regexes, functions, ...) by their printed text. `ptclisp.printer` is
-the public face of this module (with the bounded previews of values/preview.py).
+sets, regexes, functions, ...) by their printed text. The layers above import
+`pr_str` and `str_of` from here (and the bounded previews from values/preview.py).
 Rendering is iterative, so hostile data (deeply nested JSON) cannot exhaust
 the Python stack.
 Imports values.atoms, values.maps, values.vectors, values.sets.

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from ptclisp.lib.common import graphemes
+from ptclisp.lib.arguments import graphemes
 
 from agent_helpers import calls, run_entry, tool_messages
 

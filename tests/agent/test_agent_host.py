@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from ptclisp.agent import AgentLimits, Capability, Mission, MissionSession, ResultContract
-from ptclisp.agent.data import NotJson, project
+from ptclisp.agent.envelopes import NotJson, project
 from ptclisp.values import Keyword, Map
 
 from agent_helpers import call, calls, make_host, run_entry

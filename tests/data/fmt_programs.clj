@@ -1,4 +1,4 @@
-;; Programs for the formatter's round-trip test (tests/test_fmt.py): each must read, format to a
+;; Programs for the formatter's round-trip test (tests/tooling/test_fmt.py): each must read, format to a
 ;; text that reads as the same forms, and format again to the same text. They are written for
 ;; the test to cover the reader's syntax, not taken from elsewhere. Programs are separated by a
 ;; line holding only ";;;;".

@@ -8,7 +8,7 @@ sorting sets, float text, string escapes), each with the answer JVM Clojure gave
 
 The answers are not written by hand: every case is evaluated by the real Clojure, each in a fresh
 namespace (its definitions and requires are its own), through `load-string`; the generator records
-`pr-str` of the value and what the program printed. The test (tests/test_idioms_clojure.py) runs
+`pr-str` of the value and what the program printed. The test (tests/end_to_end/test_idioms_clojure.py) runs
 every case on both back ends and compares values with `ptclisp.equal` against the recorded text
 read back (a list reads as a list, equal to a vector with the same items, as in Clojure), and the
 printed lines. A case with "error" names the PTC error kind expected where Clojure throws (the

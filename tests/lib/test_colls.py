@@ -14,7 +14,7 @@ from helpers import call_builtin as _run
 from ptclisp import lib
 from ptclisp.errors import PtcError
 from ptclisp.registry.builtins import BUILTINS, QUALIFIED
-from ptclisp.printer import pr_str
+from ptclisp.values.text import pr_str
 from ptclisp.reader.parser import read_string
 from ptclisp.values import Keyword, Map, Set, Vector
 

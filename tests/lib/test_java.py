@@ -19,7 +19,7 @@ from ptclisp.registry.java import (
     java_static,
 )
 from ptclisp.lib.java_time import Duration, Instant, JavaDate, LocalDate
-from ptclisp.printer import pr_str, str_of
+from ptclisp.values.text import pr_str, str_of
 from ptclisp.values import Map, SortKey, compare, equal, hk
 
 lib.load()   # lib/java.py admits every member into the table

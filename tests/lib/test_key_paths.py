@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 
 from ptclisp import lib
 from ptclisp.errors import PtcError
-from ptclisp.lib.common import kw_values
+from ptclisp.lib.arguments import kw_values
 from ptclisp.lib.seqs_common import _any_nan
 from ptclisp.registry.builtins import BUILTINS
 from ptclisp.values import Keyword, Map, Vector

@@ -18,7 +18,7 @@ import ptclisp.lib.numbers as N
 from ptclisp.errors import PtcError
 from ptclisp.registry.builtins import BUILTINS
 from ptclisp.runtime.meter import Limits, Meter, install
-from ptclisp.printer import pr_str
+from ptclisp.values.text import pr_str
 from ptclisp.reader.parser import read_string
 from ptclisp.values import Keyword, Map, Vector
 

@@ -12,7 +12,7 @@ from ptclisp import lib
 import ptclisp.patterns.engine as R
 from ptclisp.errors import PtcError
 from ptclisp.runtime.meter import Limits, Meter, install
-from ptclisp.printer import pr_str
+from ptclisp.values.text import pr_str
 from ptclisp.registry.builtins import BUILTINS
 
 lib.load()

@@ -15,10 +15,10 @@ from helpers import call_builtin as _call
 from ptclisp import lib
 from ptclisp.errors import PtcError
 from ptclisp.lib import seqs_build
-from ptclisp.lib.common import keyfn
+from ptclisp.lib.arguments import keyfn
 from ptclisp.registry.builtins import BUILTINS
 from ptclisp.runtime.meter import Limits, Meter, install
-from ptclisp.printer import pr_str
+from ptclisp.values.text import pr_str
 from ptclisp.reader.parser import read_string
 from ptclisp.values import Keyword, Map, Vector
 

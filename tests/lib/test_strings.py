@@ -19,7 +19,7 @@ import ptclisp.patterns.engine as R
 from ptclisp.errors import PtcError
 from ptclisp.registry.builtins import BUILTINS, QUALIFIED
 from ptclisp.runtime.meter import Limits, Meter, install
-from ptclisp.printer import pr_str
+from ptclisp.values.text import pr_str
 from ptclisp.values import Keyword, Map, Set, Vector
 
 lib.load()   # every builtin family registers itself

@@ -488,7 +488,7 @@ def test_bad_session_names_are_typed_errors():
 
 
 def test_describe_lists_data_shapes_tools_exports_and_functions():
-    from ptclisp.mcp import internals
+    from ptclisp.mcp import language_facts
     tools = {"lookup": ptclisp.Tool("lookup", lambda args: None, description="Find a customer by id. Slow.",
                                     effect="read", input_schema={"type": "object", "properties": {
                                         "id": {"type": "string"}, "verbose": {"type": "boolean"}},
@@ -521,9 +521,9 @@ def test_describe_lists_data_shapes_tools_exports_and_functions():
         uris = sorted(str(x.uri) for x in (await client.list_resources()).resources)
         assert uris == ["ptclisp://data", "ptclisp://functions", "ptclisp://tools"]
         funcs = json.loads((await client.read_resource("ptclisp://functions")).contents[0].text)
-        assert len(funcs["functions"]) == len(internals.builtins())
+        assert len(funcs["functions"]) == len(language_facts.builtins())
 
-    in_process(body, tools=tools, preludes=[internals.prelude_component(HELPERS)])
+    in_process(body, tools=tools, preludes=[language_facts.prelude_component(HELPERS)])
 
 
 # ---------------------------------------------------------------------- upstream MCP servers (--mcp)

@@ -1,13 +1,13 @@
 """Compiling a whole program, or one subtree for the closure tier, into callable code.
 
-Imports the emitters and the printer's closure metadata table.
+Imports the emitters and the closure metadata table of values.text.
 """
 from __future__ import annotations
 
 import types
 
 from ...analyzer import nodes as N
-from ...printer import FN_META
+from ...values.text import FN_META
 from .emit import Compiler
 
 
