@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 from ..bench import runner
-from ..bench.core import FRESH, PROGRAM_CACHE
+from ..bench.harness import FRESH, PROGRAM_CACHE
 from ..bench.workloads import _TMP, WORKLOADS
 from ..fastpaths import general_path
 

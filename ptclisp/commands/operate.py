@@ -34,7 +34,7 @@ import time
 from .. import exit_codes as X
 from ..exit_codes import CommandFailure, DocumentError, NotReady, OutputError, UsageError
 from ..interchange.json_out import JsonValueError, dumps, to_json, write_json
-from ..printer import pr_str
+from ..values.text import pr_str
 from ..runtime.meter import MAX_TIME_MS
 from ..values import Keyword, Map
 from .common import read_text

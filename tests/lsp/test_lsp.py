@@ -423,6 +423,6 @@ def test_render_type_matches_the_agent_prompt():
 
 def test_every_special_form_is_described():
     from ptclisp.lsp.describe import NOT_AVAILABLE, SPECIAL_FORMS
-    from ptclisp.mcp.internals import special_forms
+    from ptclisp.mcp.language_facts import special_forms
     assert set(special_forms()) - NOT_AVAILABLE == set(SPECIAL_FORMS)
 

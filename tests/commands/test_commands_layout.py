@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-PKG = pathlib.Path(__file__).resolve().parent.parent / "ptclisp"
+PKG = pathlib.Path(__file__).resolve().parents[2] / "ptclisp"
 COMMANDS = PKG / "commands"
 ENTRY_POINTS = {PKG / "__main__.py", PKG / "agent" / "__main__.py", PKG / "bench_agent" / "__main__.py"}
 

@@ -7,7 +7,7 @@ The failure message lists every offender, so one run shows all that needs splitt
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "ptclisp"
+PACKAGE = Path(__file__).resolve().parents[2] / "ptclisp"
 MAX_MODULE_LINES = 800
 MAX_FUNCTION_LINES = 80
 
