@@ -81,36 +81,29 @@ def failure_of(exc: Exception) -> CommandFailure:
 
 # ------------------------------------------------------------------ flags
 
-def _timeout_ms(text: str) -> int:
-    MAX_TIME_MS = adapter.max_time_ms()
+def _number_in(text: str, convert, low, high, *, low_open: bool = False, expected: str):
+    """`text` as `convert` reads it when it lies in [low, high] (above low with `low_open`); otherwise the
+    argparse usage error "expected <expected>, got '<text>'"."""
     try:
-        ms = int(text)
+        x = convert(text)
     except ValueError:
-        ms = 0
-    if not 1 <= ms <= MAX_TIME_MS:
-        raise argparse.ArgumentTypeError(f"expected a whole number of milliseconds from 1 to {MAX_TIME_MS}, "
-                                         f"got {text[:40]!r}")
-    return ms
+        x = None
+    if x is None or not (low < x if low_open else low <= x) or not x <= high:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text[:40]!r}")
+    return x
+
+
+def _timeout_ms(text: str) -> int:
+    most = adapter.max_time_ms()
+    return _number_in(text, int, 1, most, expected=f"a whole number of milliseconds from 1 to {most}")
 
 
 def _retries(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if not 0 <= n <= 10:
-        raise argparse.ArgumentTypeError(f"expected a number of retries from 0 to 10, got {text[:40]!r}")
-    return n
+    return _number_in(text, int, 0, 10, expected="a number of retries from 0 to 10")
 
 
 def _seconds(text: str) -> float:
-    try:
-        s = float(text)
-    except ValueError:
-        s = -1.0
-    if not 0 < s <= 3600:
-        raise argparse.ArgumentTypeError(f"expected seconds (more than 0, at most 3600), got {text[:40]!r}")
-    return s
+    return _number_in(text, float, 0, 3600, low_open=True, expected="seconds (more than 0, at most 3600)")
 
 
 def add_operation_flags(parser, *, timeout_ms: bool = True, title: str = "operation") -> None:
