@@ -122,6 +122,14 @@ def need_fn(f, who: str):
 _FunctionType = type(need_fn)
 
 
+def fn_and_items(f, coll, who: str, nargs: int = 1):
+    """`(f, items)` of a higher-order builtin about to call `f` once per item of `coll` with `nargs`
+    arguments: `f` checked by `need_fn` (first) and handed through `hot`, the items from `seq_items`."""
+    f = need_fn(f, who)
+    items = seq_items(coll, who)
+    return hot(f, len(items), nargs), items
+
+
 def need_str(x, who: str) -> str:
     """A string argument; a number, boolean or keyword is refused with a hint to `(str x)`."""
     t = type(x)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, equal, hk, type_name, unhk
-from .common import (graphemes, key_getter, key_values, keyfn, kw_values, need_fn, out_vec, path_lookup,
+from .common import (fn_and_items, graphemes, key_getter, key_values, keyfn, kw_values, need_fn, out_vec, path_lookup,
                      positional_items, seq_items)
 from ..registry.builtins import builtin, hot, provides
 from .seqs_common import NO, leading_run, sort_by_keys, sort_values
@@ -23,9 +23,7 @@ _ABSENT = object()
 
 def _selector(who: str, keep: bool):
     def select(pred, coll):
-        f = need_fn(pred, who)
-        items = seq_items(coll, who)
-        f = hot(f, len(items))
+        f, items = fn_and_items(pred, coll, who)
         out = []
         app = out.append
         if keep:
@@ -64,9 +62,7 @@ builtin("remove", "(remove pred coll)", inline_hof=True, groups=("core",), categ
              "(false is kept). f may be a keyword to pluck a field where present.",
          examples=("(keep :email [{:email \"a@x\"} {}]) ;=> [\"a@x\"]",))
 def keep(f, coll):
-    f = need_fn(f, "keep")
-    items = seq_items(coll, "keep")
-    f = hot(f, len(items))
+    f, items = fn_and_items(f, coll, "keep")
     out = []
     app = out.append
     for x in items:
@@ -80,9 +76,7 @@ def keep(f, coll):
          doc="Calls (f index item) for every item and collects the non-nil results.",
          examples=("(keep-indexed (fn [i x] (when (even? i) x)) [:a :b :c]) ;=> [:a :c]",))
 def keep_indexed(f, coll):
-    f = need_fn(f, "keep-indexed")
-    items = seq_items(coll, "keep-indexed")
-    f = hot(f, len(items), 2)
+    f, items = fn_and_items(f, coll, "keep-indexed", 2)
     out = []
     for i, x in enumerate(items):
         r = f(i, x)
@@ -337,9 +331,7 @@ def mapcat(f, c1, c2=NO, c3=NO):
          doc="A vector of (f index item) for every item, indexes counting from 0.",
          examples=("(map-indexed vector [:a :b]) ;=> [[0 :a] [1 :b]]",))
 def map_indexed(f, coll):
-    f = need_fn(f, "map-indexed")
-    items = seq_items(coll, "map-indexed")
-    f = hot(f, len(items), 2)
+    f, items = fn_and_items(f, coll, "map-indexed", 2)
     return out_vec([f(i, x) for i, x in enumerate(items)])
 
 
