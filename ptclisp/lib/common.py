@@ -329,3 +329,9 @@ def keyfn(k, who: str):
             return path_lookup(x, _p) if type(x) is not int else _v(x)
         return by_path
     return need_fn(k, who)
+
+
+def keyfn_and_items(k, coll, who: str):
+    """`(kf, items)` of a builtin taking a key argument and a collection: `keyfn(k)` (checked first)
+    and the items from `seq_items`."""
+    return keyfn(k, who), seq_items(coll, who)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, equal, hk, type_name, unhk
-from .common import (fn_and_items, graphemes, key_getter, key_values, keyfn, kw_values, need_fn, out_vec, path_lookup,
-                     positional_items, seq_items)
+from .common import (fn_and_items, graphemes, key_getter, key_values, keyfn_and_items, kw_values, need_fn,
+                     out_vec, path_lookup, positional_items, seq_items)
 from ..registry.builtins import builtin, hot, provides
 from .seqs_common import NO, leading_run, sort_by_keys, sort_values
 from .lazy import Endless, take_while_endless
@@ -229,8 +229,7 @@ def distinct(coll):
              "(flexible field lookup), a vector path, or a function.",
          examples=("(distinct-by :id [{:id 1 :v :a} {:id 1 :v :b}]) ;=> [{:id 1 :v :a}]",))
 def distinct_by(k, coll):
-    f = keyfn(k, "distinct-by")
-    items = seq_items(coll, "distinct-by")
+    f, items = keyfn_and_items(k, coll, "distinct-by")
     return out_vec(_unique(items, [f(x) for x in items]))
 
 
@@ -367,8 +366,7 @@ def sort_by(k, a, b=NO):
         cmp, coll = NO, a
     else:
         cmp, coll = a, b
-    f = keyfn(k, "sort-by")
-    items = seq_items(coll, "sort-by")
+    f, items = keyfn_and_items(k, coll, "sort-by")
     get = key_getter(f, items)
     if get is not None:
         try:
