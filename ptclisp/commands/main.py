@@ -295,7 +295,7 @@ def _timeout_ms(text: str) -> int:
 
 
 def build_parser(command: str | None = None):
-    """The `ptclisp` parser: one subcommand per `_add_*` function below (`_COMMANDS`).
+    """The `ptclisp` parser: one subcommand per entry of `_COMMANDS` (an `_add_*` function below or `_added_by`).
 
     With `command` (a name in `_COMMANDS`) only that subcommand is built: what `main` does when the
     first argument names one, so a command does not import the modules of the other commands' flags.
