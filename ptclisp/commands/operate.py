@@ -81,6 +81,18 @@ def failure_of(exc: Exception) -> CommandFailure:
 
 # ------------------------------------------------------------------ flags
 
+def _timeout_ms(text: str) -> int:
+    MAX_TIME_MS = adapter.max_time_ms()
+    try:
+        ms = int(text)
+    except ValueError:
+        ms = 0
+    if not 1 <= ms <= MAX_TIME_MS:
+        raise argparse.ArgumentTypeError(f"expected a whole number of milliseconds from 1 to {MAX_TIME_MS}, "
+                                         f"got {text[:40]!r}")
+    return ms
+
+
 def _number_in(text: str, convert, low, high, *, low_open: bool = False, expected: str):
     """`text` as `convert` reads it when it lies in [low, high] (above low with `low_open`); otherwise the
     argparse usage error "expected <expected>, got '<text>'"."""
@@ -91,11 +103,6 @@ def _number_in(text: str, convert, low, high, *, low_open: bool = False, expecte
     if x is None or not (low < x if low_open else low <= x) or not x <= high:
         raise argparse.ArgumentTypeError(f"expected {expected}, got {text[:40]!r}")
     return x
-
-
-def _timeout_ms(text: str) -> int:
-    most = adapter.max_time_ms()
-    return _number_in(text, int, 1, most, expected=f"a whole number of milliseconds from 1 to {most}")
 
 
 def _retries(text: str) -> int:
