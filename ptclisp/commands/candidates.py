@@ -47,15 +47,13 @@ def add_candidate(sub) -> None:
                                    "P/.ptclisp/candidates/, checked by a static gate, trialled against the "
                                    "incumbent on a task suite and promoted into ptclisp.toml by a person.")
     cs = p.add_subparsers(dest="candidate_command", metavar="SUBCOMMAND")
-    n = cs.add_parser("new", help="record a candidate from a file")
-    n.add_argument("dir", metavar="P")
+    n = _subcommand(cs, "new", "record a candidate from a file")
     n.add_argument("--component", required=True, metavar="ID")
     n.add_argument("--file", required=True, metavar="F", help="the candidate's complete source")
     n.add_argument("--from-run", metavar="RUN", help="the run that prompted it (recorded as the origin)")
     n.add_argument("--runs", metavar="DIR", help="where that run is (a trace or bench directory)")
     n.add_argument("--json", action="store_true", help='print {"id": ...}')
-    pr = cs.add_parser("propose", help="let the debugging agent propose a candidate from failed runs")
-    pr.add_argument("dir", metavar="P")
+    pr = _subcommand(cs, "propose", "let the debugging agent propose a candidate from failed runs")
     pr.add_argument("--runs", required=True, metavar="DIR",
                     help="a trial's directory (trials/tN), a bench agent --out directory or a trace directory")
     pr.add_argument("--model", required=True, metavar="ALIAS=PROVIDER:MODEL")
@@ -64,40 +62,43 @@ def add_candidate(sub) -> None:
     pr.add_argument("--task-file", metavar="F", help="replace the shipped task text (debugger/task.md)")
     pr.add_argument("--prelude", metavar="F", help="replace the shipped navigation prelude (debugger/navigate.clj)")
     pr.add_argument("--schema", metavar="F", help="replace the shipped result schema (debugger/proposal.schema.json)")
-    pr.add_argument("--trace-dir", metavar="DIR", help="write the debugging agent's own run there")
-    pr.add_argument("--inspect", action="store_true", help="with --trace-dir: keep private evidence too")
+    _trace_flags(pr, "write the debugging agent's own run there")
     pr.add_argument("--json", action="store_true", help="print the candidate record")
-    g = cs.add_parser("gate", help="check a candidate statically (exit 3 with one line per broken rule)")
-    g.add_argument("dir", metavar="P")
-    g.add_argument("id", metavar="ID")
-    t = cs.add_parser("trial", help="run the incumbent and the candidate on a task suite, paired")
-    t.add_argument("dir", metavar="P")
-    t.add_argument("id", metavar="ID")
+    _subcommand(cs, "gate", "check a candidate statically (exit 3 with one line per broken rule)", candidate=True)
+    t = _subcommand(cs, "trial", "run the incumbent and the candidate on a task suite, paired", candidate=True)
     t.add_argument("--suite", metavar="DIR", help="a bench agent suite (default: the project's [bench] suite)")
     t.add_argument("--model", required=True, metavar="ALIAS=PROVIDER:MODEL")
     t.add_argument("--repeat", type=int, default=1, help="runs per task and arm (default 1)")
     t.add_argument("--executor", choices=["threads", "ray"], default="threads",
                    help="run the arms here (threads) or as Ray tasks (needs ptclisp[ray])")
     t.add_argument("--ray-address", metavar="ADDRESS", help="with --executor ray: the cluster to use")
-    t.add_argument("--trace-dir", metavar="DIR", help="write each run's trace directory there")
-    t.add_argument("--inspect", action="store_true", help="with --trace-dir: keep private evidence too")
+    _trace_flags(t, "write each run's trace directory there")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     t.add_argument("--json", action="store_true", help="print the trial record (both arms) as JSON")
-    pm = cs.add_parser("promote", help="write a gated, trialled candidate into ptclisp.toml")
-    pm.add_argument("dir", metavar="P")
-    pm.add_argument("id", metavar="ID")
+    pm = _subcommand(cs, "promote", "write a gated, trialled candidate into ptclisp.toml", candidate=True)
     pm.add_argument("--require-p", type=float, metavar="P",
                     help="require an improvement with McNemar p <= P (default: not worse is enough)")
     pm.add_argument("--min-delta", type=float, default=0.0, metavar="D",
                     help="least pass-rate difference candidate - incumbent, 0..1 (default 0: not worse)")
-    ls = cs.add_parser("list", help="every candidate and its status")
-    ls.add_argument("dir", metavar="P")
-    ls.add_argument("--json", action="store_true")
-    sh = cs.add_parser("show", help="one candidate: record, status, gate, trials, diff")
-    sh.add_argument("dir", metavar="P")
-    sh.add_argument("id", metavar="ID")
-    sh.add_argument("--json", action="store_true")
+    _subcommand(cs, "list", "every candidate and its status").add_argument("--json", action="store_true")
+    _subcommand(cs, "show", "one candidate: record, status, gate, trials, diff",
+                candidate=True).add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_candidate, _parser=p)
+
+
+def _subcommand(subparsers, name: str, help: str, *, candidate: bool = False):
+    """A `candidate` subcommand taking the project directory P (and, with `candidate`, a candidate's ID)."""
+    sp = subparsers.add_parser(name, help=help)
+    sp.add_argument("dir", metavar="P")
+    if candidate:
+        sp.add_argument("id", metavar="ID")
+    return sp
+
+
+def _trace_flags(sp, trace_help: str) -> None:
+    """--trace-dir DIR (what is written there: `trace_help`) and --inspect, of the subcommands that run agents."""
+    sp.add_argument("--trace-dir", metavar="DIR", help=trace_help)
+    sp.add_argument("--inspect", action="store_true", help="with --trace-dir: keep private evidence too")
 
 
 def cmd_candidate(args) -> int:

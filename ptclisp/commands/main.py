@@ -295,7 +295,7 @@ def _timeout_ms(text: str) -> int:
 
 
 def build_parser(command: str | None = None):
-    """The `ptclisp` parser: one subcommand per `_add_*` function below (`_COMMANDS`).
+    """The `ptclisp` parser: one subcommand per entry of `_COMMANDS` (an `_add_*` function below or `_added_by`).
 
     With `command` (a name in `_COMMANDS`) only that subcommand is built: what `main` does when the
     first argument names one, so a command does not import the modules of the other commands' flags.
@@ -525,44 +525,13 @@ def cmd_transcript(args) -> int:
     return run_transcript(args)
 
 
-def _add_init(sub) -> None:
-    from .project import add_init
-    add_init(sub)
-
-
-def _add_validate(sub) -> None:
-    from .project import add_validate
-    add_validate(sub)
-
-
-def _add_doctor(sub) -> None:
-    from .project import add_doctor
-    add_doctor(sub)
-
-
-def _add_models(sub) -> None:
-    from .project import add_models
-    add_models(sub)
-
-
-def _add_candidate(sub) -> None:
-    from .candidates import add_candidate
-    add_candidate(sub)
-
-
-def _add_docs(sub) -> None:
-    from .docs import add_docs
-    add_docs(sub)
-
-
-def _add_mcp(sub) -> None:
-    from .mcp import add_mcp_command  # the flags and the command live there (ptclisp/commands/mcp.py)
-    add_mcp_command(sub)
-
-
-def _add_lsp(sub) -> None:
-    from .lsp import add_lsp
-    add_lsp(sub)
+def _added_by(module: str, function: str):
+    """A `_COMMANDS` entry for a command whose subparser is built by `function` of ptclisp/commands/<module>.py;
+    that module is imported only when the subcommand is built."""
+    def add(sub) -> None:
+        from importlib import import_module
+        getattr(import_module(f".{module}", __package__), function)(sub)
+    return add
 
 
 def cmd_bench(args) -> int:
@@ -581,8 +550,10 @@ def cmd_agent(args) -> int:
 # name -> the function adding its subparser, in the order `ptclisp --help` lists them
 _COMMANDS = {"repl": _add_repl, "run": _add_run, "eval": _add_eval, "check": _add_check, "fmt": _add_fmt,
              "bench": _add_bench, "agent": _add_agent, "view": _add_view, "transcript": _add_transcript,
-             "init": _add_init, "validate": _add_validate, "doctor": _add_doctor, "models": _add_models,
-             "candidate": _add_candidate, "docs": _add_docs, "mcp": _add_mcp, "lsp": _add_lsp}
+             "init": _added_by("project", "add_init"), "validate": _added_by("project", "add_validate"),
+             "doctor": _added_by("project", "add_doctor"), "models": _added_by("project", "add_models"),
+             "candidate": _added_by("candidates", "add_candidate"), "docs": _added_by("docs", "add_docs"),
+             "mcp": _added_by("mcp", "add_mcp_command"), "lsp": _added_by("lsp", "add_lsp")}
 
 
 def _mcp_start_error():

@@ -320,7 +320,7 @@ def cmd_mcp(args) -> int:
 
 
 def add_mcp_command(sub) -> None:
-    """The `mcp` command and its `serve` subcommand (commands/main.py's `_add_mcp` calls this)."""
+    """The `mcp` command and its `serve` subcommand (commands/main.py's `_COMMANDS` builds it with this)."""
     m = sub.add_parser("mcp", help="the Model Context Protocol: serve PTC-Lisp to MCP clients",
                        description="Model Context Protocol commands. 'ptclisp mcp serve' offers PTC-Lisp to MCP "
                                    "clients (tools run_ptc_lisp and describe_ptc_lisp).")

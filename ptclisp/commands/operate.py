@@ -94,24 +94,24 @@ def _timeout_ms(text: str) -> int:
     return ms
 
 
-def _retries(text: str) -> int:
+def _number_in(text: str, convert, low, high, *, low_open: bool = False, expected: str):
+    """`text` as `convert` reads it when it lies in [low, high] (above low with `low_open`); otherwise the
+    argparse usage error "expected <expected>, got '<text>'"."""
     try:
-        n = int(text)
+        x = convert(text)
     except ValueError:
-        n = -1
-    if not 0 <= n <= 10:
-        raise argparse.ArgumentTypeError(f"expected a number of retries from 0 to 10, got {text[:40]!r}")
-    return n
+        x = None
+    if x is None or not (low < x if low_open else low <= x) or not x <= high:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text[:40]!r}")
+    return x
+
+
+def _retries(text: str) -> int:
+    return _number_in(text, int, 0, 10, expected="a number of retries from 0 to 10")
 
 
 def _seconds(text: str) -> float:
-    try:
-        s = float(text)
-    except ValueError:
-        s = -1.0
-    if not 0 < s <= 3600:
-        raise argparse.ArgumentTypeError(f"expected seconds (more than 0, at most 3600), got {text[:40]!r}")
-    return s
+    return _number_in(text, float, 0, 3600, low_open=True, expected="seconds (more than 0, at most 3600)")
 
 
 def add_operation_flags(parser, *, timeout_ms: bool = True, title: str = "operation") -> None:

@@ -122,6 +122,14 @@ def need_fn(f, who: str):
 _FunctionType = type(need_fn)
 
 
+def fn_and_items(f, coll, who: str, nargs: int = 1):
+    """`(f, items)` of a higher-order builtin about to call `f` once per item of `coll` with `nargs`
+    arguments: `f` checked by `need_fn` (first) and handed through `hot`, the items from `seq_items`."""
+    f = need_fn(f, who)
+    items = seq_items(coll, who)
+    return hot(f, len(items), nargs), items
+
+
 def need_str(x, who: str) -> str:
     """A string argument; a number, boolean or keyword is refused with a hint to `(str x)`."""
     t = type(x)
@@ -321,3 +329,9 @@ def keyfn(k, who: str):
             return path_lookup(x, _p) if type(x) is not int else _v(x)
         return by_path
     return need_fn(k, who)
+
+
+def keyfn_and_items(k, coll, who: str):
+    """`(kf, items)` of a builtin taking a key argument and a collection: `keyfn(k)` (checked first)
+    and the items from `seq_items`."""
+    return keyfn(k, who), seq_items(coll, who)

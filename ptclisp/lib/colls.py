@@ -16,7 +16,8 @@ from collections import Counter, defaultdict
 from ..errors import PtcError
 from ..runtime.meter import current, map_cost, seq_cost
 from ..values import Keyword, Map, Set, Vector, compare, hk, sorted_members, type_name
-from .arguments import LazyPattern, charge, count_str, entries, graphemes, key_values, keyfn, need_fn, out_vec, seq_items
+from .arguments import (LazyPattern, charge, count_str, entries, graphemes, key_values, keyfn, keyfn_and_items, need_fn,
+                     out_vec, seq_items)
 from .numbers import add as _num_add
 from ..registry.builtins import builtin, hot
 
@@ -234,8 +235,7 @@ def avg_(coll):
          examples=("(sum-by :amount [{:amount 10} {:amount nil} {:other 5}]) ;=> 10",
                    "(sum-by \"amount\" [{:amount 2} {\"amount\" 3}]) ;=> 5"))
 def sum_by(k, coll):
-    kf = keyfn(k, "sum-by")
-    items = seq_items(coll, "sum-by")
+    kf, items = keyfn_and_items(k, coll, "sum-by")
     return _total((kf(x) for x in items), "sum-by")[0]
 
 
@@ -243,8 +243,7 @@ def sum_by(k, coll):
          doc="The mean (a float) of (k item) over coll, skipping nil and missing values; nil when none remain.",
          examples=("(avg-by :amount [{:amount 10} {:amount nil} {:amount 20}]) ;=> 15.0",))
 def avg_by(k, coll):
-    kf = keyfn(k, "avg-by")
-    items = seq_items(coll, "avg-by")
+    kf, items = keyfn_and_items(k, coll, "avg-by")
     s, n = _total((kf(x) for x in items), "avg-by")
     return _mean(s, n, "avg-by")
 
@@ -327,8 +326,7 @@ def _pick_key(who, f, x, more, strict, loose):
          examples=("(group-by first [[\"a\" 1] [\"a\" 2] [\"b\" 3]]) ;=> {\"a\" [[\"a\" 1] [\"a\" 2]] \"b\" [[\"b\" 3]]}",
                    "(group-by :type [{:type :x} {:type :y} {:type :x}]) ;=> {:x [{:type :x} {:type :x}] :y [{:type :y}]}"))
 def group_by(k, coll):
-    kf = keyfn(k, "group-by")
-    items = seq_items(coll, "group-by")
+    kf, items = keyfn_and_items(k, coll, "group-by")
     keys = key_values(kf, items)
     groups = _grouped(items, keys, False)
     if not _python_equality_is_exact(groups, keys):

@@ -463,6 +463,14 @@ def val_(e):
     return _pair(e, "val")[1]
 
 
+def _kv_pairs(m, who: str):
+    """The (key, value) pairs of a map in key order, or (index, item) of a vector; a type_error
+    "expected a map" for anything else."""
+    if type(m) is Vector:
+        return enumerate(m.lst())
+    return sorted_items(need_map(m, who))
+
+
 @builtin("update-vals", "(update-vals m f)", groups=("core",), category="maps",
          doc="A map with the same keys whose values are (f v). On a vector, f is applied to every item; "
              "nil gives {}.",
@@ -486,11 +494,8 @@ def update_keys(m, f):
     f = need_fn(f, "update-keys")
     if m is None:
         return Map({})
-    if type(m) is Vector:
-        pairs = list(enumerate(m.lst()))
-    else:
-        pairs = sorted_items(need_map(m, "update-keys"))
-    charge(map_cost(len(pairs)))
+    pairs = _kv_pairs(m, "update-keys")
+    charge(map_cost(len(m)))
     return Map({hk(f(k)): v for k, v in pairs})
 
 
@@ -502,15 +507,8 @@ def reduce_kv(f, init, m):
     f = need_fn(f, "reduce-kv")
     if m is None:
         return init
-    t = type(m)
-    if t is Map:
-        pairs = sorted_items(m)
-    elif t is Vector:
-        pairs = enumerate(m.lst())
-    else:
-        raise PtcError("type_error", f"reduce-kv: expected a map, got {type_name(m)}")
     acc = init
-    for k, v in pairs:
+    for k, v in _kv_pairs(m, "reduce-kv"):
         acc = f(acc, k, v)
     return acc
 

@@ -109,11 +109,35 @@ def _parse_ymd(text: str, lo_year: int, hi_year: int):
 
 # ------------------------------------------------------------------ the value classes
 
-class LocalDate(JavaObject):
+class _TimeValue(JavaObject):
+    """What the value classes below share: a value is its `fields()`, which its equality, order and
+    hash (under `hash_tag`) go by; it prints as #java[class text]."""
+
+    __slots__ = ()
+    hash_tag = ""
+
+    def fields(self) -> tuple:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def sort_key(self):
+        return (self.java_class, *self.fields())
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.fields() == self.fields()
+
+    def __hash__(self):
+        return hash((self.hash_tag, *self.fields()))
+
+    def __repr__(self):
+        return f"#java[{self.java_class} {self.to_text()}]"
+
+
+class LocalDate(_TimeValue):
     """A calendar date without time or zone (java.time.LocalDate)."""
 
     __slots__ = ("epoch_day",)
     java_class = "java.time.LocalDate"
+    hash_tag = "LocalDate"
 
     def __init__(self, epoch_day: int):
         self.epoch_day = epoch_day
@@ -121,17 +145,8 @@ class LocalDate(JavaObject):
     def to_text(self) -> str:
         return format_date(*civil_from_days(self.epoch_day))
 
-    def sort_key(self):
-        return (self.java_class, self.epoch_day)
-
-    def __eq__(self, other):
-        return type(other) is LocalDate and other.epoch_day == self.epoch_day
-
-    def __hash__(self):
-        return hash(("LocalDate", self.epoch_day))
-
-    def __repr__(self):
-        return f"#java[{self.java_class} {self.to_text()}]"
+    def fields(self) -> tuple:
+        return (self.epoch_day,)
 
 
 def _instant_text(sec: int, nano: int) -> str:
@@ -149,30 +164,28 @@ def _instant_text(sec: int, nano: int) -> str:
     return f"{format_date(*civil_from_days(day))}T{h:02d}:{mi:02d}:{s:02d}{frac}Z"
 
 
-class Instant(JavaObject):
-    """A point on the UTC time line with nanosecond precision (java.time.Instant)."""
+class _SecondsNanos(_TimeValue):
+    """A value of whole seconds and a 0..999,999,999 nanosecond part (Instant, Duration)."""
 
     __slots__ = ("seconds", "nano")
-    java_class = "java.time.Instant"
 
     def __init__(self, seconds: int, nano: int = 0):
         self.seconds = seconds
         self.nano = nano
 
+    def fields(self) -> tuple:
+        return (self.seconds, self.nano)
+
+
+class Instant(_SecondsNanos):
+    """A point on the UTC time line with nanosecond precision (java.time.Instant)."""
+
+    __slots__ = ()
+    java_class = "java.time.Instant"
+    hash_tag = "Instant"
+
     def to_text(self) -> str:
         return _instant_text(self.seconds, self.nano)
-
-    def sort_key(self):
-        return (self.java_class, self.seconds, self.nano)
-
-    def __eq__(self, other):
-        return type(other) is Instant and other.seconds == self.seconds and other.nano == self.nano
-
-    def __hash__(self):
-        return hash(("Instant", self.seconds, self.nano))
-
-    def __repr__(self):
-        return f"#java[{self.java_class} {self.to_text()}]"
 
 
 def _tdiv(a: int, b: int) -> int:
@@ -185,15 +198,12 @@ def _trem(a: int, b: int) -> int:
     return a - b * _tdiv(a, b)
 
 
-class Duration(JavaObject):
+class Duration(_SecondsNanos):
     """An amount of time: seconds plus a 0..999,999,999 nano adjustment (java.time.Duration)."""
 
-    __slots__ = ("seconds", "nano")
+    __slots__ = ()
     java_class = "java.time.Duration"
-
-    def __init__(self, seconds: int, nano: int = 0):
-        self.seconds = seconds
-        self.nano = nano
+    hash_tag = "Duration"
 
     def to_text(self) -> str:
         sec, nano = self.seconds, self.nano
@@ -219,24 +229,13 @@ class Duration(JavaObject):
             out += "." + digits
         return out + "S"
 
-    def sort_key(self):
-        return (self.java_class, self.seconds, self.nano)
 
-    def __eq__(self, other):
-        return type(other) is Duration and other.seconds == self.seconds and other.nano == self.nano
-
-    def __hash__(self):
-        return hash(("Duration", self.seconds, self.nano))
-
-    def __repr__(self):
-        return f"#java[{self.java_class} {self.to_text()}]"
-
-
-class JavaDate(JavaObject):
+class JavaDate(_TimeValue):
     """A legacy java.util.Date: signed 64-bit milliseconds since the epoch."""
 
     __slots__ = ("millis",)
     java_class = "java.util.Date"
+    hash_tag = "Date"
 
     def __init__(self, millis: int):
         self.millis = millis
@@ -245,17 +244,8 @@ class JavaDate(JavaObject):
         sec, ms = divmod(self.millis, 1000)
         return _instant_text(sec, ms * 1_000_000)
 
-    def sort_key(self):
-        return (self.java_class, self.millis)
-
-    def __eq__(self, other):
-        return type(other) is JavaDate and other.millis == self.millis
-
-    def __hash__(self):
-        return hash(("Date", self.millis))
-
-    def __repr__(self):
-        return f"#java[{self.java_class} {self.to_text()}]"
+    def fields(self) -> tuple:
+        return (self.millis,)
 
 
 # ------------------------------------------------------------------ statics

@@ -83,6 +83,17 @@ def _keyword_hash(k: Keyword) -> int:
     return _i32(seed + 0x9E3779B9)
 
 
+def _item_hashes(items) -> list | None:
+    """The `java_hash` of each item, or None when one of them has only an identity hash."""
+    hs = []
+    for e in items:
+        eh = java_hash(e)
+        if eh is None:
+            return None
+        hs.append(eh)
+    return hs
+
+
 def java_hash(x) -> int | None:
     """The Java hashCode of x as a signed 32-bit int, or None when it is an identity hash."""
     if x is None:
@@ -103,27 +114,19 @@ def java_hash(x) -> int | None:
     if t is Keyword:
         return _keyword_hash(x)
     if t is Vector:
+        hs = _item_hashes(x.lst())
+        if hs is None:
+            return None
         h = 1
-        for e in x.lst():
-            eh = java_hash(e)
-            if eh is None:
-                return None
+        for eh in hs:
             h = (31 * h + eh) & _M32
         return _i32(h)
-    if t is Map:
-        h = 0
-        for k, v in x.items():
-            kh, vh = java_hash(k), java_hash(v)
-            if kh is None or vh is None:
-                return None
-            h = (h + (kh ^ vh)) & _M32
-        return _i32(h)
-    if t is Set:
-        h = 0
-        for e in x.members():
-            eh = java_hash(e)
-            if eh is None:
-                return None
-            h = (h + eh) & _M32
-        return _i32(h)
+    if t is Map:   # the sum of key hash ^ value hash over the entries
+        ks, vs = _item_hashes(x.keys()), _item_hashes(x.values())
+        if ks is None or vs is None:
+            return None
+        return _i32(sum(kh ^ vh for kh, vh in zip(ks, vs)) & _M32)
+    if t is Set:   # the sum of the members' hashes
+        hs = _item_hashes(x.members())
+        return None if hs is None else _i32(sum(hs) & _M32)
     return None

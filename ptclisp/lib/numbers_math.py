@@ -12,6 +12,7 @@ Imports errors, values, lib.numbers, registry.
 from __future__ import annotations
 
 import math
+import operator as _operator
 
 from ..errors import PtcError
 from ..values import type_name
@@ -277,48 +278,45 @@ def _wrap(r: int) -> int:
     return r - (1 << 64) if r > _LONG_MAX else r
 
 
+def _bitwise(who: str, op, x, y, more: tuple) -> int:
+    """`op` folded left over two or more 64-bit integers, all checked first."""
+    _ints(who, (x, y) + more)
+    r = op(x, y)
+    for z in more:
+        r = op(r, z)
+    return r
+
+
 @builtin("bit-and", "(bit-and x y & more)", groups=("core",), category="math",
          doc="Bitwise AND of two or more 64-bit integers.",
          examples=("(bit-and 12 10) ;=> 8",))
 def bit_and(x, y, *more):
-    _ints("bit-and", (x, y) + more)
-    r = x & y
-    for z in more:
-        r &= z
-    return r
+    return _bitwise("bit-and", _operator.and_, x, y, more)
 
 
 @builtin("bit-or", "(bit-or x y & more)", groups=("core",), category="math",
          doc="Bitwise OR of two or more 64-bit integers.",
          examples=("(bit-or 12 10) ;=> 14",))
 def bit_or(x, y, *more):
-    _ints("bit-or", (x, y) + more)
-    r = x | y
-    for z in more:
-        r |= z
-    return r
+    return _bitwise("bit-or", _operator.or_, x, y, more)
 
 
 @builtin("bit-xor", "(bit-xor x y & more)", groups=("core",), category="math",
          doc="Bitwise exclusive OR of two or more 64-bit integers.",
          examples=("(bit-xor 12 10) ;=> 6",))
 def bit_xor(x, y, *more):
-    _ints("bit-xor", (x, y) + more)
-    r = x ^ y
-    for z in more:
-        r ^= z
-    return r
+    return _bitwise("bit-xor", _operator.xor, x, y, more)
 
 
 @builtin("bit-and-not", "(bit-and-not x y & more)", groups=("core",), category="math",
          doc="x with every bit that is set in any later argument cleared (x AND NOT y ...).",
          examples=("(bit-and-not 15 9) ;=> 6",))
 def bit_and_not(x, y, *more):
-    _ints("bit-and-not", (x, y) + more)
-    r = x & ~y
-    for z in more:
-        r &= ~z
-    return r
+    return _bitwise("bit-and-not", _and_not, x, y, more)
+
+
+def _and_not(x: int, y: int) -> int:
+    return x & ~y
 
 
 @builtin("bit-not", "(bit-not x)", groups=("core",), category="math",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ..errors import PtcError
 from ..values import Keyword, Map, Set, Vector, equal, hk, type_name, unhk
-from .arguments import (graphemes, key_getter, key_values, keyfn, kw_values, need_fn, out_vec, path_lookup,
-                     positional_items, seq_items)
+from .arguments import (fn_and_items, graphemes, key_getter, key_values, keyfn_and_items, kw_values, need_fn,
+                     out_vec, path_lookup, positional_items, seq_items)
 from ..registry.builtins import builtin, hot, provides
 from .seqs_common import NO, leading_run, sort_by_keys, sort_values
 from .lazy import Endless, take_while_endless
@@ -23,9 +23,7 @@ _ABSENT = object()
 
 def _selector(who: str, keep: bool):
     def select(pred, coll):
-        f = need_fn(pred, who)
-        items = seq_items(coll, who)
-        f = hot(f, len(items))
+        f, items = fn_and_items(pred, coll, who)
         out = []
         app = out.append
         if keep:
@@ -64,9 +62,7 @@ builtin("remove", "(remove pred coll)", inline_hof=True, groups=("core",), categ
              "(false is kept). f may be a keyword to pluck a field where present.",
          examples=("(keep :email [{:email \"a@x\"} {}]) ;=> [\"a@x\"]",))
 def keep(f, coll):
-    f = need_fn(f, "keep")
-    items = seq_items(coll, "keep")
-    f = hot(f, len(items))
+    f, items = fn_and_items(f, coll, "keep")
     out = []
     app = out.append
     for x in items:
@@ -80,9 +76,7 @@ def keep(f, coll):
          doc="Calls (f index item) for every item and collects the non-nil results.",
          examples=("(keep-indexed (fn [i x] (when (even? i) x)) [:a :b :c]) ;=> [:a :c]",))
 def keep_indexed(f, coll):
-    f = need_fn(f, "keep-indexed")
-    items = seq_items(coll, "keep-indexed")
-    f = hot(f, len(items), 2)
+    f, items = fn_and_items(f, coll, "keep-indexed", 2)
     out = []
     for i, x in enumerate(items):
         r = f(i, x)
@@ -235,8 +229,7 @@ def distinct(coll):
              "(flexible field lookup), a vector path, or a function.",
          examples=("(distinct-by :id [{:id 1 :v :a} {:id 1 :v :b}]) ;=> [{:id 1 :v :a}]",))
 def distinct_by(k, coll):
-    f = keyfn(k, "distinct-by")
-    items = seq_items(coll, "distinct-by")
+    f, items = keyfn_and_items(k, coll, "distinct-by")
     return out_vec(_unique(items, [f(x) for x in items]))
 
 
@@ -337,9 +330,7 @@ def mapcat(f, c1, c2=NO, c3=NO):
          doc="A vector of (f index item) for every item, indexes counting from 0.",
          examples=("(map-indexed vector [:a :b]) ;=> [[0 :a] [1 :b]]",))
 def map_indexed(f, coll):
-    f = need_fn(f, "map-indexed")
-    items = seq_items(coll, "map-indexed")
-    f = hot(f, len(items), 2)
+    f, items = fn_and_items(f, coll, "map-indexed", 2)
     return out_vec([f(i, x) for i, x in enumerate(items)])
 
 
@@ -375,8 +366,7 @@ def sort_by(k, a, b=NO):
         cmp, coll = NO, a
     else:
         cmp, coll = a, b
-    f = keyfn(k, "sort-by")
-    items = seq_items(coll, "sort-by")
+    f, items = keyfn_and_items(k, coll, "sort-by")
     get = key_getter(f, items)
     if get is not None:
         try:

@@ -218,17 +218,22 @@ def _narrowed(a: Set, kept: dict):
     return _fresh_set(kept)
 
 
+def _without_members_of(a, b, in_b: bool, who: str):
+    """`a` after `_disj` of each of its items that `b` contains (with `in_b`) or lacks (without)."""
+    result = a
+    for x in seq_items(a, who):
+        if bool(contains_p(b, x)) is in_b:
+            result = _disj(result, x, who)
+    return result
+
+
 def _intersection2(a, b):
     if _count(b, "intersection") < _count(a, "intersection"):
         a, b = b, a
     if type(a) is Set and type(b) is Set:
         big = b.d()
         return _narrowed(a, {k: v for k, v in a.d().items() if k in big})
-    result = a
-    for x in seq_items(a, "intersection"):
-        if not contains_p(b, x):
-            result = _disj(result, x, "intersection")
-    return result
+    return _without_members_of(a, b, False, "intersection")
 
 
 @builtin("intersection", "(intersection s & sets)", groups=("set",), category="sets",
@@ -252,11 +257,7 @@ def _difference2(a, b):
         db = b.d()
         return _narrowed(a, {k: v for k, v in a.d().items() if k not in db})
     if _count(a, "difference") < _count(b, "difference"):
-        result = a
-        for x in seq_items(a, "difference"):
-            if contains_p(b, x):
-                result = _disj(result, x, "difference")
-        return result
+        return _without_members_of(a, b, True, "difference")
     for x in seq_items(b, "difference"):
         a = _disj(a, x, "difference")
     return a

@@ -86,30 +86,32 @@ class ShortFn(Seq):
     open, close = "#(", ")"
 
 
-class Quote(Form):
+class _SymbolMark(Form):
+    """A symbol behind a reader mark (`prefix`): `sym` is the `Sym`."""
+
+    __slots__ = ("sym",)
+    prefix = ""
+
+    def __init__(self, sym: Sym, span: Span | None = None):
+        self.sym = sym
+        self.span = span
+
+    def __repr__(self):
+        return self.prefix + self.sym.full
+
+
+class Quote(_SymbolMark):
     """`'name` or `(quote name)`: an inert symbol reference."""
 
-    __slots__ = ("sym",)
-
-    def __init__(self, sym: Sym, span: Span | None = None):
-        self.sym = sym
-        self.span = span
-
-    def __repr__(self):
-        return "'" + self.sym.full
+    __slots__ = ()
+    prefix = "'"
 
 
-class VarQuote(Form):
+class VarQuote(_SymbolMark):
     """`#'name`: evaluates exactly like the symbol."""
 
-    __slots__ = ("sym",)
-
-    def __init__(self, sym: Sym, span: Span | None = None):
-        self.sym = sym
-        self.span = span
-
-    def __repr__(self):
-        return "#'" + self.sym.full
+    __slots__ = ()
+    prefix = "#'"
 
 
 class RegexLit(Form):

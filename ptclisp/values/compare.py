@@ -31,31 +31,24 @@ def equal(a, b, nan_equal: bool = False, _pairs: dict | None = None) -> bool:
         return False
     if ta is str or ta is bool:
         return a == b
-    if ta is Vector:
-        xs, ys = a.lst(), b.lst()
+    if ta is Vector or ta is Map:   # a pair already found equal in this call is not compared again
+        xs, ys = (a.lst(), b.lst()) if ta is Vector else (a, b)
         if len(xs) != len(ys):
             return False
         if _pairs is None:
             _pairs = {}
         elif (id(a), id(b)) in _pairs:
             return True
-        for x, y in zip(xs, ys):
-            if not equal(x, y, nan_equal, _pairs):
-                return False
-        _pairs[(id(a), id(b))] = True
-        return True
-    if ta is Map:
-        if len(a) != len(b):
-            return False
-        if _pairs is None:
-            _pairs = {}
-        elif (id(a), id(b)) in _pairs:
-            return True
-        get = b.get
-        for k, v in dict.items(a):
-            w = get(k, _MISSING)
-            if w is _MISSING or not equal(v, w, nan_equal, _pairs):
-                return False
+        if ta is Vector:
+            for x, y in zip(xs, ys):
+                if not equal(x, y, nan_equal, _pairs):
+                    return False
+        else:
+            get = b.get
+            for k, v in dict.items(a):
+                w = get(k, _MISSING)
+                if w is _MISSING or not equal(v, w, nan_equal, _pairs):
+                    return False
         _pairs[(id(a), id(b))] = True
         return True
     if ta is Set:

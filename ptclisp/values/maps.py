@@ -94,6 +94,19 @@ def _kw_name_ok(s: str) -> bool:
     return bool(s) and all(c.isascii() and (c.isalnum() or c in "+-*<>=?!_") for c in s)
 
 
+def _held_under(d: dict, name: str, keyword_first: bool):
+    """What map storage `d` holds under the keyword or the string `name`, the keyword tried first
+    with `keyword_first`, else the string; MISSING when neither. (Only a live keyword can be a key.)"""
+    ref = _KEYWORDS.get(name)
+    kw = ref() if ref is not None else None
+    for k in ((kw, name) if keyword_first else (name, kw)):
+        if k is not None:
+            v = d.get(k, _MISSING)
+            if v is not _MISSING:
+                return v
+    return _MISSING
+
+
 class Map(dict):
     """An immutable map: a dict {hk(key): value} that programs never mutate.
 
@@ -145,49 +158,33 @@ class Map(dict):
         return self.get(hk(key), default)
 
     def lookup(self, key, default=None):
-        """Flexible key access (docs/spec/language.md §3.5)."""
+        """Flexible key access (docs/spec/language.md §3.5): the key itself, then its other spelling
+        (a keyword's name as a string, a string's keyword), then both spellings with `-` read as `_`."""
         d = self
         t = type(key)
         if t is Keyword:
             v = d.get(key, _MISSING)
             if v is not _MISSING:
                 return v
-            name = key.name
-            v = d.get(name, _MISSING)
-            if v is not _MISSING:
-                return v
-            if "-" in name:
-                alt = name.replace("-", "_")
-                v = d.get(Keyword(alt), _MISSING)
-                if v is not _MISSING:
-                    return v
-                v = d.get(alt, _MISSING)
-                if v is not _MISSING:
-                    return v
-            return default
-        if t is str:
+            name = other = key.name
+        elif t is str:
             v = d.get(key, _MISSING)
             if v is not _MISSING:
                 return v
+            name = key
             ref = _KEYWORDS.get(key)
-            k2 = ref() if ref is not None else None
-            if k2 is not None:
-                v = d.get(k2, _MISSING)
-                if v is not _MISSING:
-                    return v
-            if "-" in key:
-                alt = key.replace("-", "_")
-                v = d.get(alt, _MISSING)
-                if v is not _MISSING:
-                    return v
-                ref = _KEYWORDS.get(alt)
-                k2 = ref() if ref is not None else None
-                if k2 is not None:
-                    v = d.get(k2, _MISSING)
-                    if v is not _MISSING:
-                        return v
-            return default
-        return d.get(hk(key), default)
+            other = ref() if ref is not None else None
+        else:
+            return d.get(hk(key), default)
+        if other is not None:
+            v = d.get(other, _MISSING)
+            if v is not _MISSING:
+                return v
+        if "-" in name:
+            v = _held_under(d, name.replace("-", "_"), t is Keyword)
+            if v is not _MISSING:
+                return v
+        return default
 
     def find_key(self, key):
         """The stored key that flexible lookup of `key` lands on, or MISSING."""

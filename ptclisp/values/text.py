@@ -96,15 +96,18 @@ def quote(s: str) -> str:
     return '"' + "".join(_ESC.get(c, c) for c in s) + '"'
 
 
+def _nonfinite_name(x: float, nan: str, inf: str, minus_inf: str) -> str:
+    """The spelling of a float that is NaN or an infinity, among the three given."""
+    if x != x:
+        return nan
+    return inf if x > 0 else minus_inf
+
+
 def float_readable(x: float) -> str:
     """pr-str of a float: the shortest decimal that reads back as the same double, without an exponent
     where it fits in 10 fractional digits of fixed notation."""
-    if x != x:
-        return "##NaN"
-    if x == math.inf:
-        return "##Inf"
-    if x == -math.inf:
-        return "##-Inf"
+    if x - x != 0:   # NaN or an infinity (x - x is NaN for those, 0.0 for every finite x)
+        return _nonfinite_name(x, "##NaN", "##Inf", "##-Inf")
     r = repr(x)
     if "e" not in r:   # the shortest digits that read back as x (Clojure's, as Java's Double.toString)
         return r
@@ -125,12 +128,8 @@ def float_readable(x: float) -> str:
 
 def float_display(x: float) -> str:
     """str of a float: shortest round-trip text, integral values keep `.0`."""
-    if x != x:
-        return "NaN"
-    if x == math.inf:
-        return "Infinity"
-    if x == -math.inf:
-        return "-Infinity"
+    if x - x != 0:
+        return _nonfinite_name(x, "NaN", "Infinity", "-Infinity")
     r = repr(x)
     if "e" in r and "." not in r.split("e")[0]:
         m, e = r.split("e")
