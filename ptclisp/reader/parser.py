@@ -600,7 +600,7 @@ def _scan_read(text: str, max_depth: int, names: set | None) -> list[Form]:
         pos = start
         col = pos - line_start + 1
         if kind in _CLOSE_OF:
-            if len(stack) >= max_depth:
+            if len(stack) >= max_depth or var_quote is not None:   # `#'[`: not a symbol, lark reports it
                 raise _Fallback
             stack.append((kind, out, line, col))
             out = []

@@ -76,6 +76,15 @@ def _norm(forms):
     return repr(forms)
 
 
+@pytest.mark.parametrize("text", ["#'[x]", "#'[.5]", "#'(f)", "#'{:a 1}", "(#'[x])"])
+def test_a_var_quote_of_a_collection_is_refused_at_the_var_quote(text):
+    # the fast reader once read `#'[x]` as a vector holding #'x (found by the property below)
+    with pytest.raises(ReadError) as e:
+        read(text)
+    assert e.value.kind == "parse_error"
+    assert (e.value.span.line, e.value.span.col) == (1, text.index("#'") + 1 + 2)
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(TOKENS, max_size=30).map("".join))
 def test_fast_reader_agrees_with_lark(text):
