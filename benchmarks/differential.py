@@ -650,7 +650,8 @@ def campaign(seed: int, programs: int | None, minutes: float | None, start: int 
             failing += 1
             if failing <= show:
                 small = shrink(c, same_failure(diffs[0]))
-                config, idx, want, got = check(small, [diffs[0][0]])[0] if check(small, [diffs[0][0]]) else diffs[0]
+                again = check(small, [diffs[0][0]])   # once: a difference that does not repeat keeps the original
+                config, idx, want, got = again[0] if again else diffs[0]
                 print(f"DIFFERENCE (seed {seed}, case {i}, {len(diffs)} outcome(s); first in {config}, "
                       f"outcome {idx}):\n{small.text()}\n  general: {_short(want)}\n  {config}: {_short(got)}\n",
                       file=out, flush=True)
