@@ -652,8 +652,9 @@ def campaign(seed: int, programs: int | None, minutes: float | None, start: int 
                 small = shrink(c, same_failure(diffs[0]))
                 again = check(small, [diffs[0][0]])   # once: a difference that does not repeat keeps the original
                 config, idx, want, got = again[0] if again else diffs[0]
+                shown, note = (small, "") if again else (c, " (did not repeat: the case as generated)")
                 print(f"DIFFERENCE (seed {seed}, case {i}, {len(diffs)} outcome(s); first in {config}, "
-                      f"outcome {idx}):\n{small.text()}\n  general: {_short(want)}\n  {config}: {_short(got)}\n",
+                      f"outcome {idx}){note}:\n{shown.text()}\n  general: {_short(want)}\n  {config}: {_short(got)}\n",
                       file=out, flush=True)
         if done % 1000 == 0:
             print(f"  {done} cases ({i + 1 - start} from {start}), {failing} failing, "
