@@ -263,27 +263,36 @@ def test_the_count_of_a_part_held_once_was_measured_on_this_interpreter():
     assert convert._alone() > 0   # else every container is remembered (correct, but a larger memo)
 
 
-def test_the_count_is_not_measured_under_a_tracer(monkeypatch):
-    # a tracer that reads frame locals holds extra references: a count taken then would be too high
-    from ptclisp.interchange import python as convert
-    monkeypatch.setattr(convert, "_ALONE", None)
-    calls = []
+_UNDER_A_TRACER = r"""
+import sys
+from ptclisp.interchange import python as convert
+from ptclisp.interchange.python import from_python
+calls = []
 
-    def tracer(frame, event, arg):
-        calls.append(frame.f_locals)
-        return None
-    x = [1, 2]
-    for _ in range(18):   # 2**18 paths: a walk that stopped remembering shared parts ends, and fails below
-        x = [x, x]
-    sys.settrace(tracer)
-    try:
-        got = convert._alone()
-        out = from_python(x)   # meanwhile everything is remembered: shared parts converted once
-    finally:
-        sys.settrace(None)
-    assert got == -1 and convert._ALONE is None and calls
-    assert out.lst()[0] is out.lst()[1]
-    assert convert._alone() > 0   # measured at the first use without a tracer
+def tracer(frame, event, arg):
+    calls.append(frame.f_locals)
+    return None
+x = [1, 2]
+for _ in range(18):   # 2**18 paths: a walk that stopped remembering shared parts would not end
+    x = [x, x]
+sys.settrace(tracer)
+try:
+    got = convert._alone()
+    out = from_python(x)   # meanwhile everything is remembered: shared parts converted once
+finally:
+    sys.settrace(None)
+print(got, convert._ALONE is None, bool(calls), out.lst()[0] is out.lst()[1], convert._alone() > 0)
+"""
+
+
+def test_the_count_is_not_measured_under_a_tracer():
+    # a tracer that reads frame locals holds extra references: a count taken then would be too high.
+    # In a child process: the count is measured once per process, at the first use without a tracer
+    # (and the suite's earlier tests must not decide what this one sees)
+    import subprocess
+    out = subprocess.run([sys.executable, "-c", _UNDER_A_TRACER], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["-1", "True", "True", "True", "True"]
 
 
 def test_a_json_object_keeps_its_keys_and_order():
