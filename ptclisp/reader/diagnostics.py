@@ -39,9 +39,13 @@ def scan(text: str):
             col += j - i
             i = j
             continue
-        if c == "\\":
+        if c == "\\":   # a character literal: `\` and the character after it, which may be a newline
+            if i + 1 < n and text[i + 1] == "\n":
+                line += 1
+                col = 1
+            else:
+                col += 2
             i += 2
-            col += 2
             continue
         if c == '"' or (c == "#" and i + 1 < n and text[i + 1] == '"'):
             start_line, start_col = line, col

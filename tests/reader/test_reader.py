@@ -85,6 +85,15 @@ def test_a_var_quote_of_a_collection_is_refused_at_the_var_quote(text):
     assert (e.value.span.line, e.value.span.col) == (1, text.index("#'") + 1 + 2)
 
 
+@pytest.mark.parametrize("text, line, col", [("\\\n#(", 2, 1), ("\\\n (x", 2, 2), ("\\a\n[", 2, 1)])
+def test_an_unclosed_bracket_after_a_newline_character_is_placed_on_its_line(text, line, col):
+    # `\` then a newline is the newline character: the bracket scanner counted no line for it (found by
+    # the language server's property test)
+    with pytest.raises(ReadError) as e:
+        read(text)
+    assert (e.value.span.line, e.value.span.col) == (line, col), str(e.value)
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(TOKENS, max_size=30).map("".join))
 def test_fast_reader_agrees_with_lark(text):
