@@ -30,7 +30,7 @@ How one operation runs (`run_parallel`):
   extension of the result's collections and prices it, and the caller pays
   that price (and for the lines its workers printed) on its own budget.
 
-Imports meter, errors, values, guards, error_translation, and lib.parallel to install itself as its engine.
+Imports meter, errors, values, guards, runtime.failures, and lib.parallel to install itself as its engine.
 """
 from __future__ import annotations
 

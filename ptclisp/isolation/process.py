@@ -14,7 +14,7 @@ docs/security.md explains the trade-off against the in-thread guards
 
 Sits at the top beside the API (`ptclisp.run` calls it); the worker runs the
 program with `session.run_once` (the inputs were checked in the host). Imports process_pool, session, tools,
-meter, convert, reader, errors and error_translation.
+meter, interchange.python, the reader, errors and runtime.failures.
 """
 from __future__ import annotations
 

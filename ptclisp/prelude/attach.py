@@ -9,7 +9,7 @@ discarded (the namespace is frozen after initialisation). The session sets
 (`Environment.extra_globals`), so prelude code runs under the caller's
 meter. Attaching checks that every tool an export needs is granted and
 wraps exports that declare a signature in a contract check. Imports meter,
-guards, error_translation, compiler, contract, namespace and the prelude's
+guards, runtime.failures, backends.bytecode, contract, namespace and the prelude's
 other modules.
 """
 from __future__ import annotations

@@ -45,7 +45,7 @@ class HardStop(BaseException):
     """Raised asynchronously into a thread whose evaluation overran its deadline.
 
     A BaseException so that host-style `except Exception` blocks inside
-    builtins do not swallow it; `error_translation.to_ptc_error` turns it into `timeout`.
+    builtins do not swallow it; `runtime.failures.to_ptc_error` turns it into `timeout`.
     """
 
 

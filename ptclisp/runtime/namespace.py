@@ -24,7 +24,7 @@ class Namespace(dict):
 
     `fast` is an exact dict with the same entries, kept in step by every change: generated code
     reads globals from it (`_nsf[name]`), which CPython specializes for exact dicts only. A name
-    missing there raises KeyError in generated code, which error_translation reports as the
+    missing there raises KeyError in generated code, which runtime.failures reports as the
     `unbound_var` that reading the Namespace itself raises (`__missing__`)."""
 
     __slots__ = ("log", "docs", "label", "frozen", "version", "names_version", "fast")
