@@ -15,8 +15,9 @@ evaluation: status, printed value, error kind, message and position, the printed
 bytes charged (the meter's `allocated`). `check(case)` compares every configuration with the
 general path (`ptclisp.general_path()`) and returns the differences (an internal error anywhere is
 one). Charges are compared exactly. Not compared: a run that ends on the deadline or in exhausted
-recursion (`_incomparable`: the machine and the tier decide those), and of a pmap whose workers
-fail only the status and kind (`_comparable`: which worker fails first is a race).
+recursion (`_incomparable`: the machine and the tier decide those). A failing pmap is compared in
+full: its workers are taken in input order and each has a fixed share of the memory budget
+(ptclisp/parallel.py), so which failure it reports and what it printed do not depend on timing.
 
 `shrink(case, still_fails)` makes a failing case small: it drops evaluations and runs, then
 replaces subforms by their parts or by a leaf while the difference remains.
@@ -109,15 +110,6 @@ def _outcome(r, meter) -> tuple:
             tuple(r.prints), meter.allocated if meter is not None else None)
 
 
-def _comparable(o) -> tuple:
-    """The outcome as compared. One tolerance, outside the fast paths: a pmap whose workers fail
-    is compared on its status and kind only, since which worker fails first, and what the others
-    printed and charged before they were stopped, is a race between threads."""
-    if o[2] == "pmap_error":
-        return o[:3] + (None, None, None, None)
-    return o
-
-
 def _incomparable(o) -> bool:
     """An outcome the machine decides rather than the program: the deadline, or exhausted
     recursion (the closure tier spends more Python frames per PTC call than compiled code, so how
@@ -136,7 +128,7 @@ def outcomes(case: Case, config: str) -> list:
             for _ in range(runs):
                 del _METERS[:]
                 r = pipeline.evaluate(s.env, src, s.limits, backend=backend)
-                out.append(_comparable(_outcome(r, _METERS[0] if _METERS else None)))
+                out.append(_outcome(r, _METERS[0] if _METERS else None))
     return out
 
 

@@ -15,17 +15,23 @@ How one operation runs (`run_parallel`):
   than the evaluation's own); nested operations inherit it.
 * Each worker installs a `WorkerMeter`: a view of the root meter that shares
   its clock, stop flag, tool-call budget and lock, but has its own allocation
-  budget (per-worker heap, as in the reference) and its own buffers for
-  printed lines and tool-call records. The buffers are merged into the
+  budget and its own buffers for printed lines and tool-call records. The
+  budget is a fixed share of what the caller had left (`worker_share`), so the
+  workers running at once hold at most that together, and a worker runs out
+  of memory or not by its own work alone. The buffers are merged into the
   caller's meter in input order, so the effects do not depend on timing.
 * A worker's `def` is discarded (`backends.runtime.rt_def` asks `current().in_worker`):
   the user namespace is shared with the waiting parent thread, so workers see
   it read-only.
-* First failure wins. Since PTC-Lisp has no `try`, a failed parallel
-  operation ends the evaluation; the root meter is stopped with that error so
-  the remaining workers unwind at their next deadline check (compiled code
-  tests the same flag at every function entry and every 256th loop back-edge), and the
-  hard stop (guards.py) ends those that do not.
+* Finished workers are taken in input order, so the failure an operation
+  reports is that of the lowest-index worker that failed (as `mapv` would
+  report it), and the lines kept are those of the workers up to it; a later
+  worker's tool records are kept too (its calls did happen). Since PTC-Lisp
+  has no `try`, a failed parallel operation ends the evaluation; the root
+  meter is stopped with that error so the remaining workers unwind at their
+  next deadline check (compiled code tests the same flag at every function
+  entry and every 256th loop back-edge), and the hard stop (guards.py) ends
+  those that do not.
 * What a worker hands back leaves its thread: `disown` gives up in-place
   extension of the result's collections and prices it, and the caller pays
   that price (and for the lines its workers printed) on its own budget.
@@ -71,10 +77,10 @@ class WorkerMeter(Meter):
     records.
     """
 
-    __slots__ = ("root", "pdeadline", "index", "lease")
+    __slots__ = ("root", "pdeadline", "index")
     in_worker = True
 
-    def __init__(self, root: Meter, pdeadline: float, index: int):
+    def __init__(self, root: Meter, pdeadline: float, index: int, share: int):
         for name in Meter.__slots__:
             if not name.startswith("__") and name not in _SHARED:
                 try:
@@ -85,10 +91,10 @@ class WorkerMeter(Meter):
         self.pdeadline = pdeadline
         self.index = index
         self.allocated = 0
-        # the worker's budget is leased from the evaluation's, slice by slice (`alloc`), so the workers
-        # running at once share one budget: eight of them cannot hold eight budgets' worth of memory
-        self.budget = 0
-        self.lease = 0
+        # a fixed share of what the caller had left (`worker_share`): the workers running at once
+        # cannot hold more than the caller's budget together, and whether one of them runs out
+        # depends on its own work only, never on the order in which the others ran
+        self.budget = share
         self.prints = []
         self.print_chars = 0
         self.line_open = False
@@ -105,35 +111,18 @@ class WorkerMeter(Meter):
     stop_error = property(lambda self: self.root.stop_error, lambda self, v: setattr(self.root, "stop_error", v))
 
     def alloc(self, nbytes: int):
-        """Charge `nbytes`, leasing more of the evaluation's budget when this worker's lease is used up
-        (what is left of it: the root's budget less what the root allocated and the live workers hold);
-        `memory_exceeded`, naming the evaluation's budget, when there is not enough left."""
+        """Charge `nbytes` to this worker's share; `memory_exceeded`, naming the evaluation's budget
+        and the share, when the share is used up."""
         a = self.allocated + nbytes
-        if a > self.budget:
-            root = self.root
-            need = a - self.budget
-            with root.parallel_lock:
-                room = root.budget - root.allocated - root.leased
-                if need > room:
-                    limit = root.budget
-                    raise PtcError("memory_exceeded",
-                                   f"evaluation exceeded its memory budget of {limit} bytes (shared by its parallel "
-                                   f"workers)", details={"limit_bytes": limit, "requested_bytes": nbytes})
-                take = min(room, max(need, limit_slice(root)))
-                root.leased += take
-            self.lease += take
-            self.budget += take
         self.allocated = a
+        if a > self.budget:
+            limit = self.root.budget
+            raise PtcError("memory_exceeded",
+                           f"evaluation exceeded its memory budget of {limit} bytes (shared by its parallel "
+                           f"workers: each may use {self.budget} bytes)",
+                           details={"limit_bytes": limit, "requested_bytes": nbytes, "share_bytes": self.budget})
         if self.expired:
             self.raise_expired()
-
-    def give_back(self):
-        """Return this worker's lease to the evaluation (it has finished; its result is charged to the caller)."""
-        n, self.lease = self.lease, 0
-        if n:
-            root = self.root
-            with root.parallel_lock:
-                root.leased -= n
 
     def start(self):  # the root's watchdog already covers the clock
         pass
@@ -145,12 +134,18 @@ class WorkerMeter(Meter):
         self.root.raise_expired()
 
 
-_SHARED = frozenset({"expired", "cancelled", "tool_count", "parallel_live", "stop_error", "leased"})
+_SHARED = frozenset({"expired", "cancelled", "tool_count", "parallel_live", "stop_error"})
 
 
-def limit_slice(root: Meter) -> int:
-    """How much of the evaluation's budget a worker leases at a time."""
-    return max(4096, root.budget // 32)
+def worker_share(caller: Meter, n: int) -> int:
+    """The memory budget of each of an operation's `n` workers: an equal part of what `caller` has left.
+
+    At most `min(n, max_parallel_workers)` of them run at once, so together they never hold more than
+    the caller had left; the share depends only on the caller's own charges and `n`, so whether a
+    worker runs out of memory does not depend on how the workers were scheduled.
+    """
+    room = caller.budget - caller.allocated
+    return max(0, room // max(1, min(n, caller.limits.max_parallel_workers)))
 
 
 def halt(root: Meter, err: PtcError):
@@ -340,7 +335,6 @@ def _work(out: queue.SimpleQueue, wm: WorkerMeter, who: str, fn, args):
         done = _Done(wm.index, False, exc, wm)
     finally:
         M.install(prev)
-    wm.give_back()   # before the parent hears of it (it then charges the result it keeps)
     out.put(done)
 
 
@@ -397,13 +391,27 @@ def run_parallel(who: str, calls) -> Vector:
 
 def _run_parallel(who, calls, n, caller, root, deadline, record) -> Vector:
     caller.alloc(seq_cost(n))  # the result vector
+    share = worker_share(caller, n)
     out: queue.SimpleQueue = queue.SimpleQueue()
     results = [None] * n
     effects: dict = {}  # index -> worker meter, for workers that printed or called tools
-    held = idle = inflight = nxt = kept = 0
+    arrived: dict = {}  # index -> _Done: finished, not yet taken in input order
+    held = idle = inflight = nxt = kept = taken = 0
+    failed = n  # the lowest index of a worker known to have failed
     try:
-        while nxt < n or inflight:
-            while nxt < n:
+        while taken < n:
+            done = arrived.pop(taken, None)
+            if done is not None:  # workers are taken in input order: the first failure is the lowest index's
+                _keep_effects(caller, effects, done)
+                if not done.ok:
+                    if isinstance(done.value, (KeyboardInterrupt, SystemExit)):  # the host's (from a tool)
+                        raise done.value
+                    raise worker_error(who, done.index, done.value)
+                results[done.index] = done.value
+                kept += done.cost
+                taken += 1
+                continue
+            while nxt < n and nxt < failed:  # past a failed worker nothing is kept: start no more
                 if idle:
                     idle -= 1
                 elif try_acquire(root):
@@ -412,7 +420,7 @@ def _run_parallel(who, calls, n, caller, root, deadline, record) -> Vector:
                     break
                 fn, args = calls[nxt]
                 try:
-                    POOL.submit(_work, out, WorkerMeter(root, deadline, nxt), who, fn, args)
+                    POOL.submit(_work, out, WorkerMeter(root, deadline, nxt, share), who, fn, args)
                 except RuntimeError:  # the OS would not give us another thread
                     raise PtcError("parallel_capacity_exceeded", "no thread could be started for a parallel worker",
                                    details={"reason": "thread_start_failed"}) from None
@@ -427,15 +435,12 @@ def _run_parallel(who, calls, n, caller, root, deadline, record) -> Vector:
             done = _next_done(out, root, deadline, who)
             inflight -= 1
             idle += 1
-            _keep_effects(caller, effects, done)
-            if not done.ok:
+            arrived[done.index] = done
+            if done.ok:
+                record.success_count += 1
+            else:
                 record.error_count += 1
-                if isinstance(done.value, (KeyboardInterrupt, SystemExit)):  # the host's (from a tool): let it through
-                    raise done.value
-                raise worker_error(who, done.index, done.value)
-            record.success_count += 1
-            results[done.index] = done.value
-            kept += done.cost
+                failed = min(failed, done.index)
         caller.alloc(kept)
         _merge(caller, effects)
         if effects:
@@ -444,6 +449,10 @@ def _run_parallel(who, calls, n, caller, root, deadline, record) -> Vector:
     except BaseException as exc:
         err = exc if isinstance(exc, PtcError) else PtcError("timeout", "evaluation interrupted")
         halt(root, err)
+        # workers after the one whose failure this is keep their tool records (those calls did happen),
+        # not their printed lines: what is printed does not depend on which of them happened to finish
+        for done in arrived.values():
+            _keep_effects(caller, effects, done, charge=False, lines=False)
         _drain(caller, out, inflight, effects, record)
         _merge(caller, effects)
         raise
@@ -451,13 +460,16 @@ def _run_parallel(who, calls, n, caller, root, deadline, record) -> Vector:
         release(root, held)
 
 
-def _keep_effects(caller: Meter, effects: dict, done: _Done, charge: bool = True):
+def _keep_effects(caller: Meter, effects: dict, done: _Done, charge: bool = True, lines: bool = True):
     """Hold a finished worker's printed lines and tool records until the merge.
 
-    The lines are charged to the caller as they arrive (a worker's own budget
-    ends with it), and count against the caller's line limit.
+    The lines are charged to the caller as the workers are taken in input
+    order (a worker's own budget ends with it), and count against the
+    caller's line limit. `lines=False` keeps the tool records only.
     """
     wm = done.meter
+    if not lines:
+        wm.prints = []
     if not (wm.prints or wm.tool_calls):
         return
     effects[done.index] = wm
@@ -510,7 +522,7 @@ def _drain(caller: Meter, out: queue.SimpleQueue, inflight: int, effects: dict, 
             done = out.get(timeout=left)
         except queue.Empty:
             return
-        _keep_effects(caller, effects, done, charge=False)
+        _keep_effects(caller, effects, done, charge=False, lines=False)
         if record is not None and done.ok:  # a worker the stop interrupted did not fail on its own
             record.success_count += 1
         inflight -= 1

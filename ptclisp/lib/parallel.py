@@ -58,7 +58,8 @@ def install_engine(run) -> None:
          doc="Like map, but every (f item) runs on its own parallel worker; the result vector keeps the "
              "input order. Useful when f calls slow tools. Workers see definitions read-only (a def inside "
              "one is discarded), return/fail inside a worker is an error, and the whole operation shares "
-             "one deadline and a small budget of live workers (nested pmaps included).",
+             "one deadline and a small budget of live workers (nested pmaps included). Each worker may use an "
+             "equal share of the memory left; when workers fail, the lowest-index failure is reported.",
          examples=("(pmap #(* % 10) [1 2 3]) ;=> [10 20 30]", "(pmap + [1 2 3] [10 20]) ;=> [11 22]",
                    "(pmap #(tool/fetch {:id %}) ids) ;=> the fetched records, in the order of ids"))
 def pmap(f, coll, *colls):

@@ -166,7 +166,7 @@ class Meter:
     __slots__ = (
         "limits", "deadline", "expired", "cancelled", "allocated", "budget",
         "prints", "print_chars", "tool_calls", "pmap_calls", "tool_count", "parallel_live",
-        "parallel_lock", "_wd_id", "env", "loop_limit", "stop_error", "token", "compiling", "leased", "line_open",
+        "parallel_lock", "_wd_id", "env", "loop_limit", "stop_error", "token", "compiling", "line_open",
         "__weakref__",
     )
     in_worker = False  # parallel.WorkerMeter: True (a worker's `def`s are discarded)
@@ -192,7 +192,6 @@ class Meter:
         self.stop_error = None  # set when a failing parallel operation stops the whole evaluation
         self.token = OwnerToken()  # owner of the collections built under this meter (values.py)
         self.compiling = None  # (deadline, ms) while the program is read, analysed and built (compile_tick)
-        self.leased = 0  # of the budget, what parallel workers hold now (parallel.WorkerMeter.alloc)
 
     # -- time
     def start(self):

@@ -282,19 +282,18 @@ def test_generated_hostile_programs_end_typed_within_bounds(programs):
 
 def test_parallel_workers_running_at_once_share_the_evaluation_budget():
     from ptclisp.runtime.meter import Meter
-    from ptclisp.parallel import WorkerMeter
-    root = Meter(ptclisp.Limits(memory_bytes=100_000))
+    from ptclisp.parallel import WorkerMeter, worker_share
+    root = Meter(ptclisp.Limits(memory_bytes=100_000, max_parallel_workers=4))
     root.alloc(20_000)
-    w1, w2 = WorkerMeter(root, 0.0, 0), WorkerMeter(root, 0.0, 1)
-    w1.alloc(50_000)
+    assert worker_share(root, 2) == 40_000      # 80,000 left, two workers
+    assert worker_share(root, 100) == 20_000    # at most four run at once
+    w1, w2 = WorkerMeter(root, 0.0, 0, 40_000), WorkerMeter(root, 0.0, 1, 40_000)
+    w1.alloc(40_000)
     with pytest.raises(ptclisp.PtcError) as e:
-        w2.alloc(40_000)        # 20,000 (root) + 50,000 (w1) + 40,000 > 100,000
+        w1.alloc(1)             # its share is used up, whatever w2 does
     assert e.value.kind == "memory_exceeded" and "shared by its parallel workers" in e.value.message
-    w2.alloc(20_000)            # what is left still can be leased
-    w1.give_back()
-    w2.alloc(40_000)            # w1's lease came back
-    w2.give_back()
-    assert root.leased == 0
+    assert e.value.details["share_bytes"] == 40_000 and e.value.details["limit_bytes"] == 100_000
+    w2.alloc(40_000)            # w2's share is its own
     # in a program: what fits together runs, and the caller can allocate afterwards
     r = ptclisp.run("(let [xs (pmap (fn [i] (count (vec (range 50000)))) (range 8))] "
                     "[(reduce + xs) (count (vec (range 500000)))])")
