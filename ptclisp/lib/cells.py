@@ -44,25 +44,31 @@ def _need_atom(a, who: str) -> Atom:
     return a
 
 
-@builtin("atom", "(atom x)", groups=("core",), category="state",
-         doc="A mutable cell holding x: read it with (deref a) or @a, change it with swap! or reset!.",
-         examples=("(let [a (atom 0)] (swap! a inc) @a) ;=> 1",))
+@builtin("atom", "(atom x)", groups=("core",), category="state")
 def atom(x):
+    """A mutable cell holding x: read it with (deref a) or @a, change it with swap! or reset!.
+
+    (let [a (atom 0)] (swap! a inc) @a) ;=> 1
+    """
     current().alloc(OBJ)
     return Atom(x)
 
 
-@builtin("deref", "(deref a)", groups=("core",), category="state",
-         doc="The value an atom holds now; @a is the same.",
-         examples=("(deref (atom 5)) ;=> 5",))
+@builtin("deref", "(deref a)", groups=("core",), category="state")
 def deref(a):
+    """The value an atom holds now; @a is the same.
+
+    (deref (atom 5)) ;=> 5
+    """
     return _need_atom(a, "deref").value
 
 
-@builtin("swap!", "(swap! a f & args)", groups=("core",), category="state",
-         doc="Gives the atom the value (f current args...) and returns it.",
-         examples=("(let [a (atom {:n 1})] (swap! a update :n + 10)) ;=> {:n 11}",))
+@builtin("swap!", "(swap! a f & args)", groups=("core",), category="state")
 def swap(a, f, *args):
+    """Gives the atom the value (f current args...) and returns it.
+
+    (let [a (atom {:n 1})] (swap! a update :n + 10)) ;=> {:n 11}
+    """
     a = _need_atom(a, "swap!")
     f = need_fn(f, "swap!")
     while True:
@@ -74,19 +80,22 @@ def swap(a, f, *args):
                 return new
 
 
-@builtin("reset!", "(reset! a x)", groups=("core",), category="state",
-         doc="Gives the atom the value x and returns x.",
-         examples=("(let [a (atom 1)] (reset! a 9) @a) ;=> 9",))
+@builtin("reset!", "(reset! a x)", groups=("core",), category="state")
 def reset(a, x):
+    """Gives the atom the value x and returns x.
+
+    (let [a (atom 1)] (reset! a 9) @a) ;=> 9
+    """
     _need_atom(a, "reset!").value = x
     return x
 
 
-@builtin("compare-and-set!", "(compare-and-set! a old new)", groups=("core",), category="state",
-         doc="Gives the atom the value new only when it holds old (the same value, identical); true "
-             "when it did.",
-         examples=("(let [a (atom 1)] (compare-and-set! a 1 2)) ;=> true",))
+@builtin("compare-and-set!", "(compare-and-set! a old new)", groups=("core",), category="state")
 def compare_and_set(a, old, new):
+    """Gives the atom the value new only when it holds old (the same value, identical); true when it did.
+
+    (let [a (atom 1)] (compare-and-set! a 1 2)) ;=> true
+    """
     a = _need_atom(a, "compare-and-set!")
     with _LOCK:
         if a.value is old or (type(old) in (int, str, bool) and type(a.value) is type(old) and a.value == old):

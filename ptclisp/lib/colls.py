@@ -26,11 +26,15 @@ _NO = object()
 
 # ------------------------------------------------------------------ conversion (§1.13)
 
-@builtin("seq", "(seq coll)", groups=("core",), category="conversion",
-         doc="A vector view of a collection, or nil when it is empty: strings give their characters, maps "
-             "their [key value] entries in key order, sets their members.",
-         examples=("(seq \"hi\") ;=> [\"h\" \"i\"]", "(seq {:b 2 :a 1}) ;=> [[:a 1] [:b 2]]", "(seq []) ;=> nil"))
+@builtin("seq", "(seq coll)", groups=("core",), category="conversion")
 def seq_(coll):
+    """A vector view of a collection, or nil when it is empty: strings give their characters, maps their [key
+    value] entries in key order, sets their members.
+
+    (seq "hi") ;=> ["h" "i"]
+    (seq {:b 2 :a 1}) ;=> [[:a 1] [:b 2]]
+    (seq []) ;=> nil
+    """
     t = type(coll)
     if t is Vector:
         return coll if len(coll) else None
@@ -51,13 +55,16 @@ _KW_NAME = LazyPattern(r"[A-Za-z][A-Za-z0-9_?!\-]*", re.ASCII)
 _NO_NS = object()
 
 
-@builtin("keyword", "(keyword name)", "(keyword ns name)", groups=("core",), category="conversion",
-         doc="The keyword with the given name; a keyword is returned unchanged and nil gives nil. Names must "
-             "start with a letter and use only letters, digits and _ ? ! -; anything else is an error. "
-             "With two arguments the namespace must be nil: (keyword nil \"a\") is :a; namespaced "
-             "keywords do not exist here.",
-         examples=("(keyword \"foo\") ;=> :foo", "(keyword nil) ;=> nil", "(keyword nil \"foo\") ;=> :foo"))
+@builtin("keyword", "(keyword name)", "(keyword ns name)", groups=("core",), category="conversion")
 def keyword_(name, name2=_NO_NS):
+    """The keyword with the given name; a keyword is returned unchanged and nil gives nil. Names must start with
+    a letter and use only letters, digits and _ ? ! -; anything else is an error. With two arguments the
+    namespace must be nil: (keyword nil "a") is :a; namespaced keywords do not exist here.
+
+    (keyword "foo") ;=> :foo
+    (keyword nil) ;=> nil
+    (keyword nil "foo") ;=> :foo
+    """
     if name2 is not _NO_NS:
         return _keyword2(name, name2)
     t = type(name)
@@ -102,10 +109,14 @@ def _python_equality_is_exact(distinct, values) -> bool:
     return True
 
 
-@builtin("count", "(count coll)", groups=("core",), category="aggregation",
-         doc="The number of items: characters of a string, entries of a map, members of a set; nil counts 0.",
-         examples=("(count [1 2 3]) ;=> 3", "(count \"héllo\") ;=> 5", "(count nil) ;=> 0"))
+@builtin("count", "(count coll)", groups=("core",), category="aggregation")
 def count_(coll):
+    """The number of items: characters of a string, entries of a map, members of a set; nil counts 0.
+
+    (count [1 2 3]) ;=> 3
+    (count "héllo") ;=> 5
+    (count nil) ;=> 0
+    """
     t = type(coll)
     if t is Vector or t is Map or t is Set:
         return len(coll)
@@ -131,11 +142,15 @@ _COLLECTIONS = frozenset((Vector, Map, Set))
 count_.ptc_each = _count_each  # (map count coll): see seqs._mapper
 
 
-@builtin("reduce", "(reduce f coll)", "(reduce f init coll)", groups=("core",), category="aggregation",
-         doc="Left fold: (f acc item) for each item, starting from init, or from the first item when no init "
-             "is given. Without init an empty collection gives (f) and a single item is returned as is.",
-         examples=("(reduce + 0 [1 2 3]) ;=> 6", "(reduce - 10 [1 2 3]) ;=> 4", "(reduce + []) ;=> 0"))
+@builtin("reduce", "(reduce f coll)", "(reduce f init coll)", groups=("core",), category="aggregation")
 def reduce_(f, a, b=_NO):
+    """Left fold: (f acc item) for each item, starting from init, or from the first item when no init is given.
+    Without init an empty collection gives (f) and a single item is returned as is.
+
+    (reduce + 0 [1 2 3]) ;=> 6
+    (reduce - 10 [1 2 3]) ;=> 4
+    (reduce + []) ;=> 0
+    """
     f = need_fn(f, "reduce")
     if b is _NO:
         items = seq_items(a, "reduce")
@@ -160,12 +175,14 @@ def reduce_(f, a, b=_NO):
     return take()
 
 
-@builtin("reductions", "(reductions f coll)", "(reductions f init coll)", groups=("core",),
-         category="aggregation",
-         doc="A vector of the accumulators reduce goes through: init (or the first item), then "
-             "(f acc item) after each item. An empty coll without init gives [(f)].",
-         examples=("(reductions + [1 2 3]) ;=> [1 3 6]", "(reductions conj [] [1 2]) ;=> [[] [1] [1 2]]"))
+@builtin("reductions", "(reductions f coll)", "(reductions f init coll)", groups=("core",), category="aggregation")
 def reductions(f, a, b=_NO):
+    """A vector of the accumulators reduce goes through: init (or the first item), then (f acc item) after each
+    item. An empty coll without init gives [(f)].
+
+    (reductions + [1 2 3]) ;=> [1 3 6]
+    (reductions conj [] [1 2]) ;=> [[] [1] [1 2]]
+    """
     f = need_fn(f, "reductions")
     if b is _NO:
         items = seq_items(a, "reductions")
@@ -214,35 +231,46 @@ def _mean(s, n, who):
         raise PtcError("arithmetic_error", f"{who}: mean too large for a float") from None
 
 
-@builtin("sum", "(sum coll)", category="aggregation",
-         doc="The sum of the numbers in coll, skipping nils; an empty collection sums to 0.",
-         examples=("(sum [1 2 3 4 5]) ;=> 15", "(sum []) ;=> 0", "(sum [1 nil 2.5]) ;=> 3.5"))
+@builtin("sum", "(sum coll)", category="aggregation")
 def sum_(coll):
+    """The sum of the numbers in coll, skipping nils; an empty collection sums to 0.
+
+    (sum [1 2 3 4 5]) ;=> 15
+    (sum []) ;=> 0
+    (sum [1 nil 2.5]) ;=> 3.5
+    """
     return _total(seq_items(coll, "sum"), "sum")[0]
 
 
-@builtin("avg", "(avg coll)", category="aggregation",
-         doc="The mean (a float) of the numbers in coll, skipping nils; nil when there are none.",
-         examples=("(avg [1 2 3 4 5]) ;=> 3.0", "(avg []) ;=> nil"))
+@builtin("avg", "(avg coll)", category="aggregation")
 def avg_(coll):
+    """The mean (a float) of the numbers in coll, skipping nils; nil when there are none.
+
+    (avg [1 2 3 4 5]) ;=> 3.0
+    (avg []) ;=> nil
+    """
     s, n = _total(seq_items(coll, "avg"), "avg")
     return _mean(s, n, "avg")
 
 
-@builtin("sum-by", "(sum-by k coll)", category="aggregation",
-         doc="The sum of (k item) over coll, where k is a keyword or string key, a vector path or a function; "
-             "nil and missing values are skipped.",
-         examples=("(sum-by :amount [{:amount 10} {:amount nil} {:other 5}]) ;=> 10",
-                   "(sum-by \"amount\" [{:amount 2} {\"amount\" 3}]) ;=> 5"))
+@builtin("sum-by", "(sum-by k coll)", category="aggregation")
 def sum_by(k, coll):
+    """The sum of (k item) over coll, where k is a keyword or string key, a vector path or a function; nil and
+    missing values are skipped.
+
+    (sum-by :amount [{:amount 10} {:amount nil} {:other 5}]) ;=> 10
+    (sum-by "amount" [{:amount 2} {"amount" 3}]) ;=> 5
+    """
     kf, items = keyfn_and_items(k, coll, "sum-by")
     return _total((kf(x) for x in items), "sum-by")[0]
 
 
-@builtin("avg-by", "(avg-by k coll)", category="aggregation",
-         doc="The mean (a float) of (k item) over coll, skipping nil and missing values; nil when none remain.",
-         examples=("(avg-by :amount [{:amount 10} {:amount nil} {:amount 20}]) ;=> 15.0",))
+@builtin("avg-by", "(avg-by k coll)", category="aggregation")
 def avg_by(k, coll):
+    """The mean (a float) of (k item) over coll, skipping nil and missing values; nil when none remain.
+
+    (avg-by :amount [{:amount 10} {:amount nil} {:amount 20}]) ;=> 15.0
+    """
     kf, items = keyfn_and_items(k, coll, "avg-by")
     s, n = _total((kf(x) for x in items), "avg-by")
     return _mean(s, n, "avg-by")
@@ -265,20 +293,24 @@ def _extreme_by(who, sign, k, rest):
     return None if best is _NO else best
 
 
-@builtin("min-by", "(min-by k coll)", "(min-by k x y & more)", category="aggregation",
-         doc="The item whose key (k item) is least in natural order; items whose key is nil are skipped, "
-             "ties keep the first, and an empty collection gives nil.",
-         examples=("(min-by :price [{:price nil} {:price 10} {:price 5}]) ;=> {:price 5}",
-                   "(min-by first [[\"b\" 2] [\"a\" 1]]) ;=> [\"a\" 1]"))
+@builtin("min-by", "(min-by k coll)", "(min-by k x y & more)", category="aggregation")
 def min_by(k, coll, *more):
+    """The item whose key (k item) is least in natural order; items whose key is nil are skipped, ties keep the
+    first, and an empty collection gives nil.
+
+    (min-by :price [{:price nil} {:price 10} {:price 5}]) ;=> {:price 5}
+    (min-by first [["b" 2] ["a" 1]]) ;=> ["a" 1]
+    """
     return _extreme_by("min-by", 1, k, (coll, *more))
 
 
-@builtin("max-by", "(max-by k coll)", "(max-by k x y & more)", category="aggregation",
-         doc="The item whose key (k item) is greatest in natural order; items whose key is nil are skipped, "
-             "ties keep the first, and an empty collection gives nil.",
-         examples=("(max-by :price [{:price 3} {:price 10}]) ;=> {:price 10}",))
+@builtin("max-by", "(max-by k coll)", "(max-by k x y & more)", category="aggregation")
 def max_by(k, coll, *more):
+    """The item whose key (k item) is greatest in natural order; items whose key is nil are skipped, ties keep
+    the first, and an empty collection gives nil.
+
+    (max-by :price [{:price 3} {:price 10}]) ;=> {:price 10}
+    """
     return _extreme_by("max-by", -1, k, (coll, *more))
 
 
@@ -289,19 +321,23 @@ def _num_key(v, who):
     return v
 
 
-@builtin("max-key", "(max-key f x & more)", groups=("core",), category="aggregation",
-         doc="The argument whose (f x) is numerically greatest; on a tie the later argument wins. A single "
-             "argument is returned without calling f.",
-         examples=("(max-key count \"a\" \"abc\" \"ab\") ;=> \"abc\"",))
+@builtin("max-key", "(max-key f x & more)", groups=("core",), category="aggregation")
 def max_key(f, x, *more):
+    """The argument whose (f x) is numerically greatest; on a tie the later argument wins. A single argument is
+    returned without calling f.
+
+    (max-key count "a" "abc" "ab") ;=> "abc"
+    """
     return _pick_key("max-key", f, x, more, lambda a, b: a > b, lambda a, b: a >= b)
 
 
-@builtin("min-key", "(min-key f x & more)", groups=("core",), category="aggregation",
-         doc="The argument whose (f x) is numerically least; on a tie the later argument wins. A single "
-             "argument is returned without calling f.",
-         examples=("(min-key count \"abc\" \"a\" \"ab\") ;=> \"a\"",))
+@builtin("min-key", "(min-key f x & more)", groups=("core",), category="aggregation")
 def min_key(f, x, *more):
+    """The argument whose (f x) is numerically least; on a tie the later argument wins. A single argument is
+    returned without calling f.
+
+    (min-key count "abc" "a" "ab") ;=> "a"
+    """
     return _pick_key("min-key", f, x, more, lambda a, b: a < b, lambda a, b: a <= b)
 
 
@@ -320,12 +356,14 @@ def _pick_key(who, f, x, more, strict, loose):
     return best
 
 
-@builtin("group-by", "(group-by k coll)", groups=("core",), category="aggregation",
-         doc="A map from each key (k item) to the vector of items with that key, in input order. k is a "
-             "keyword or string key, a vector path or a function.",
-         examples=("(group-by first [[\"a\" 1] [\"a\" 2] [\"b\" 3]]) ;=> {\"a\" [[\"a\" 1] [\"a\" 2]] \"b\" [[\"b\" 3]]}",
-                   "(group-by :type [{:type :x} {:type :y} {:type :x}]) ;=> {:x [{:type :x} {:type :x}] :y [{:type :y}]}"))
+@builtin("group-by", "(group-by k coll)", groups=("core",), category="aggregation")
 def group_by(k, coll):
+    """A map from each key (k item) to the vector of items with that key, in input order. k is a keyword or
+    string key, a vector path or a function.
+
+    (group-by first [["a" 1] ["a" 2] ["b" 3]]) ;=> {"a" [["a" 1] ["a" 2]] "b" [["b" 3]]}
+    (group-by :type [{:type :x} {:type :y} {:type :x}]) ;=> {:x [{:type :x} {:type :x}] :y [{:type :y}]}
+    """
     kf, items = keyfn_and_items(k, coll, "group-by")
     keys = key_values(kf, items)
     groups = _grouped(items, keys, False)
@@ -355,10 +393,13 @@ def _grouped(items: list, keys: list, by_hk: bool) -> dict:
     return groups
 
 
-@builtin("frequencies", "(frequencies coll)", groups=("core",), category="aggregation",
-         doc="A map from each distinct item to how many times it occurs (1 and 1.0 are different items).",
-         examples=("(frequencies [:a :b :a]) ;=> {:a 2 :b 1}", "(frequencies \"hello\") ;=> {\"e\" 1 \"h\" 1 \"l\" 2 \"o\" 1}"))
+@builtin("frequencies", "(frequencies coll)", groups=("core",), category="aggregation")
 def frequencies(coll):
+    """A map from each distinct item to how many times it occurs (1 and 1.0 are different items).
+
+    (frequencies [:a :b :a]) ;=> {:a 2 :b 1}
+    (frequencies "hello") ;=> {"e" 1 "h" 1 "l" 2 "o" 1}
+    """
     items = seq_items(coll, "frequencies")
     d = _counted(items, False)
     d = dict(d) if _python_equality_is_exact(d, items) else dict(_counted(items, True))
@@ -393,24 +434,34 @@ def _size(coll, who):
     raise PtcError("type_error", f"{who}: expected a collection, got {type_name(coll)}")
 
 
-@builtin("empty?", "(empty? coll)", returns_bool=True, groups=("core",), category="collection predicates",
-         doc="True when coll has no items: nil, \"\", [], {} or #{}.",
-         examples=("(empty? []) ;=> true", "(empty? nil) ;=> true", "(empty? \"a\") ;=> false"))
+@builtin("empty?", "(empty? coll)", returns_bool=True, groups=("core",), category="collection predicates")
 def empty_p(coll):
+    """True when coll has no items: nil, "", [], {} or #{}.
+
+    (empty? []) ;=> true
+    (empty? nil) ;=> true
+    (empty? "a") ;=> false
+    """
     return _size(coll, "empty?") == 0
 
 
-@builtin("not-empty", "(not-empty coll)", groups=("core",), category="collection predicates",
-         doc="coll itself when it has items, otherwise nil.",
-         examples=("(not-empty [1 2]) ;=> [1 2]", "(not-empty []) ;=> nil"))
+@builtin("not-empty", "(not-empty coll)", groups=("core",), category="collection predicates")
 def not_empty(coll):
+    """coll itself when it has items, otherwise nil.
+
+    (not-empty [1 2]) ;=> [1 2]
+    (not-empty []) ;=> nil
+    """
     return coll if _size(coll, "not-empty") else None
 
 
-@builtin("distinct?", "(distinct? x & more)", groups=("core",), category="collection predicates",
-         doc="True when no two arguments are the same value (compared as map keys are: 1 and 1.0 differ).",
-         examples=("(distinct? 1 2 3) ;=> true", "(distinct? 1 2 1) ;=> false"))
+@builtin("distinct?", "(distinct? x & more)", groups=("core",), category="collection predicates")
 def distinct_p(x, *more):
+    """True when no two arguments are the same value (compared as map keys are: 1 and 1.0 differ).
+
+    (distinct? 1 2 3) ;=> true
+    (distinct? 1 2 1) ;=> false
+    """
     seen = set()
     for y in (x, *more):
         if type(y) is float and y != y:

@@ -40,11 +40,15 @@ def _identity(*args):
     return args[0]
 
 
-@builtin("comp", "(comp & fs)", groups=("core",), category="combinators",
-         doc="Composes functions right to left: the rightmost receives all the arguments and each function "
-             "to its left receives the previous result. (comp) is identity.",
-         examples=("((comp str inc) 5) ;=> \"6\"", "((comp str +) 1 2 3) ;=> \"6\"", "((comp) 42) ;=> 42"))
+@builtin("comp", "(comp & fs)", groups=("core",), category="combinators")
 def comp(*fs):
+    """Composes functions right to left: the rightmost receives all the arguments and each function to its left
+    receives the previous result. (comp) is identity.
+
+    ((comp str inc) 5) ;=> "6"
+    ((comp str +) 1 2 3) ;=> "6"
+    ((comp) 42) ;=> 42
+    """
     if not fs:
         return _fn(_identity, "comp")
     if len(fs) == 1:
@@ -60,10 +64,13 @@ def comp(*fs):
     return _fn(composed, "comp")
 
 
-@builtin("partial", "(partial f & args)", groups=("core",), category="combinators",
-         doc="A function that calls f with the given arguments followed by the arguments it receives.",
-         examples=("((partial + 10) 5) ;=> 15", "((partial str \"a\" \"b\") \"c\" \"d\") ;=> \"abcd\""))
+@builtin("partial", "(partial f & args)", groups=("core",), category="combinators")
 def partial(f, *args):
+    """A function that calls f with the given arguments followed by the arguments it receives.
+
+    ((partial + 10) 5) ;=> 15
+    ((partial str "a" "b") "c" "d") ;=> "abcd"
+    """
     if not args:
         return f
 
@@ -73,31 +80,39 @@ def partial(f, *args):
     return _fn(partially, "partial")
 
 
-@builtin("complement", "(complement f)", groups=("core",), category="combinators",
-         doc="A function returning true exactly when f returns nil or false for the same arguments.",
-         examples=("((complement even?) 3) ;=> true", "(filter (complement even?) [1 2 3 4]) ;=> [1 3]"))
+@builtin("complement", "(complement f)", groups=("core",), category="combinators")
 def complement(f):
+    """A function returning true exactly when f returns nil or false for the same arguments.
+
+    ((complement even?) 3) ;=> true
+    (filter (complement even?) [1 2 3 4]) ;=> [1 3]
+    """
     def complemented(*args):
         return not truthy(_call(f, args))
 
     return _fn(complemented, "complement")
 
 
-@builtin("constantly", "(constantly x)", groups=("core",), category="combinators",
-         doc="A function that ignores its arguments and always returns x.",
-         examples=("((constantly 5) 1 2 3) ;=> 5",))
+@builtin("constantly", "(constantly x)", groups=("core",), category="combinators")
 def constantly(x):
+    """A function that ignores its arguments and always returns x.
+
+    ((constantly 5) 1 2 3) ;=> 5
+    """
     def constant(*_args):
         return x
 
     return _fn(constant, "constantly")
 
 
-@builtin("every-pred", "(every-pred p & ps)", groups=("core",), category="combinators",
-         doc="A predicate that is true when every given predicate is truthy for every argument it receives "
-             "(always a boolean).",
-         examples=("((every-pred even? pos?) 4 6 8) ;=> true", "((every-pred even? pos?) -4) ;=> false"))
+@builtin("every-pred", "(every-pred p & ps)", groups=("core",), category="combinators")
 def every_pred(p, *ps):
+    """A predicate that is true when every given predicate is truthy for every argument it receives (always a
+    boolean).
+
+    ((every-pred even? pos?) 4 6 8) ;=> true
+    ((every-pred even? pos?) -4) ;=> false
+    """
     preds = (p, *ps)
 
     def every(*args):
@@ -110,11 +125,14 @@ def every_pred(p, *ps):
     return _fn(every, "every-pred")
 
 
-@builtin("some-fn", "(some-fn f & fs)", groups=("core",), category="combinators",
-         doc="A function returning the first truthy (f arg), trying each function against each argument in "
-             "turn; if none is truthy it returns the last result (nil or false).",
-         examples=("((some-fn :a :b) {:b 2}) ;=> 2", "((some-fn even? pos?) 3) ;=> true"))
+@builtin("some-fn", "(some-fn f & fs)", groups=("core",), category="combinators")
 def some_fn(f, *fs):
+    """A function returning the first truthy (f arg), trying each function against each argument in turn; if
+    none is truthy it returns the last result (nil or false).
+
+    ((some-fn :a :b) {:b 2}) ;=> 2
+    ((some-fn even? pos?) 3) ;=> true
+    """
     fns = (f, *fs)
 
     def some(*args):
@@ -129,11 +147,14 @@ def some_fn(f, *fs):
     return _fn(some, "some-fn")
 
 
-@builtin("fnil", "(fnil f x)", "(fnil f x y)", "(fnil f x y z)", groups=("core",), category="combinators",
-         doc="A function like f that first replaces a nil first (second, third) argument with the matching "
-             "default x (y, z).",
-         examples=("((fnil + 0) nil 5) ;=> 5", "(update {:n nil} :n (fnil inc 0)) ;=> {:n 1}"))
+@builtin("fnil", "(fnil f x)", "(fnil f x y)", "(fnil f x y z)", groups=("core",), category="combinators")
 def fnil(f, x, y=_NO, z=_NO):
+    """A function like f that first replaces a nil first (second, third) argument with the matching default x
+    (y, z).
+
+    ((fnil + 0) nil 5) ;=> 5
+    (update {:n nil} :n (fnil inc 0)) ;=> {:n 1}
+    """
     call = _caller(f)
     if y is _NO:   # one default, the common case: no list made per call
         def patched(*args):
@@ -167,11 +188,14 @@ def _caller(f):
     return f
 
 
-@builtin("apply", "(apply f args)", "(apply f x ... args)", groups=("core",), category="functions",
-         doc="Call f with the given arguments, the last of which is a collection spread into separate "
-             "arguments: (apply + 1 [2 3]) is (+ 1 2 3).",
-         examples=("(apply + [1 2 3]) ;=> 6", "(apply max 1 [5 2]) ;=> 5"))
+@builtin("apply", "(apply f args)", "(apply f x ... args)", groups=("core",), category="functions")
 def apply_(f, *args):
+    """Call f with the given arguments, the last of which is a collection spread into separate arguments: (apply
+    + 1 [2 3]) is (+ 1 2 3).
+
+    (apply + [1 2 3]) ;=> 6
+    (apply max 1 [5 2]) ;=> 5
+    """
     if not args:
         raise PtcError("arity_error", "apply needs a function and a collection of arguments")
     fn = need_fn(f, "apply")
@@ -179,12 +203,14 @@ def apply_(f, *args):
     return fn(*args[:-1], *spread)
 
 
-@builtin("memoize", "(memoize f)", groups=("core",), category="functions",
-         doc="A function that calls f once per distinct list of arguments and answers later calls "
-             "with the same arguments from its memory. A recursive def through it, "
-             "(def fib (memoize (fn [n] ... (fib (dec n)) ...))), is memoized at every level.",
-         examples=("(let [f (memoize inc)] [(f 1) (f 1)]) ;=> [2 2]",))
+@builtin("memoize", "(memoize f)", groups=("core",), category="functions")
 def memoize(f):
+    """A function that calls f once per distinct list of arguments and answers later calls with the same
+    arguments from its memory. A recursive def through it, (def fib (memoize (fn [n] ... (fib (dec n)) ...))),
+    is memoized at every level.
+
+    (let [f (memoize inc)] [(f 1) (f 1)]) ;=> [2 2]
+    """
     from ..runtime.meter import current
     from ..values import hk
     memory: dict = {}
@@ -204,11 +230,13 @@ def memoize(f):
     return _fn(memoized, "memoize")
 
 
-@builtin("comparator", "(comparator pred)", groups=("core",), category="functions",
-         doc="A comparator (for sort and sort-by) from a two-argument predicate meaning 'goes "
-             "before': -1 when (pred a b), 1 when (pred b a), otherwise 0.",
-         examples=("(sort (comparator >) [1 3 2]) ;=> [3 2 1]",))
+@builtin("comparator", "(comparator pred)", groups=("core",), category="functions")
 def comparator(pred):
+    """A comparator (for sort and sort-by) from a two-argument predicate meaning 'goes before': -1 when (pred a
+    b), 1 when (pred b a), otherwise 0.
+
+    (sort (comparator >) [1 3 2]) ;=> [3 2 1]
+    """
     def compare(a, b):
         if truthy(_call(pred, (a, b))):
             return -1

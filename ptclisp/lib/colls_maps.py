@@ -119,12 +119,15 @@ def assoc1(coll, k, v, who: str):
     raise PtcError("type_error", f"{who}: expected a map or vector, got {type_name(coll)}")
 
 
-@builtin("get", "(get m k)", "(get m k default)", groups=("core",), category="maps",
-         doc="Looks up key k in a map (flexible keyword/string matching), an index in a vector or string, "
-             "or a member of a set; gives default (or nil) when absent. A vector k is followed as a path.",
-         examples=("(get {:a 1} :a) ;=> 1", "(get {:a 1} :b \"default\") ;=> \"default\"",
-                   "(get {:a {:b 2}} [:a :b]) ;=> 2"))
+@builtin("get", "(get m k)", "(get m k default)", groups=("core",), category="maps")
 def get_(m, k, default=None):
+    """Looks up key k in a map (flexible keyword/string matching), an index in a vector or string, or a member
+    of a set; gives default (or nil) when absent. A vector k is followed as a path.
+
+    (get {:a 1} :a) ;=> 1
+    (get {:a 1} :b "default") ;=> "default"
+    (get {:a {:b 2}} [:a :b]) ;=> 2
+    """
     tk = type(k)
     if type(m) is Map and (tk is Keyword or tk is str):   # step_get's first probes, without its call
         v = m.get(k, _ABSENT)
@@ -140,21 +143,27 @@ def get_(m, k, default=None):
     return step_get(m, k, default)
 
 
-@builtin("get-in", "(get-in m ks)", "(get-in m ks default)", groups=("core",), category="maps",
-         doc="Follows the keys in ks through nested maps, vectors, strings and sets; gives default (or nil) "
-             "when a step is missing. An empty path gives m itself.",
-         examples=("(get-in {:user {:name \"A\"}} [:user :name]) ;=> \"A\"", "(get-in [[1 2] [3 4]] [1 0]) ;=> 3",
-                   "(get-in {:a nil} [:a] :missing) ;=> nil"))
+@builtin("get-in", "(get-in m ks)", "(get-in m ks default)", groups=("core",), category="maps")
 def get_in(m, ks, default=None):
+    """Follows the keys in ks through nested maps, vectors, strings and sets; gives default (or nil) when a step
+    is missing. An empty path gives m itself.
+
+    (get-in {:user {:name "A"}} [:user :name]) ;=> "A"
+    (get-in [[1 2] [3 4]] [1 0]) ;=> 3
+    (get-in {:a nil} [:a] :missing) ;=> nil
+    """
     return path_get(m, ks.lst() if type(ks) is Vector else _path_items(ks, "get-in"), default)
 
 
-@builtin("assoc", "(assoc m k v & kvs)", owned="assoc_owned", owned_arity=(3, 3), groups=("core",), category="maps",
-         doc="Returns m with each key set to its value. Maps keep the key spelling given; a vector index may "
-             "replace an item or append at the end; nil starts a new map.",
-         examples=("(assoc {:a 1} :b 2) ;=> {:a 1 :b 2}", "(assoc [1 2 3] 1 5) ;=> [1 5 3]",
-                   "(assoc nil :a 1) ;=> {:a 1}"))
+@builtin("assoc", "(assoc m k v & kvs)", owned="assoc_owned", owned_arity=(3, 3), groups=("core",), category="maps")
 def assoc(m, k, v, *kvs):
+    """Returns m with each key set to its value. Maps keep the key spelling given; a vector index may replace an
+    item or append at the end; nil starts a new map.
+
+    (assoc {:a 1} :b 2) ;=> {:a 1 :b 2}
+    (assoc [1 2 3] 1 5) ;=> [1 5 3]
+    (assoc nil :a 1) ;=> {:a 1}
+    """
     if not kvs and type(m) is Map:  # the common case, without the dispatch of assoc1
         current().alloc(ENTRY)
         return m.assoc(write_key(m, k), v)
@@ -195,21 +204,27 @@ def _descend_error(x, who):
     raise PtcError("type_error", f"{who}: cannot step into a {type_name(x)}; expected a map or vector")
 
 
-@builtin("assoc-in", "(assoc-in m ks v)", groups=("core",), category="maps",
-         doc="Sets the value at the nested key path ks, creating maps for levels that do not exist yet.",
-         examples=("(assoc-in {} [:user :name] \"Bob\") ;=> {:user {:name \"Bob\"}}",
-                   "(assoc-in [[1 2] [3 4]] [0 1] 99) ;=> [[1 99] [3 4]]"))
+@builtin("assoc-in", "(assoc-in m ks v)", groups=("core",), category="maps")
 def assoc_in(m, ks, v):
+    """Sets the value at the nested key path ks, creating maps for levels that do not exist yet.
+
+    (assoc-in {} [:user :name] "Bob") ;=> {:user {:name "Bob"}}
+    (assoc-in [[1 2] [3 4]] [0 1] 99) ;=> [[1 99] [3 4]]
+    """
     return _assoc_path(m, list(_path_items(ks, "assoc-in")), lambda _old: v, "assoc-in")
 
 
-@builtin("update", "(update m k f & args)", owned="update_owned", owned_arity=(3, 8), groups=("core",), category="maps",
-         doc="Replaces the value under k with (f old & args); on a map that holds k under another spelling "
-             "(\"salary\" for :salary) that key is the one updated. nil is treated as an empty map and a "
-             "vector index equal to the count appends.",
-         examples=("(update {:n 1} :n inc) ;=> {:n 2}", "(update {:n 1} :n + 5) ;=> {:n 6}",
-                   "(update {:n nil} :n (fnil inc 0)) ;=> {:n 1}"))
+@builtin("update", "(update m k f & args)", owned="update_owned", owned_arity=(3, 8), groups=("core",),
+         category="maps")
 def update(m, k, f, *args):
+    """Replaces the value under k with (f old & args); on a map that holds k under another spelling ("salary"
+    for :salary) that key is the one updated. nil is treated as an empty map and a vector index equal to the
+    count appends.
+
+    (update {:n 1} :n inc) ;=> {:n 2}
+    (update {:n 1} :n + 5) ;=> {:n 6}
+    (update {:n nil} :n (fnil inc 0)) ;=> {:n 1}
+    """
     f = need_fn(f, "update")
     t = type(m)
     if t is Map:
@@ -226,19 +241,24 @@ def update(m, k, f, *args):
     return assoc1(m, k, f(old, *args), "update")
 
 
-@builtin("update-in", "(update-in m ks f & args)", groups=("core",), category="maps",
-         doc="Nested update: applies (f old & args) to the value at the key path ks, creating missing levels.",
-         examples=("(update-in {:a {:b 1}} [:a :b] + 10) ;=> {:a {:b 11}}", "(update-in [1 2 3] [1] inc) ;=> [1 3 3]"))
+@builtin("update-in", "(update-in m ks f & args)", groups=("core",), category="maps")
 def update_in(m, ks, f, *args):
+    """Nested update: applies (f old & args) to the value at the key path ks, creating missing levels.
+
+    (update-in {:a {:b 1}} [:a :b] + 10) ;=> {:a {:b 11}}
+    (update-in [1 2 3] [1] inc) ;=> [1 3 3]
+    """
     f = need_fn(f, "update-in")
     return _assoc_path(m, list(_path_items(ks, "update-in")), lambda old: f(old, *args), "update-in")
 
 
-@builtin("dissoc", "(dissoc m & ks)", owned="dissoc_owned", owned_arity=(2, 2), groups=("core",), category="maps",
-         doc="Returns the map without the given keys (a key the map holds under another spelling, "
-             "\"address\" for :address, is removed too; an exact match wins). nil stays nil.",
-         examples=("(dissoc {:a 1 :b 2 :c 3} :a :b) ;=> {:c 3}",))
+@builtin("dissoc", "(dissoc m & ks)", owned="dissoc_owned", owned_arity=(2, 2), groups=("core",), category="maps")
 def dissoc(m, *ks):
+    """Returns the map without the given keys (a key the map holds under another spelling, "address" for
+    :address, is removed too; an exact match wins). nil stays nil.
+
+    (dissoc {:a 1 :b 2 :c 3} :a :b) ;=> {:c 3}
+    """
     if m is None:
         return None
     m = need_map(m, "dissoc")
@@ -344,11 +364,14 @@ def _conj_into_map(out: Map, x, who: str):
     raise PtcError("type_error", f"{who}: cannot merge a {type_name(x)} into a map")
 
 
-@builtin("merge", "(merge & maps)", groups=("core",), category="maps",
-         doc="Combines maps left to right; on a shared key the later value wins. nil arguments are skipped; "
-             "with no map at all the result is nil.",
-         examples=("(merge {:a 1} {:b 2} {:a 3}) ;=> {:a 3 :b 2}", "(merge {:a 1} nil) ;=> {:a 1}"))
+@builtin("merge", "(merge & maps)", groups=("core",), category="maps")
 def merge(*maps):
+    """Combines maps left to right; on a shared key the later value wins. nil arguments are skipped; with no map
+    at all the result is nil.
+
+    (merge {:a 1} {:b 2} {:a 3}) ;=> {:a 3 :b 2}
+    (merge {:a 1} nil) ;=> {:a 1}
+    """
     acc = _NO
     owned = False   # acc is a copy this call made (and may fill in place)
     for x in maps:
@@ -369,11 +392,13 @@ def merge(*maps):
     return None if acc is _NO else acc
 
 
-@builtin("merge-with", "(merge-with f & maps)", groups=("core",), category="maps",
-         doc="Like merge, but when a key is already present the two values are combined with (f old new).",
-         examples=("(merge-with + {:a 1 :b 2} {:a 3 :c 4}) ;=> {:a 4 :b 2 :c 4}",
-                   "(merge-with + {:a 1} {:a 2} {:a 3}) ;=> {:a 6}"))
+@builtin("merge-with", "(merge-with f & maps)", groups=("core",), category="maps")
 def merge_with(f, *maps):
+    """Like merge, but when a key is already present the two values are combined with (f old new).
+
+    (merge-with + {:a 1 :b 2} {:a 3 :c 4}) ;=> {:a 4 :b 2 :c 4}
+    (merge-with + {:a 1} {:a 2} {:a 3}) ;=> {:a 6}
+    """
     f = need_fn(f, "merge-with")
     acc = _NO
     for x in maps:
@@ -395,12 +420,14 @@ def merge_with(f, *maps):
 
 # ------------------------------------------------------------------ selection and views
 
-@builtin("select-keys", "(select-keys m keyseq)", groups=("core",), category="maps",
-         doc="A map of just the keys in keyseq that m has (flexible matching; the result keeps the "
-             "spelling m has). On a vector the keys are indexes.",
-         examples=("(select-keys {:a 1 :b 2 :c 3} [:a :c]) ;=> {:a 1 :c 3}",
-                   "(select-keys {:a 1 :b 2} [\"a\"]) ;=> {:a 1}"))
+@builtin("select-keys", "(select-keys m keyseq)", groups=("core",), category="maps")
 def select_keys(m, keyseq):
+    """A map of just the keys in keyseq that m has (flexible matching; the result keeps the spelling m has). On
+    a vector the keys are indexes.
+
+    (select-keys {:a 1 :b 2 :c 3} [:a :c]) ;=> {:a 1 :c 3}
+    (select-keys {:a 1 :b 2} ["a"]) ;=> {:a 1}
+    """
     ks = seq_items(keyseq, "select-keys")
     t = type(m)
     if m is not None and t is not Map and t is not Vector:
@@ -415,29 +442,37 @@ def select_keys(m, keyseq):
     return Map(d)
 
 
-@builtin("keys", "(keys m)", groups=("core",), category="maps",
-         doc="The keys of a map as a vector, in key order. nil and an empty map give nil (as Clojure's "
-             "empty seq), so (if (keys m) ...) tests for an empty map.",
-         examples=("(keys {:b 2 :a 1}) ;=> [:a :b]", "(keys {}) ;=> nil"))
+@builtin("keys", "(keys m)", groups=("core",), category="maps")
 def keys_(m):
+    """The keys of a map as a vector, in key order. nil and an empty map give nil (as Clojure's empty seq), so
+    (if (keys m) ...) tests for an empty map.
+
+    (keys {:b 2 :a 1}) ;=> [:a :b]
+    (keys {}) ;=> nil
+    """
     if m is None or not need_map(m, "keys"):
         return None
     return out_vec([k for k, _ in sorted_items(m)])
 
 
-@builtin("vals", "(vals m)", groups=("core",), category="maps",
-         doc="The values of a map as a vector, ordered by their keys. nil and an empty map give nil.",
-         examples=("(vals {:b 2 :a 1}) ;=> [1 2]", "(vals {}) ;=> nil"))
+@builtin("vals", "(vals m)", groups=("core",), category="maps")
 def vals_(m):
+    """The values of a map as a vector, ordered by their keys. nil and an empty map give nil.
+
+    (vals {:b 2 :a 1}) ;=> [1 2]
+    (vals {}) ;=> nil
+    """
     if m is None or not need_map(m, "vals"):
         return None
     return out_vec([v for _, v in sorted_items(m)])
 
 
-@builtin("entries", "(entries m)", category="maps",
-         doc="The [key value] pairs of a map as a vector, in key order.",
-         examples=("(entries {:b 2 :a 1}) ;=> [[:a 1] [:b 2]]",))
+@builtin("entries", "(entries m)", category="maps")
 def entries_(m):
+    """The [key value] pairs of a map as a vector, in key order.
+
+    (entries {:b 2 :a 1}) ;=> [[:a 1] [:b 2]]
+    """
     if m is None:
         return out_vec([])
     m = need_map(m, "entries")
@@ -451,15 +486,21 @@ def _pair(e, who: str) -> list:
     return e.lst()
 
 
-@builtin("key", "(key e)", groups=("core",), category="maps",
-         doc="The key (first item) of a [key value] entry.", examples=("(key [:a 1]) ;=> :a",))
+@builtin("key", "(key e)", groups=("core",), category="maps")
 def key_(e):
+    """The key (first item) of a [key value] entry.
+
+    (key [:a 1]) ;=> :a
+    """
     return _pair(e, "key")[0]
 
 
-@builtin("val", "(val e)", groups=("core",), category="maps",
-         doc="The value (second item) of a [key value] entry.", examples=("(val [:a 1]) ;=> 1",))
+@builtin("val", "(val e)", groups=("core",), category="maps")
 def val_(e):
+    """The value (second item) of a [key value] entry.
+
+    (val [:a 1]) ;=> 1
+    """
     return _pair(e, "val")[1]
 
 
@@ -471,11 +512,12 @@ def _kv_pairs(m, who: str):
     return sorted_items(need_map(m, who))
 
 
-@builtin("update-vals", "(update-vals m f)", groups=("core",), category="maps",
-         doc="A map with the same keys whose values are (f v). On a vector, f is applied to every item; "
-             "nil gives {}.",
-         examples=("(update-vals {:a 1 :b 2} inc) ;=> {:a 2 :b 3}",))
+@builtin("update-vals", "(update-vals m f)", groups=("core",), category="maps")
 def update_vals(m, f):
+    """A map with the same keys whose values are (f v). On a vector, f is applied to every item; nil gives {}.
+
+    (update-vals {:a 1 :b 2} inc) ;=> {:a 2 :b 3}
+    """
     f = need_fn(f, "update-vals")
     if m is None:
         return Map({})
@@ -486,11 +528,13 @@ def update_vals(m, f):
     return Map({hk(k): f(v) for k, v in sorted_items(m)})
 
 
-@builtin("update-keys", "(update-keys m f)", groups=("core",), category="maps",
-         doc="A map whose keys are (f k) with the values kept; if two new keys coincide one value survives. "
-             "On a vector the keys are the indexes; nil gives {}.",
-         examples=("(update-keys {:a 1 :b 2} str) ;=> {\":a\" 1 \":b\" 2}",))
+@builtin("update-keys", "(update-keys m f)", groups=("core",), category="maps")
 def update_keys(m, f):
+    """A map whose keys are (f k) with the values kept; if two new keys coincide one value survives. On a vector
+    the keys are the indexes; nil gives {}.
+
+    (update-keys {:a 1 :b 2} str) ;=> {":a" 1 ":b" 2}
+    """
     f = need_fn(f, "update-keys")
     if m is None:
         return Map({})
@@ -499,11 +543,13 @@ def update_keys(m, f):
     return Map({hk(f(k)): v for k, v in pairs})
 
 
-@builtin("reduce-kv", "(reduce-kv f init m)", groups=("core",), category="aggregation",
-         doc="Folds over a map calling (f acc k v) for each entry in key order, starting from init. "
-             "Vectors fold over (index, item); nil gives init.",
-         examples=("(reduce-kv (fn [acc k v] (+ acc v)) 0 {:a 1 :b 2 :c 3}) ;=> 6",))
+@builtin("reduce-kv", "(reduce-kv f init m)", groups=("core",), category="aggregation")
 def reduce_kv(f, init, m):
+    """Folds over a map calling (f acc k v) for each entry in key order, starting from init. Vectors fold over
+    (index, item); nil gives init.
+
+    (reduce-kv (fn [acc k v] (+ acc v)) 0 {:a 1 :b 2 :c 3}) ;=> 6
+    """
     f = need_fn(f, "reduce-kv")
     if m is None:
         return init

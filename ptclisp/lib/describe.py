@@ -393,16 +393,17 @@ def _to_map(summary: dict) -> Map:
     return Map.from_pairs(pairs)
 
 
-@builtin("describe", "(describe x)", "(describe x opts)", category="predicates",
-         doc="A bounded summary of the shape of x, for exploring unfamiliar data: its type and "
-             "count, the types of items, and for collections of maps a per-key report (how many "
-             "items have the key, the value types, a few examples, the number of distinct "
-             "values). Options: {:depth 1-5 :paths true :sample 1-3}; :paths adds dotted paths "
-             "into nested maps down to :depth levels. Large inputs are sampled; :truncated and "
-             ":caps_hit say when a limit was reached.",
-         examples=('(describe [{"id" 1} {"id" 2 "tag" "x"}])',
-                   "(describe {:a {:b 1}} {:paths true :depth 2})"))
+@builtin("describe", "(describe x)", "(describe x opts)", category="predicates")
 def describe(x, opts=None):
+    """A bounded summary of the shape of x, for exploring unfamiliar data: its type and count, the types of
+    items, and for collections of maps a per-key report (how many items have the key, the value types, a few
+    examples, the number of distinct values). Options: {:depth 1-5 :paths true :sample 1-3}; :paths adds dotted
+    paths into nested maps down to :depth levels. Large inputs are sampled; :truncated and :caps_hit say when a
+    limit was reached.
+
+    (describe [{"id" 1} {"id" 2 "tag" "x"}])
+    (describe {:a {:b 1}} {:paths true :depth 2})
+    """
     if opts is None:
         opts = Map()
     elif type(opts) is not Map:

@@ -178,14 +178,17 @@ def _doc_lines(name: str) -> list[str] | None:
     return None
 
 
-@builtin("doc", "(doc name)", category="introspection", effect="print",
-         doc="Print the documentation of a builtin, an attached prelude export or a granted tool: its call "
-             "form, its contract and effect for exports, the arguments, effect and description of a tool, "
-             "and its description. The name may be a bare or qualified symbol (it is not evaluated) or a "
-             "string. Returns nil; prints a not-found line for unknown names.",
-         examples=('(doc map) ;=> nil, prints the signature and description of map',
-                   '(doc "crm/get-user") ;=> nil', "(doc tool/search) ;=> nil, prints the tool's call form"))
+@builtin("doc", "(doc name)", category="introspection", effect="print")
 def doc(name):
+    """Print the documentation of a builtin, an attached prelude export or a granted tool: its call form, its
+    contract and effect for exports, the arguments, effect and description of a tool, and its description. The
+    name may be a bare or qualified symbol (it is not evaluated) or a string. Returns nil; prints a not-found
+    line for unknown names.
+
+    (doc map) ;=> nil, prints the signature and description of map
+    (doc "crm/get-user") ;=> nil
+    (doc tool/search) ;=> nil, prints the tool's call form
+    """
     text = _need_name(name, "doc")
     lines = _doc_lines(text) if text else None
     if lines is None:
@@ -195,12 +198,13 @@ def doc(name):
     return None
 
 
-@builtin("source", "(source name)", category="introspection", effect="print",
-         doc="Print the source text of an attached prelude definition: a public export, or a private helper "
-             "that some public export uses; in the REPL also of your own definitions. Builtins have no source "
-             "to show. Returns nil.",
-         examples=("(source crm/get-user) ;=> nil, prints the defn form",))
+@builtin("source", "(source name)", category="introspection", effect="print")
 def source(name):
+    """Print the source text of an attached prelude definition: a public export, or a private helper that some
+    public export uses; in the REPL also of your own definitions. Builtins have no source to show. Returns nil.
+
+    (source crm/get-user) ;=> nil, prints the defn form
+    """
     text = _need_name(name, "source")
     ns, short = _split(text)
     body = None
@@ -219,15 +223,18 @@ def source(name):
     return None
 
 
-@builtin("dir", "(dir)", "(dir ns)", category="introspection",
-         doc="Without an argument: the sorted names of the attached prelude namespaces that have public "
-             "exports; when no prelude is attached, the builtins instead, as a map from category (\"maps\", "
-             "\"strings\", ..., \"java\" for the admitted Java members) to the sorted names in it. With a "
-             "namespace (symbol or string): the sorted refs (\"ns/name\") of its public exports. Unknown "
-             "namespaces give [].",
-         examples=("(dir) ;=> [\"crm\"]", "(dir crm) ;=> [\"crm/get-user\"]", '(dir "nosuch") ;=> []',
-                   '(get (dir) "sets") ;=> ["difference" "disj" ...] when no prelude is attached'))
+@builtin("dir", "(dir)", "(dir ns)", category="introspection")
 def dir_(ns=None):
+    """Without an argument: the sorted names of the attached prelude namespaces that have public exports; when
+    no prelude is attached, the builtins instead, as a map from category ("maps", "strings", ..., "java" for the
+    admitted Java members) to the sorted names in it. With a namespace (symbol or string): the sorted refs
+    ("ns/name") of its public exports. Unknown namespaces give [].
+
+    (dir) ;=> ["crm"]
+    (dir crm) ;=> ["crm/get-user"]
+    (dir "nosuch") ;=> []
+    (get (dir) "sets") ;=> ["difference" "disj" ...] when no prelude is attached
+    """
     tables = _tables()
     if ns is None:
         names = sorted(n for n, t in tables.items() if len(t))
@@ -260,14 +267,16 @@ def _builtin_groups() -> Map:
     return Map.from_pairs((c, Vector(sorted(names))) for c, names in sorted(groups.items()))
 
 
-@builtin("apropos", "(apropos query)", category="introspection",
-         doc="Search builtin names, signatures and descriptions, and the refs and docstrings of attached "
-             "prelude exports, for a case-insensitive substring. Returns the matching names without "
-             "repeats: first, sorted, those whose name contains the query; then, sorted, those that match "
-             "only in their signature or description. A blank query gives []. The query is a string or a "
-             "quoted symbol.",
-         examples=('(apropos "upper") ;=> ["upper-case" "upcase" ...]', '(apropos "") ;=> []'))
+@builtin("apropos", "(apropos query)", category="introspection")
 def apropos(query):
+    """Search builtin names, signatures and descriptions, and the refs and docstrings of attached prelude
+    exports, for a case-insensitive substring. Returns the matching names without repeats: first, sorted, those
+    whose name contains the query; then, sorted, those that match only in their signature or description. A
+    blank query gives []. The query is a string or a quoted symbol.
+
+    (apropos "upper") ;=> ["upper-case" "upcase" ...]
+    (apropos "") ;=> []
+    """
     if type(query) not in (str, SymbolRef, Keyword):
         raise PtcError("type_error", f"apropos: expected a string or quoted symbol, got {type_name(query)}")
     q = _need_name(query, "apropos").lower()
@@ -295,12 +304,14 @@ def _k(name: str) -> Keyword:
     return Keyword(name)
 
 
-@builtin("export-meta", "(export-meta ref)", category="introspection",
-         doc="The description of an attached public prelude export as a map: :ref :namespace :symbol :kind "
-             "(:function or :constant) :call :doc :visibility :effect, plus :arity and :params for functions "
-             "and :signature or :type when a contract is declared. Unknown refs give nil.",
-         examples=("(export-meta crm/get-user) ;=> {:ref \"crm/get-user\" :kind :function ...}",))
+@builtin("export-meta", "(export-meta ref)", category="introspection")
 def export_meta(ref):
+    """The description of an attached public prelude export as a map: :ref :namespace :symbol :kind (:function
+    or :constant) :call :doc :visibility :effect, plus :arity and :params for functions and :signature or :type
+    when a contract is declared. Unknown refs give nil.
+
+    (export-meta crm/get-user) ;=> {:ref "crm/get-user" :kind :function ...}
+    """
     ns, short = _split(_need_name(ref, "export-meta"))
     if ns is None:
         return None

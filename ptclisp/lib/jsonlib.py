@@ -143,21 +143,24 @@ def parse_json(s):
 _LINE_BREAK = LazyPattern(r"\r\n|\n|\r")
 
 
-@builtin("parse-string", "(json/parse-string s)", groups=("json",), plain=False, category="json",
-         doc="Decodes JSON text: objects become maps with string keys, arrays become vectors, null becomes "
-             "nil. Invalid JSON, nil or a non-string gives nil instead of an error, as does nesting deeper "
-             "than 512 levels.",
-         examples=('(json/parse-string "{\\"a\\":[1,2.5,null]}") ;=> {"a" [1 2.5 nil]}',
-                   '(json/parse-string "not json") ;=> nil'))
+@builtin("parse-string", "(json/parse-string s)", groups=("json",), plain=False, category="json")
 def parse_string(s):
+    r"""Decodes JSON text: objects become maps with string keys, arrays become vectors, null becomes nil. Invalid
+    JSON, nil or a non-string gives nil instead of an error, as does nesting deeper than 512 levels.
+
+    (json/parse-string "{\"a\":[1,2.5,null]}") ;=> {"a" [1 2.5 nil]}
+    (json/parse-string "not json") ;=> nil
+    """
     return parse_json(s)
 
 
-@builtin("parse-lines", "(json/parse-lines s)", groups=("json",), plain=False, category="json",
-         doc="Decodes JSON Lines text: one value per non-blank line, nil for a line that is not valid JSON. "
-             "A non-string argument gives nil.",
-         examples=('(json/parse-lines "{\\"a\\":1}\\n\\n[2]") ;=> [{"a" 1} [2]]',))
+@builtin("parse-lines", "(json/parse-lines s)", groups=("json",), plain=False, category="json")
 def parse_lines(s):
+    r"""Decodes JSON Lines text: one value per non-blank line, nil for a line that is not valid JSON. A
+    non-string argument gives nil.
+
+    (json/parse-lines "{\"a\":1}\n\n[2]") ;=> [{"a" 1} [2]]
+    """
     if type(s) is not str:
         return None
     lines = [ln for ln in _LINE_BREAK.split(s) if ln.strip()]
@@ -300,12 +303,13 @@ def generate_json(value) -> str:
     return "".join(out)
 
 
-@builtin("generate-string", "(json/generate-string value)", groups=("json",), plain=False, category="json",
-         doc="Encodes a value as compact JSON text. Map keys may be strings, keywords (written by name) or "
-             "integers (written as decimal text). Keyword values, sets, functions, regexes, ##Inf/##NaN, "
-             "other key kinds and two keys that encode alike are refused with a type_error naming where "
-             "they are.",
-         examples=('(json/generate-string {:max-turns 3}) ;=> "{\\"max-turns\\":3}"',
-                   '(json/generate-string [1 "a" nil]) ;=> "[1,\\"a\\",null]"'))
+@builtin("generate-string", "(json/generate-string value)", groups=("json",), plain=False, category="json")
 def generate_string(value):
+    r"""Encodes a value as compact JSON text. Map keys may be strings, keywords (written by name) or integers
+    (written as decimal text). Keyword values, sets, functions, regexes, ##Inf/##NaN, other key kinds and two
+    keys that encode alike are refused with a type_error naming where they are.
+
+    (json/generate-string {:max-turns 3}) ;=> "{\"max-turns\":3}"
+    (json/generate-string [1 "a" nil]) ;=> "[1,\"a\",null]"
+    """
     return generate_json(value)

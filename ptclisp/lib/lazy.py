@@ -115,20 +115,26 @@ def endless_error(who: str, s: Endless) -> PtcError:
                                   f"e.g. (take 10 ({s.kind} ...)) or take-while")
 
 
-@builtin("iterate", "(iterate f x)", groups=("core",), category="sequences",
-         doc="The endless sequence x, (f x), (f (f x)), ...: use it under take, take-while, first, "
-             "second, nth or drop (f is called only for the items taken).",
-         examples=("(take 4 (iterate inc 0)) ;=> [0 1 2 3]", "(take 3 (iterate #(* 2 %) 1)) ;=> [1 2 4]"))
+@builtin("iterate", "(iterate f x)", groups=("core",), category="sequences")
 def iterate(f, x):
+    """The endless sequence x, (f x), (f (f x)), ...: use it under take, take-while, first, second, nth or drop
+    (f is called only for the items taken).
+
+    (take 4 (iterate inc 0)) ;=> [0 1 2 3]
+    (take 3 (iterate #(* 2 %) 1)) ;=> [1 2 4]
+    """
     current().alloc(OBJ)
     return Endless("iterate", x, need_fn(f, "iterate"))
 
 
-@builtin("repeatedly", "(repeatedly f)", "(repeatedly n f)", groups=("core",), category="sequences",
-         doc="(repeatedly n f) is a vector of n results of calling f with no arguments; (repeatedly f) "
-             "is the endless sequence of them, for take and friends.",
-         examples=("(repeatedly 3 (fn [] :x)) ;=> [:x :x :x]", "(take 2 (repeatedly (fn [] 1))) ;=> [1 1]"))
+@builtin("repeatedly", "(repeatedly f)", "(repeatedly n f)", groups=("core",), category="sequences")
 def repeatedly(a, b=_NO):
+    """(repeatedly n f) is a vector of n results of calling f with no arguments; (repeatedly f) is the endless
+    sequence of them, for take and friends.
+
+    (repeatedly 3 (fn [] :x)) ;=> [:x :x :x]
+    (take 2 (repeatedly (fn [] 1))) ;=> [1 1]
+    """
     if b is _NO:
         current().alloc(OBJ)
         return Endless("repeatedly", None, need_fn(a, "repeatedly"))
@@ -142,10 +148,12 @@ def repeatedly(a, b=_NO):
     return Vector(out)
 
 
-@builtin("cycle", "(cycle coll)", groups=("core",), category="sequences",
-         doc="The endless sequence of coll's items over and over, for take and friends; () when coll is empty.",
-         examples=("(take 5 (cycle [1 2])) ;=> [1 2 1 2 1]",))
+@builtin("cycle", "(cycle coll)", groups=("core",), category="sequences")
 def cycle(coll):
+    """The endless sequence of coll's items over and over, for take and friends; () when coll is empty.
+
+    (take 5 (cycle [1 2])) ;=> [1 2 1 2 1]
+    """
     items = list(seq_items(coll, "cycle"))
     if not items:
         return out_vec([])
@@ -159,17 +167,21 @@ def endless_range() -> Endless:
     return Endless("range", 0, 1)
 
 
-@builtin("doall", "(doall coll)", "(doall n coll)", groups=("core",), category="sequences",
-         doc="coll itself: every sequence is already realized (an endless one is refused; take a part first).",
-         examples=("(doall (map inc [1 2])) ;=> [2 3]",))
+@builtin("doall", "(doall coll)", "(doall n coll)", groups=("core",), category="sequences")
 def doall(a, b=_NO):
+    """coll itself: every sequence is already realized (an endless one is refused; take a part first).
+
+    (doall (map inc [1 2])) ;=> [2 3]
+    """
     return _realized(a if b is _NO else b, "doall")
 
 
-@builtin("dorun", "(dorun coll)", "(dorun n coll)", groups=("core",), category="sequences",
-         doc="nil: every sequence is already realized, so its effects have happened (an endless one is refused).",
-         examples=("(dorun (map inc [1 2])) ;=> nil",))
+@builtin("dorun", "(dorun coll)", "(dorun n coll)", groups=("core",), category="sequences")
 def dorun(a, b=_NO):
+    """nil: every sequence is already realized, so its effects have happened (an endless one is refused).
+
+    (dorun (map inc [1 2])) ;=> nil
+    """
     _realized(a if b is _NO else b, "dorun")
     return None
 

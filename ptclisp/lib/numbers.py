@@ -205,11 +205,16 @@ def eq2(a, b):
 
 # ------------------------------------------------------------------ §1.2 arithmetic
 
-@builtin("+", "(+)", "(+ x)", "(+ x y & more)", prim="add", groups=("core",), aliases=("+'",), category="arithmetic",
-         doc="Adds numbers; with no arguments gives 0. NaN anywhere gives NaN and Infinity plus "
-             "-Infinity gives NaN. Integers never overflow. `+'` is the same function.",
-         examples=("(+ 1 2 3) ;=> 6", "(+) ;=> 0", "(+ 1 2.5) ;=> 3.5"))
+@builtin("+", "(+)", "(+ x)", "(+ x y & more)", prim="add", groups=("core",), aliases=("+'",),
+         category="arithmetic")
 def add(*args):
+    """Adds numbers; with no arguments gives 0. NaN anywhere gives NaN and Infinity plus -Infinity gives NaN.
+    Integers never overflow. `+'` is the same function.
+
+    (+ 1 2 3) ;=> 6
+    (+) ;=> 0
+    (+ 1 2.5) ;=> 3.5
+    """
     if len(args) == 2:
         a, b = args
         ta = type(a)
@@ -232,11 +237,15 @@ def add(*args):
     return acc
 
 
-@builtin("-", "(- x)", "(- x y & more)", prim="sub", groups=("core",), aliases=("-'",), category="arithmetic",
-         doc="With one argument negates it; otherwise subtracts the remaining arguments from the "
-             "first, left to right. `-'` is the same function.",
-         examples=("(- 10 3) ;=> 7", "(- 5) ;=> -5", "(- 10 1 2) ;=> 7"))
+@builtin("-", "(- x)", "(- x y & more)", prim="sub", groups=("core",), aliases=("-'",), category="arithmetic")
 def sub(x, *more):
+    """With one argument negates it; otherwise subtracts the remaining arguments from the first, left to right.
+    `-'` is the same function.
+
+    (- 10 3) ;=> 7
+    (- 5) ;=> -5
+    (- 10 1 2) ;=> 7
+    """
     if len(more) == 1:
         b = more[0]
         ta = type(x)
@@ -258,12 +267,16 @@ def sub(x, *more):
     return acc
 
 
-@builtin("*", "(*)", "(* x)", "(* x y & more)", prim="mul", groups=("core",), aliases=("*'",), category="arithmetic",
-         doc="Multiplies numbers; with no arguments gives 1. Zero times Infinity is NaN. Integer "
-             "products are exact; one that would be enormous fails with memory_exceeded. "
-             "`*'` is the same function.",
-         examples=("(* 2 3 4) ;=> 24", "(*) ;=> 1", "(* 1.5 2) ;=> 3.0"))
+@builtin("*", "(*)", "(* x)", "(* x y & more)", prim="mul", groups=("core",), aliases=("*'",),
+         category="arithmetic")
 def mul(*args):
+    """Multiplies numbers; with no arguments gives 1. Zero times Infinity is NaN. Integer products are exact;
+    one that would be enormous fails with memory_exceeded. `*'` is the same function.
+
+    (* 2 3 4) ;=> 24
+    (*) ;=> 1
+    (* 1.5 2) ;=> 3.0
+    """
     if len(args) == 2:
         a, b = args
         if type(a) is int and type(b) is int:
@@ -284,12 +297,17 @@ def mul(*args):
     return acc
 
 
-@builtin("/", "(/ x)", "(/ x y & more)", groups=("core",), category="arithmetic",
-         doc="Divides the first argument by each of the others in turn; with one argument gives "
-             "its reciprocal. The result is always a float. An integer 0 divisor is an "
-             "arithmetic_error; dividing by 0.0 gives Infinity, -Infinity or NaN as IEEE does.",
-         examples=("(/ 10 2) ;=> 5.0", "(/ 2) ;=> 0.5", "(/ 1.0 0.0) ;=> ##Inf", "(/ 1 0) ;!! arithmetic_error"))
+@builtin("/", "(/ x)", "(/ x y & more)", groups=("core",), category="arithmetic")
 def div(x, *more):
+    """Divides the first argument by each of the others in turn; with one argument gives its reciprocal. The
+    result is always a float. An integer 0 divisor is an arithmetic_error; dividing by 0.0 gives Infinity,
+    -Infinity or NaN as IEEE does.
+
+    (/ 10 2) ;=> 5.0
+    (/ 2) ;=> 0.5
+    (/ 1.0 0.0) ;=> ##Inf
+    (/ 1 0) ;!! arithmetic_error
+    """
     if len(more) == 1:
         return div2(x, more[0])
     if not more:
@@ -300,10 +318,13 @@ def div(x, *more):
     return acc
 
 
-@builtin("inc", "(inc x)", prim="inc", groups=("core",), aliases=("inc'",), category="arithmetic",
-         doc="The number plus one. Infinity and NaN come back unchanged. `inc'` is the same function.",
-         examples=("(inc 5) ;=> 6", "(inc 1.5) ;=> 2.5"))
+@builtin("inc", "(inc x)", prim="inc", groups=("core",), aliases=("inc'",), category="arithmetic")
 def inc(x):
+    """The number plus one. Infinity and NaN come back unchanged. `inc'` is the same function.
+
+    (inc 5) ;=> 6
+    (inc 1.5) ;=> 2.5
+    """
     t = type(x)
     if t is int:
         return x + 1
@@ -312,10 +333,13 @@ def inc(x):
     raise _not_num("inc", x)
 
 
-@builtin("dec", "(dec x)", prim="dec", groups=("core",), aliases=("dec'",), category="arithmetic",
-         doc="The number minus one. Infinity and NaN come back unchanged. `dec'` is the same function.",
-         examples=("(dec 5) ;=> 4", "(dec 0.5) ;=> -0.5"))
+@builtin("dec", "(dec x)", prim="dec", groups=("core",), aliases=("dec'",), category="arithmetic")
 def dec(x):
+    """The number minus one. Infinity and NaN come back unchanged. `dec'` is the same function.
+
+    (dec 5) ;=> 4
+    (dec 0.5) ;=> -0.5
+    """
     t = type(x)
     if t is int:
         return x - 1
@@ -344,11 +368,15 @@ def _rem_float(who: str, a, b) -> float:
     return fa - _trunc(q) * fb
 
 
-@builtin("quot", "(quot num div)", groups=("core",), category="math",
-         doc="The quotient of num by div rounded toward zero, always an integer (floats are "
-             "divided first, then truncated). A zero divisor is an arithmetic_error.",
-         examples=("(quot 10 3) ;=> 3", "(quot -7 2) ;=> -3", "(quot 7.5 2) ;=> 3"))
+@builtin("quot", "(quot num div)", groups=("core",), category="math")
 def quot(num, div):
+    """The quotient of num by div rounded toward zero, always an integer (floats are divided first, then
+    truncated). A zero divisor is an arithmetic_error.
+
+    (quot 10 3) ;=> 3
+    (quot -7 2) ;=> -3
+    (quot 7.5 2) ;=> 3
+    """
     if type(num) is int and type(div) is int:
         if div == 0:
             raise PtcError("arithmetic_error", "quot: division by zero")
@@ -360,11 +388,15 @@ def quot(num, div):
     return _trunc(q)
 
 
-@builtin("rem", "(rem num div)", groups=("core",), category="arithmetic",
-         doc="The remainder of truncating division: it has the sign of num. Works on floats. "
-             "A zero divisor is an arithmetic_error.",
-         examples=("(rem 10 3) ;=> 1", "(rem -10 3) ;=> -1", "(rem 5.5 2) ;=> 1.5"))
+@builtin("rem", "(rem num div)", groups=("core",), category="arithmetic")
 def rem(num, div):
+    """The remainder of truncating division: it has the sign of num. Works on floats. A zero divisor is an
+    arithmetic_error.
+
+    (rem 10 3) ;=> 1
+    (rem -10 3) ;=> -1
+    (rem 5.5 2) ;=> 1.5
+    """
     if type(num) is int and type(div) is int:
         if div == 0:
             raise PtcError("arithmetic_error", "rem: division by zero")
@@ -377,11 +409,15 @@ def rem(num, div):
     return _rem_float("rem", num, div)
 
 
-@builtin("mod", "(mod num div)", prim="mod", groups=("core",), category="arithmetic",
-         doc="The remainder of floored division: it has the sign of div. Works on floats. "
-             "A zero divisor is an arithmetic_error.",
-         examples=("(mod 10 3) ;=> 1", "(mod -10 3) ;=> 2", "(mod 10 -3) ;=> -2"))
+@builtin("mod", "(mod num div)", prim="mod", groups=("core",), category="arithmetic")
 def mod(num, div):
+    """The remainder of floored division: it has the sign of div. Works on floats. A zero divisor is an
+    arithmetic_error.
+
+    (mod 10 3) ;=> 1
+    (mod -10 3) ;=> 2
+    (mod 10 -3) ;=> -2
+    """
     if type(num) is int and type(div) is int:
         if div == 0:
             raise PtcError("arithmetic_error", "mod: division by zero")
@@ -396,13 +432,16 @@ def mod(num, div):
 
 # ------------------------------------------------------------------ §1.3 comparison
 
-@builtin("=", "(= x)", "(= x y & more)", groups=("core",), aliases=("==",), category="comparison",
-         prim="eq", returns_bool=True,
-         doc="True when all arguments are equal: structural over collections, numbers by value "
-             "(so 1 equals 1.0), NaN equal to nothing. A keyword never equals a string. "
-             "`==` is the same function.",
-         examples=("(= 1 1.0) ;=> true", "(= [1 2] [1 2]) ;=> true", "(= :a \"a\") ;=> false"))
+@builtin("=", "(= x)", "(= x y & more)", groups=("core",), aliases=("==",), category="comparison", prim="eq",
+         returns_bool=True)
 def eq(x, *more):
+    """True when all arguments are equal: structural over collections, numbers by value (so 1 equals 1.0), NaN
+    equal to nothing. A keyword never equals a string. `==` is the same function.
+
+    (= 1 1.0) ;=> true
+    (= [1 2] [1 2]) ;=> true
+    (= :a "a") ;=> false
+    """
     if len(more) == 1:
         return eq2(x, more[0])
     for y in more:
@@ -412,10 +451,14 @@ def eq(x, *more):
     return True
 
 
-@builtin("not=", "(not= x)", "(not= x y & more)", prim="ne", returns_bool=True, groups=("core",), category="comparison",
-         doc="The negation of `=`: true when some argument differs.",
-         examples=("(not= 1 2) ;=> true", "(not= 1 1.0) ;=> false"))
+@builtin("not=", "(not= x)", "(not= x y & more)", prim="ne", returns_bool=True, groups=("core",),
+         category="comparison")
 def not_eq(x, *more):
+    """The negation of `=`: true when some argument differs.
+
+    (not= 1 2) ;=> true
+    (not= 1 1.0) ;=> false
+    """
     return not eq(x, *more)
 
 
@@ -432,66 +475,92 @@ def _chain(op2, x, more):
     return True
 
 
-@builtin("<", "(< x)", "(< x y & more)", prim="lt", returns_bool=True, groups=("core",), category="comparison",
-         doc="True when the numbers strictly increase. Numbers only: anything else reached is a "
-             "type_error (use compare for strings). Any comparison with NaN is false.",
-         examples=("(< 1 2 3) ;=> true", "(< 1 1) ;=> false", "(< 1.0 ##Inf) ;=> true"))
+@builtin("<", "(< x)", "(< x y & more)", prim="lt", returns_bool=True, groups=("core",), category="comparison")
 def lt(x, *more):
+    """True when the numbers strictly increase. Numbers only: anything else reached is a type_error (use compare
+    for strings). Any comparison with NaN is false.
+
+    (< 1 2 3) ;=> true
+    (< 1 1) ;=> false
+    (< 1.0 ##Inf) ;=> true
+    """
     # two arguments are inlined by the compiler; this is the value and the 1- and 3+-argument form
     return _chain(lt2, x, more)
 
 
-@builtin(">", "(> x)", "(> x y & more)", prim="gt", returns_bool=True, groups=("core",), category="comparison",
-         doc="True when the numbers strictly decrease. Numbers only; NaN comparisons are false.",
-         examples=("(> 3 2 1) ;=> true", "(> 1 2) ;=> false"))
+@builtin(">", "(> x)", "(> x y & more)", prim="gt", returns_bool=True, groups=("core",), category="comparison")
 def gt(x, *more):
+    """True when the numbers strictly decrease. Numbers only; NaN comparisons are false.
+
+    (> 3 2 1) ;=> true
+    (> 1 2) ;=> false
+    """
     # two arguments are inlined by the compiler; this is the value and the 1- and 3+-argument form
     return _chain(gt2, x, more)
 
 
-@builtin("<=", "(<= x)", "(<= x y & more)", prim="le", returns_bool=True, groups=("core",), category="comparison",
-         doc="True when the numbers never decrease. Numbers only; NaN comparisons are false.",
-         examples=("(<= 1 1 2) ;=> true", "(<= 2 1) ;=> false"))
+@builtin("<=", "(<= x)", "(<= x y & more)", prim="le", returns_bool=True, groups=("core",), category="comparison")
 def le(x, *more):
+    """True when the numbers never decrease. Numbers only; NaN comparisons are false.
+
+    (<= 1 1 2) ;=> true
+    (<= 2 1) ;=> false
+    """
     # two arguments are inlined by the compiler; this is the value and the 1- and 3+-argument form
     return _chain(le2, x, more)
 
 
-@builtin(">=", "(>= x)", "(>= x y & more)", prim="ge", returns_bool=True, groups=("core",), category="comparison",
-         doc="True when the numbers never increase. Numbers only; NaN comparisons are false.",
-         examples=("(>= 3 3 1) ;=> true", "(>= ##NaN 0.0) ;=> false"))
+@builtin(">=", "(>= x)", "(>= x y & more)", prim="ge", returns_bool=True, groups=("core",), category="comparison")
 def ge(x, *more):
+    """True when the numbers never increase. Numbers only; NaN comparisons are false.
+
+    (>= 3 3 1) ;=> true
+    (>= ##NaN 0.0) ;=> false
+    """
     # two arguments are inlined by the compiler; this is the value and the 1- and 3+-argument form
     return _chain(ge2, x, more)
 
 
-@builtin("compare", "(compare a b)", groups=("core",), category="comparison",
-         doc="Natural order of two values as -1, 0 or 1: nil first, numbers by value, strings by "
-             "UTF-16 code units, keywords by name, false before true, vectors by length then "
-             "element by element. Unrelated kinds, maps, sets and NaN are a type_error.",
-         examples=("(compare 1 2) ;=> -1", "(compare nil 1) ;=> -1", "(compare \"b\" \"a\") ;=> 1"))
+@builtin("compare", "(compare a b)", groups=("core",), category="comparison")
 def compare(a, b):
+    """Natural order of two values as -1, 0 or 1: nil first, numbers by value, strings by UTF-16 code units,
+    keywords by name, false before true, vectors by length then element by element. Unrelated kinds, maps, sets
+    and NaN are a type_error.
+
+    (compare 1 2) ;=> -1
+    (compare nil 1) ;=> -1
+    (compare "b" "a") ;=> 1
+    """
     return _compare(a, b)
 
 
 # ------------------------------------------------------------------ §1.4 logic and identity
 
-@builtin("not", "(not x)", prim="not", returns_bool=True, groups=("core",), category="logic",
-         doc="True when x is nil or false, otherwise false.",
-         examples=("(not nil) ;=> true", "(not 0) ;=> false"))
+@builtin("not", "(not x)", prim="not", returns_bool=True, groups=("core",), category="logic")
 def not_(x):
+    """True when x is nil or false, otherwise false.
+
+    (not nil) ;=> true
+    (not 0) ;=> false
+    """
     return x is None or x is False
 
 
-@builtin("boolean", "(boolean x)", groups=("core",), category="logic",
-         doc="The truthiness of x as a boolean: false for nil and false, true for everything else.",
-         examples=("(boolean 0) ;=> true", "(boolean nil) ;=> false"))
+@builtin("boolean", "(boolean x)", groups=("core",), category="logic")
 def boolean(x):
+    """The truthiness of x as a boolean: false for nil and false, true for everything else.
+
+    (boolean 0) ;=> true
+    (boolean nil) ;=> false
+    """
     return truthy(x)
 
 
-@builtin("identity", "(identity x)", groups=("core",), category="logic",
-         doc="Returns its argument unchanged.",
-         examples=("(identity 42) ;=> 42", "(filter identity [1 nil 2]) ;=> [1 2]"))
+@builtin("identity", "(identity x)", groups=("core",), category="logic")
 def identity(x):
+    """Returns its argument unchanged.
+
+    (identity 42) ;=> 42
+    (filter identity [1 nil 2]) ;=> [1 2]
+    """
     return x

@@ -25,10 +25,13 @@ _trunc = math.trunc
 
 # ------------------------------------------------------------------ §6 math functions
 
-@builtin("abs", "(abs x)", groups=("core",), category="math",
-         doc="The absolute value of a number; -Infinity gives Infinity. Integers of any size.",
-         examples=("(abs -5) ;=> 5", "(abs -2.5) ;=> 2.5"))
+@builtin("abs", "(abs x)", groups=("core",), category="math")
 def abs_(x):
+    """The absolute value of a number; -Infinity gives Infinity. Integers of any size.
+
+    (abs -5) ;=> 5
+    (abs -2.5) ;=> 2.5
+    """
     t = type(x)
     if t is int or t is float:
         return abs(x)
@@ -53,19 +56,25 @@ def _extreme(who, x, more, pick_later):
     return NAN if nan else acc
 
 
-@builtin("max", "(max x)", "(max x y & more)", groups=("core",), category="math",
-         doc="The largest of the numbers; NaN anywhere gives NaN. A single argument is returned "
-             "unchanged. Non-numbers are a type_error (use max-by or sort for other values).",
-         examples=("(max 1 5 3) ;=> 5", "(max 1 2.5) ;=> 2.5"))
+@builtin("max", "(max x)", "(max x y & more)", groups=("core",), category="math")
 def max_(x, *more):
+    """The largest of the numbers; NaN anywhere gives NaN. A single argument is returned unchanged. Non-numbers
+    are a type_error (use max-by or sort for other values).
+
+    (max 1 5 3) ;=> 5
+    (max 1 2.5) ;=> 2.5
+    """
     return _extreme("max", x, more, lambda acc, y: not acc > y)
 
 
-@builtin("min", "(min x)", "(min x y & more)", groups=("core",), category="math",
-         doc="The smallest of the numbers; NaN anywhere gives NaN. A single argument is returned "
-             "unchanged. Non-numbers are a type_error.",
-         examples=("(min 1 5 3) ;=> 1", "(min -1 -1.5) ;=> -1.5"))
+@builtin("min", "(min x)", "(min x y & more)", groups=("core",), category="math")
 def min_(x, *more):
+    """The smallest of the numbers; NaN anywhere gives NaN. A single argument is returned unchanged. Non-numbers
+    are a type_error.
+
+    (min 1 5 3) ;=> 1
+    (min -1 -1.5) ;=> -1.5
+    """
     return _extreme("min", x, more, lambda acc, y: not acc < y)
 
 
@@ -87,42 +96,57 @@ def _round_half_away(x: float) -> int:
     return t
 
 
-@builtin("floor", "(floor x)", category="math",
-         doc="The greatest integer not above x, as an integer. NaN and the infinities come back "
-             "unchanged. (Math/floor gives a float instead.)",
-         examples=("(floor 3.7) ;=> 3", "(floor -3.2) ;=> -4"))
+@builtin("floor", "(floor x)", category="math")
 def floor(x):
+    """The greatest integer not above x, as an integer. NaN and the infinities come back unchanged. (Math/floor
+    gives a float instead.)
+
+    (floor 3.7) ;=> 3
+    (floor -3.2) ;=> -4
+    """
     return _whole(x, "floor", math.floor)
 
 
-@builtin("ceil", "(ceil x)", category="math",
-         doc="The least integer not below x, as an integer. NaN and the infinities come back unchanged.",
-         examples=("(ceil 3.2) ;=> 4", "(ceil -3.7) ;=> -3"))
+@builtin("ceil", "(ceil x)", category="math")
 def ceil(x):
+    """The least integer not below x, as an integer. NaN and the infinities come back unchanged.
+
+    (ceil 3.2) ;=> 4
+    (ceil -3.7) ;=> -3
+    """
     return _whole(x, "ceil", math.ceil)
 
 
-@builtin("round", "(round x)", category="math",
-         doc="The nearest integer to x; halves round away from zero. NaN and the infinities come "
-             "back unchanged. (Math/round rounds halves up instead.)",
-         examples=("(round 3.5) ;=> 4", "(round -2.5) ;=> -3", "(round 2.4) ;=> 2"))
+@builtin("round", "(round x)", category="math")
 def round_(x):
+    """The nearest integer to x; halves round away from zero. NaN and the infinities come back unchanged.
+    (Math/round rounds halves up instead.)
+
+    (round 3.5) ;=> 4
+    (round -2.5) ;=> -3
+    (round 2.4) ;=> 2
+    """
     return _whole(x, "round", _round_half_away)
 
 
-@builtin("trunc", "(trunc x)", category="math",
-         doc="x with its fractional part dropped (toward zero), as an integer. NaN and the "
-             "infinities come back unchanged.",
-         examples=("(trunc 3.7) ;=> 3", "(trunc -3.7) ;=> -3"))
+@builtin("trunc", "(trunc x)", category="math")
 def trunc(x):
+    """x with its fractional part dropped (toward zero), as an integer. NaN and the infinities come back
+    unchanged.
+
+    (trunc 3.7) ;=> 3
+    (trunc -3.7) ;=> -3
+    """
     return _whole(x, "trunc", _trunc)
 
 
-@builtin("double", "(double x)", groups=("core",), aliases=("float",), category="math",
-         doc="The number as a float (integers too large for a double become ±Infinity). "
-             "`float` is the same function.",
-         examples=("(double 5) ;=> 5.0", "(float 1) ;=> 1.0"))
+@builtin("double", "(double x)", groups=("core",), aliases=("float",), category="math")
 def double(x):
+    """The number as a float (integers too large for a double become ±Infinity). `float` is the same function.
+
+    (double 5) ;=> 5.0
+    (float 1) ;=> 1.0
+    """
     t = type(x)
     if t is float:
         return x
@@ -135,13 +159,16 @@ _INT_MIN = -(1 << 31)
 _INT_MAX = (1 << 31) - 1
 
 
-@builtin("int", "(int x)", groups=("core",), category="math",
-         doc="Truncates a number toward zero to an integer that must fit in 32 bits (otherwise an "
-             "arithmetic_error; the infinities too). NaN gives 0. A one-character string gives "
-             "its code point.",
-         examples=("(int 3.7) ;=> 3", "(int -3.7) ;=> -3", "(int \\A) ;=> 65",
-                   "(int 2147483648) ;!! arithmetic_error"))
+@builtin("int", "(int x)", groups=("core",), category="math")
 def int_(x):
+    r"""Truncates a number toward zero to an integer that must fit in 32 bits (otherwise an arithmetic_error; the
+    infinities too). NaN gives 0. A one-character string gives its code point.
+
+    (int 3.7) ;=> 3
+    (int -3.7) ;=> -3
+    (int \A) ;=> 65
+    (int 2147483648) ;!! arithmetic_error
+    """
     return _truncated_within(x, "int", _INT_MIN, _INT_MAX, "a 32-bit int")
 
 
@@ -149,11 +176,15 @@ _LONG_MIN = -(1 << 63)
 _LONG_MAX = (1 << 63) - 1
 
 
-@builtin("long", "(long x)", groups=("core",), category="math",
-         doc="Truncates a number toward zero to an integer that must fit in 64 bits (otherwise an "
-             "arithmetic_error; the infinities too). NaN gives 0. A one-character string gives its code point.",
-         examples=("(long 3.7) ;=> 3", "(long -3.7) ;=> -3", "(long \\A) ;=> 65"))
+@builtin("long", "(long x)", groups=("core",), category="math")
 def long_(x):
+    r"""Truncates a number toward zero to an integer that must fit in 64 bits (otherwise an arithmetic_error; the
+    infinities too). NaN gives 0. A one-character string gives its code point.
+
+    (long 3.7) ;=> 3
+    (long -3.7) ;=> -3
+    (long \A) ;=> 65
+    """
     return _truncated_within(x, "long", _LONG_MIN, _LONG_MAX, "a 64-bit long")
 
 
@@ -175,19 +206,25 @@ def _truncated_within(x, who: str, lo: int, hi: int, width: str) -> int:
     return _trunc(x) if t is float else x
 
 
-@builtin("num", "(num x)", groups=("core",), category="math",
-         doc="x itself when it is a number; anything else is a type_error.",
-         examples=("(num 3) ;=> 3", "(num 2.5) ;=> 2.5"))
+@builtin("num", "(num x)", groups=("core",), category="math")
 def num(x):
+    """x itself when it is a number; anything else is a type_error.
+
+    (num 3) ;=> 3
+    (num 2.5) ;=> 2.5
+    """
     if not _is_num(x):
         raise _not_num("num", x)
     return x
 
 
-@builtin("char", "(char x)", groups=("core",), category="math",
-         doc="The character (a one-character string) with code point x; a character is returned as it is.",
-         examples=("(char 97) ;=> \\a", "(char \\a) ;=> \\a"))
+@builtin("char", "(char x)", groups=("core",), category="math")
 def char(x):
+    r"""The character (a one-character string) with code point x; a character is returned as it is.
+
+    (char 97) ;=> \a
+    (char \a) ;=> \a
+    """
     t = type(x)
     if t is str and len(x) == 1:
         return x
@@ -201,10 +238,13 @@ def char(x):
     return chr(x)
 
 
-@builtin("sqrt", "(sqrt x)", category="math",
-         doc="The square root as a float; a negative number gives NaN.",
-         examples=("(sqrt 16) ;=> 4.0", "(sqrt -1) ;=> ##NaN"))
+@builtin("sqrt", "(sqrt x)", category="math")
 def sqrt(x):
+    """The square root as a float; a negative number gives NaN.
+
+    (sqrt 16) ;=> 4.0
+    (sqrt -1) ;=> ##NaN
+    """
     if not _is_num(x):
         raise _not_num("sqrt", x)
     f = _tof(x)
@@ -233,11 +273,15 @@ def java_pow(x: float, y: float) -> float:
         return -INF if (x < 0 and odd) else INF
 
 
-@builtin("pow", "(pow x y)", category="math",
-         doc="x raised to the power y as a float, with the JVM's Math.pow rules for zero, NaN and "
-             "the infinities; it never raises.",
-         examples=("(pow 2 3) ;=> 8.0", "(pow 2 -1) ;=> 0.5", "(pow -8 (/ 1 3)) ;=> ##NaN"))
+@builtin("pow", "(pow x y)", category="math")
 def pow_(x, y):
+    """x raised to the power y as a float, with the JVM's Math.pow rules for zero, NaN and the infinities; it
+    never raises.
+
+    (pow 2 3) ;=> 8.0
+    (pow 2 -1) ;=> 0.5
+    (pow -8 (/ 1 3)) ;=> ##NaN
+    """
     if not (_is_num(x) and _is_num(y)):
         raise _not_num("pow", x, y)
     return java_pow(_tof(x), _tof(y))
@@ -287,31 +331,39 @@ def _bitwise(who: str, op, x, y, more: tuple) -> int:
     return r
 
 
-@builtin("bit-and", "(bit-and x y & more)", groups=("core",), category="math",
-         doc="Bitwise AND of two or more 64-bit integers.",
-         examples=("(bit-and 12 10) ;=> 8",))
+@builtin("bit-and", "(bit-and x y & more)", groups=("core",), category="math")
 def bit_and(x, y, *more):
+    """Bitwise AND of two or more 64-bit integers.
+
+    (bit-and 12 10) ;=> 8
+    """
     return _bitwise("bit-and", _operator.and_, x, y, more)
 
 
-@builtin("bit-or", "(bit-or x y & more)", groups=("core",), category="math",
-         doc="Bitwise OR of two or more 64-bit integers.",
-         examples=("(bit-or 12 10) ;=> 14",))
+@builtin("bit-or", "(bit-or x y & more)", groups=("core",), category="math")
 def bit_or(x, y, *more):
+    """Bitwise OR of two or more 64-bit integers.
+
+    (bit-or 12 10) ;=> 14
+    """
     return _bitwise("bit-or", _operator.or_, x, y, more)
 
 
-@builtin("bit-xor", "(bit-xor x y & more)", groups=("core",), category="math",
-         doc="Bitwise exclusive OR of two or more 64-bit integers.",
-         examples=("(bit-xor 12 10) ;=> 6",))
+@builtin("bit-xor", "(bit-xor x y & more)", groups=("core",), category="math")
 def bit_xor(x, y, *more):
+    """Bitwise exclusive OR of two or more 64-bit integers.
+
+    (bit-xor 12 10) ;=> 6
+    """
     return _bitwise("bit-xor", _operator.xor, x, y, more)
 
 
-@builtin("bit-and-not", "(bit-and-not x y & more)", groups=("core",), category="math",
-         doc="x with every bit that is set in any later argument cleared (x AND NOT y ...).",
-         examples=("(bit-and-not 15 9) ;=> 6",))
+@builtin("bit-and-not", "(bit-and-not x y & more)", groups=("core",), category="math")
 def bit_and_not(x, y, *more):
+    """x with every bit that is set in any later argument cleared (x AND NOT y ...).
+
+    (bit-and-not 15 9) ;=> 6
+    """
     return _bitwise("bit-and-not", _and_not, x, y, more)
 
 
@@ -319,67 +371,89 @@ def _and_not(x: int, y: int) -> int:
     return x & ~y
 
 
-@builtin("bit-not", "(bit-not x)", groups=("core",), category="math",
-         doc="The bitwise complement of a 64-bit integer (two's complement: -x - 1).",
-         examples=("(bit-not 0) ;=> -1", "(bit-not 7) ;=> -8"))
+@builtin("bit-not", "(bit-not x)", groups=("core",), category="math")
 def bit_not(x):
+    """The bitwise complement of a 64-bit integer (two's complement: -x - 1).
+
+    (bit-not 0) ;=> -1
+    (bit-not 7) ;=> -8
+    """
     _ints("bit-not", (x,))
     return ~x
 
 
-@builtin("bit-shift-left", "(bit-shift-left x n)", groups=("core",), category="math",
-         doc="x shifted left by n bits, as a 64-bit integer: n is taken modulo 64 and the result wraps around.",
-         examples=("(bit-shift-left 1 4) ;=> 16", "(bit-shift-left 1 63) ;=> -9223372036854775808",
-                   "(bit-shift-left 1 64) ;=> 1"))
+@builtin("bit-shift-left", "(bit-shift-left x n)", groups=("core",), category="math")
 def bit_shift_left(x, n):
+    """x shifted left by n bits, as a 64-bit integer: n is taken modulo 64 and the result wraps around.
+
+    (bit-shift-left 1 4) ;=> 16
+    (bit-shift-left 1 63) ;=> -9223372036854775808
+    (bit-shift-left 1 64) ;=> 1
+    """
     _ints("bit-shift-left", (x,))
     return _wrap(x << _index(n, "bit-shift-left"))
 
 
-@builtin("bit-shift-right", "(bit-shift-right x n)", groups=("core",), category="math",
-         doc="x shifted right by n bits (n modulo 64), keeping the sign (arithmetic shift).",
-         examples=("(bit-shift-right 256 4) ;=> 16", "(bit-shift-right -16 2) ;=> -4"))
+@builtin("bit-shift-right", "(bit-shift-right x n)", groups=("core",), category="math")
 def bit_shift_right(x, n):
+    """x shifted right by n bits (n modulo 64), keeping the sign (arithmetic shift).
+
+    (bit-shift-right 256 4) ;=> 16
+    (bit-shift-right -16 2) ;=> -4
+    """
     _ints("bit-shift-right", (x,))
     return x >> _index(n, "bit-shift-right")
 
 
-@builtin("unsigned-bit-shift-right", "(unsigned-bit-shift-right x n)", groups=("core",), category="math",
-         doc="x shifted right by n bits (n modulo 64), filling with zeros: x is read as an unsigned 64-bit "
-             "number (Java's >>>).",
-         examples=("(unsigned-bit-shift-right 256 4) ;=> 16", "(unsigned-bit-shift-right -1 60) ;=> 15"))
+@builtin("unsigned-bit-shift-right", "(unsigned-bit-shift-right x n)", groups=("core",), category="math")
 def unsigned_bit_shift_right(x, n):
+    """x shifted right by n bits (n modulo 64), filling with zeros: x is read as an unsigned 64-bit number
+    (Java's >>>).
+
+    (unsigned-bit-shift-right 256 4) ;=> 16
+    (unsigned-bit-shift-right -1 60) ;=> 15
+    """
     _ints("unsigned-bit-shift-right", (x,))
     return _wrap((x & _MASK) >> _index(n, "unsigned-bit-shift-right"))
 
 
-@builtin("bit-set", "(bit-set x n)", groups=("core",), category="math",
-         doc="x with bit n (n modulo 64) set.",
-         examples=("(bit-set 0 3) ;=> 8",))
+@builtin("bit-set", "(bit-set x n)", groups=("core",), category="math")
 def bit_set(x, n):
+    """x with bit n (n modulo 64) set.
+
+    (bit-set 0 3) ;=> 8
+    """
     _ints("bit-set", (x,))
     return _wrap(x | (1 << _index(n, "bit-set")))
 
 
-@builtin("bit-clear", "(bit-clear x n)", groups=("core",), category="math",
-         doc="x with bit n (n modulo 64) cleared.",
-         examples=("(bit-clear 15 1) ;=> 13",))
+@builtin("bit-clear", "(bit-clear x n)", groups=("core",), category="math")
 def bit_clear(x, n):
+    """x with bit n (n modulo 64) cleared.
+
+    (bit-clear 15 1) ;=> 13
+    """
     _ints("bit-clear", (x,))
     return _wrap(x & ~(1 << _index(n, "bit-clear")))
 
 
-@builtin("bit-flip", "(bit-flip x n)", groups=("core",), category="math",
-         doc="x with bit n (n modulo 64) inverted.",
-         examples=("(bit-flip 0 2) ;=> 4", "(bit-flip 4 2) ;=> 0"))
+@builtin("bit-flip", "(bit-flip x n)", groups=("core",), category="math")
 def bit_flip(x, n):
+    """x with bit n (n modulo 64) inverted.
+
+    (bit-flip 0 2) ;=> 4
+    (bit-flip 4 2) ;=> 0
+    """
     _ints("bit-flip", (x,))
     return _wrap(x ^ (1 << _index(n, "bit-flip")))
 
 
-@builtin("bit-test", "(bit-test x n)", groups=("core",), category="math",
-         doc="True when bit n (n modulo 64) of x is set.",
-         examples=("(bit-test 5 0) ;=> true", "(bit-test 5 1) ;=> false"))
+@builtin("bit-test", "(bit-test x n)", groups=("core",), category="math")
 def bit_test(x, n):
+    """True when bit n (n modulo 64) of x is set.
+
+    (bit-test 5 0) ;=> true
+    (bit-test 5 1) ;=> false
+    """
     _ints("bit-test", (x,))
     return (x >> _index(n, "bit-test")) & 1 == 1

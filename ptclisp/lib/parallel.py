@@ -54,15 +54,18 @@ def install_engine(run) -> None:
     _run_parallel = run
 
 
-@builtin("pmap", "(pmap f coll)", "(pmap f c1 c2 ...)", groups=("core",), category="functions",
-         doc="Like map, but every (f item) runs on its own parallel worker; the result vector keeps the "
-             "input order. Useful when f calls slow tools. Workers see definitions read-only (a def inside "
-             "one is discarded), return/fail inside a worker is an error, and the whole operation shares "
-             "one deadline and a small budget of live workers (nested pmaps included). Each worker may use an "
-             "equal share of the memory left; when workers fail, the lowest-index failure is reported.",
-         examples=("(pmap #(* % 10) [1 2 3]) ;=> [10 20 30]", "(pmap + [1 2 3] [10 20]) ;=> [11 22]",
-                   "(pmap #(tool/fetch {:id %}) ids) ;=> the fetched records, in the order of ids"))
+@builtin("pmap", "(pmap f coll)", "(pmap f c1 c2 ...)", groups=("core",), category="functions")
 def pmap(f, coll, *colls):
+    """Like map, but every (f item) runs on its own parallel worker; the result vector keeps the input order.
+    Useful when f calls slow tools. Workers see definitions read-only (a def inside one is discarded),
+    return/fail inside a worker is an error, and the whole operation shares one deadline and a small budget of
+    live workers (nested pmaps included). Each worker may use an equal share of the memory left; when workers
+    fail, the lowest-index failure is reported.
+
+    (pmap #(* % 10) [1 2 3]) ;=> [10 20 30]
+    (pmap + [1 2 3] [10 20]) ;=> [11 22]
+    (pmap #(tool/fetch {:id %}) ids) ;=> the fetched records, in the order of ids
+    """
     if type(f) is Keyword and not colls and type(coll) is Map:
         raise PtcError("type_error", "pmap: a keyword cannot be mapped over a map's entries; "
                                      "use (pmap #(get m %) (keys m)) or (vals m)")
@@ -70,12 +73,14 @@ def pmap(f, coll, *colls):
     return _run_parallel("pmap", Calls(f, [seq_items(c, "pmap") for c in (coll, *colls)]))
 
 
-@builtin("pcalls", "(pcalls f1 f2 ...)", groups=("core",), category="functions",
-         doc="Calls every zero-argument function on its own parallel worker and returns their results "
-             "as a vector in argument order. Same rules as pmap.",
-         examples=("(pcalls #(+ 1 1) #(* 2 3) #(- 10 5)) ;=> [2 6 5]",
-                   "(pcalls #(tool/users) #(tool/orders)) ;=> [users orders], fetched side by side"))
+@builtin("pcalls", "(pcalls f1 f2 ...)", groups=("core",), category="functions")
 def pcalls(*thunks):
+    """Calls every zero-argument function on its own parallel worker and returns their results as a vector in
+    argument order. Same rules as pmap.
+
+    (pcalls #(+ 1 1) #(* 2 3) #(- 10 5)) ;=> [2 6 5]
+    (pcalls #(tool/users) #(tool/orders)) ;=> [users orders], fetched side by side
+    """
     for i, t in enumerate(thunks):
         if not _takes_no_args(t):
             raise PtcError("pcalls_error", f"pcalls: argument {i} must be a function of no arguments, "

@@ -252,11 +252,15 @@ _JAVA = Keyword("java_object")
 _UNKNOWN = Keyword("unknown")
 
 
-@builtin("type", "(type x)", groups=_CORE, category="predicates",
-         doc="The kind of x as a keyword: :boolean :number :string :keyword :vector :map :set "
-             ":function :regex or :java_object; nil for nil; :unknown otherwise (e.g. a quoted symbol).",
-         examples=("(type 1) ;=> :number", "(type \"a\") ;=> :string", "(type nil) ;=> nil"))
+@builtin("type", "(type x)", groups=_CORE, category="predicates")
 def type_(x):
+    """The kind of x as a keyword: :boolean :number :string :keyword :vector :map :set :function :regex or
+    :java_object; nil for nil; :unknown otherwise (e.g. a quoted symbol).
+
+    (type 1) ;=> :number
+    (type "a") ;=> :string
+    (type nil) ;=> nil
+    """
     if x is None:
         return None
     k = _TYPE_KW.get(type(x))

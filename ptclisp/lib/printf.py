@@ -533,14 +533,17 @@ def _convert(arg, conv: str, flags: str, width, prec, spec: str) -> str:
     raise _err(f"unsupported conversion {spec}")  # pragma: no cover - _check_flags rejects the rest
 
 
-@builtin("format", "(format fmt & args)", groups=("core", "string"), category="strings",
-         doc="Fills a Java-style format string: %s (display text, nil gives \"\"), %d, %o, %x/%X (integers; "
-             "whole floats allowed), %f, %e, %g (numbers, default 6 digits, half-up rounding), %b, %c, %n, "
-             "%h (Java hash code in hex), %%. Flags - 0 + space , ( # and a width (up to 1,000,000) and .precision are accepted; "
-             "%2$s picks an argument by position. Extra arguments are ignored; too few is an error.",
-         examples=('(format "%s has %d items" "cart" 3) ;=> "cart has 3 items"', '(format "%.2f" 3.14159) ;=> "3.14"',
-                   '(format "[%5s][%-4s][%03d]" "a" "b" 7) ;=> "[    a][b   ][007]"'))
+@builtin("format", "(format fmt & args)", groups=("core", "string"), category="strings")
 def format_(fmt, *args):
+    """Fills a Java-style format string: %s (display text, nil gives ""), %d, %o, %x/%X (integers; whole floats
+    allowed), %f, %e, %g (numbers, default 6 digits, half-up rounding), %b, %c, %n, %h (Java hash code in hex),
+    %%. Flags - 0 + space , ( # and a width (up to 1,000,000) and .precision are accepted; %2$s picks an
+    argument by position. Extra arguments are ignored; too few is an error.
+
+    (format "%s has %d items" "cart" 3) ;=> "cart has 3 items"
+    (format "%.2f" 3.14159) ;=> "3.14"
+    (format "[%5s][%-4s][%03d]" "a" "b" 7) ;=> "[    a][b   ][007]"
+    """
     if type(fmt) is not str:
         raise PtcError("type_error", f"format: the format must be a string, got {type_name(fmt)}")
     if "%" not in fmt:

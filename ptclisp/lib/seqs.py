@@ -57,11 +57,13 @@ builtin("remove", "(remove pred coll)", inline_hof=True, groups=("core",), categ
         )(_selector("remove", False))
 
 
-@builtin("keep", "(keep f coll)", groups=("core",), category="sequences",
-         doc="Calls f on every item and collects the results that are not nil "
-             "(false is kept). f may be a keyword to pluck a field where present.",
-         examples=("(keep :email [{:email \"a@x\"} {}]) ;=> [\"a@x\"]",))
+@builtin("keep", "(keep f coll)", groups=("core",), category="sequences")
 def keep(f, coll):
+    """Calls f on every item and collects the results that are not nil (false is kept). f may be a keyword to
+    pluck a field where present.
+
+    (keep :email [{:email "a@x"} {}]) ;=> ["a@x"]
+    """
     f, items = fn_and_items(f, coll, "keep")
     out = []
     app = out.append
@@ -72,10 +74,12 @@ def keep(f, coll):
     return out_vec(out)
 
 
-@builtin("keep-indexed", "(keep-indexed f coll)", groups=("core",), category="sequences",
-         doc="Calls (f index item) for every item and collects the non-nil results.",
-         examples=("(keep-indexed (fn [i x] (when (even? i) x)) [:a :b :c]) ;=> [:a :c]",))
+@builtin("keep-indexed", "(keep-indexed f coll)", groups=("core",), category="sequences")
 def keep_indexed(f, coll):
+    """Calls (f index item) for every item and collects the non-nil results.
+
+    (keep-indexed (fn [i x] (when (even? i) x)) [:a :b :c]) ;=> [:a :c]
+    """
     f, items = fn_and_items(f, coll, "keep-indexed", 2)
     out = []
     for i, x in enumerate(items):
@@ -85,10 +89,12 @@ def keep_indexed(f, coll):
     return out_vec(out)
 
 
-@builtin("dedupe", "(dedupe coll)", groups=("core",), category="sequences",
-         doc="Drops each item that is = to the one right before it, so runs of repeats collapse to one.",
-         examples=("(dedupe [1 1 2 1]) ;=> [1 2 1]",))
+@builtin("dedupe", "(dedupe coll)", groups=("core",), category="sequences")
 def dedupe(coll):
+    """Drops each item that is = to the one right before it, so runs of repeats collapse to one.
+
+    (dedupe [1 1 2 1]) ;=> [1 2 1]
+    """
     out = []
     prev = _ABSENT
     for x in seq_items(coll, "dedupe"):
@@ -98,12 +104,15 @@ def dedupe(coll):
     return out_vec(out)
 
 
-@builtin("find", "(find coll key)", groups=("core",), category="sequences",
-         doc="The entry for key as a [key value] vector, or nil when absent. On a map the key is "
-             "matched flexibly (keyword/string) and a vector key is a path; on a vector key is an "
-             "index. A present nil value still gives an entry. This is a key lookup, not a search.",
-         examples=("(find {:a 1} :a) ;=> [:a 1]", "(find [10 20] 1) ;=> [1 20]"))
+@builtin("find", "(find coll key)", groups=("core",), category="sequences")
 def find(coll, key):
+    """The entry for key as a [key value] vector, or nil when absent. On a map the key is matched flexibly
+    (keyword/string) and a vector key is a path; on a vector key is an index. A present nil value still gives an
+    entry. This is a key lookup, not a search.
+
+    (find {:a 1} :a) ;=> [:a 1]
+    (find [10 20] 1) ;=> [1 20]
+    """
     if coll is None:
         return None
     t = type(coll)
@@ -124,32 +133,42 @@ def find(coll, key):
                    "(find looks up a key; use some or filter to search)")
 
 
-@builtin("some", "(some pred coll)", groups=("core",), category="sequences",
-         doc="The first truthy value of (pred item) over coll (the result, not the item), or nil. "
-             "With a keyword it returns the first truthy field; with a set, the first member found.",
-         examples=("(some #{3} [1 3 5]) ;=> 3", "(some even? [1 3]) ;=> nil"))
+@builtin("some", "(some pred coll)", groups=("core",), category="sequences")
 def some(pred, coll):
+    """The first truthy value of (pred item) over coll (the result, not the item), or nil. With a keyword it
+    returns the first truthy field; with a set, the first member found.
+
+    (some #{3} [1 3 5]) ;=> 3
+    (some even? [1 3]) ;=> nil
+    """
     return _first_truthy(pred, coll, "some")
 
 
-@builtin("every?", "(every? pred coll)", returns_bool=True, groups=("core",), category="sequences",
-         doc="true when (pred item) is truthy for every item (and for an empty coll), else false.",
-         examples=("(every? pos? [1 2]) ;=> true", "(every? pos? []) ;=> true"))
+@builtin("every?", "(every? pred coll)", returns_bool=True, groups=("core",), category="sequences")
 def every_p(pred, coll):
+    """true when (pred item) is truthy for every item (and for an empty coll), else false.
+
+    (every? pos? [1 2]) ;=> true
+    (every? pos? []) ;=> true
+    """
     return not _some_falsy(pred, coll, "every?")
 
 
-@builtin("not-any?", "(not-any? pred coll)", returns_bool=True, groups=("core",), category="sequences",
-         doc="true when (pred item) is truthy for no item (true for an empty coll).",
-         examples=("(not-any? neg? [1 2]) ;=> true",))
+@builtin("not-any?", "(not-any? pred coll)", returns_bool=True, groups=("core",), category="sequences")
 def not_any_p(pred, coll):
+    """true when (pred item) is truthy for no item (true for an empty coll).
+
+    (not-any? neg? [1 2]) ;=> true
+    """
     return _first_truthy(pred, coll, "not-any?") is None
 
 
-@builtin("not-every?", "(not-every? pred coll)", returns_bool=True, groups=("core",), category="sequences",
-         doc="true when (pred item) is falsy for at least one item (false for an empty coll).",
-         examples=("(not-every? even? [2 3]) ;=> true",))
+@builtin("not-every?", "(not-every? pred coll)", returns_bool=True, groups=("core",), category="sequences")
 def not_every_p(pred, coll):
+    """true when (pred item) is falsy for at least one item (false for an empty coll).
+
+    (not-every? even? [2 3]) ;=> true
+    """
     return _some_falsy(pred, coll, "not-every?")
 
 
@@ -173,10 +192,12 @@ def _some_falsy(pred, coll, who: str) -> bool:
     return False
 
 
-@builtin("take-while", "(take-while pred coll)", groups=("core",), category="sequences",
-         doc="The items from the start of coll up to (not including) the first one for which pred is falsy.",
-         examples=("(take-while pos? [2 1 0 3]) ;=> [2 1]",))
+@builtin("take-while", "(take-while pred coll)", groups=("core",), category="sequences")
 def take_while(pred, coll):
+    """The items from the start of coll up to (not including) the first one for which pred is falsy.
+
+    (take-while pos? [2 1 0 3]) ;=> [2 1]
+    """
     f = need_fn(pred, "take-while")
     if type(coll) is Endless:
         return take_while_endless(f, coll)
@@ -184,10 +205,12 @@ def take_while(pred, coll):
     return out_vec(items[:leading_run(f, items)])
 
 
-@builtin("drop-while", "(drop-while pred coll)", groups=("core",), category="sequences",
-         doc="What is left of coll after skipping the leading items for which pred is truthy.",
-         examples=("(drop-while pos? [2 1 0 3]) ;=> [0 3]",))
+@builtin("drop-while", "(drop-while pred coll)", groups=("core",), category="sequences")
 def drop_while(pred, coll):
+    """What is left of coll after skipping the leading items for which pred is truthy.
+
+    (drop-while pos? [2 1 0 3]) ;=> [0 3]
+    """
     f = need_fn(pred, "drop-while")
     items = seq_items(coll, "drop-while")
     return out_vec(items[leading_run(f, items):])
@@ -213,22 +236,26 @@ def _unique(items: list, keys: list) -> list:
     return out
 
 
-@builtin("distinct", "(distinct coll)", groups=("core",), category="sequences",
-         doc="The items of coll without repeats, first occurrence first. Items are compared by exact "
-             "identity, so 1 and 1.0 both stay. A map must be turned into a view first (seq, keys, vals).",
-         examples=("(distinct [1 2 1 3]) ;=> [1 2 3]",))
+@builtin("distinct", "(distinct coll)", groups=("core",), category="sequences")
 def distinct(coll):
+    """The items of coll without repeats, first occurrence first. Items are compared by exact identity, so 1 and
+    1.0 both stay. A map must be turned into a view first (seq, keys, vals).
+
+    (distinct [1 2 1 3]) ;=> [1 2 3]
+    """
     if type(coll) is Map:
         positional_items(coll, "distinct")
     items = seq_items(coll, "distinct")
     return out_vec(_unique(items, items))
 
 
-@builtin("distinct-by", "(distinct-by keyfn coll)", category="sequences",
-         doc="Keeps the first item for each distinct (keyfn item). keyfn may be a keyword or string "
-             "(flexible field lookup), a vector path, or a function.",
-         examples=("(distinct-by :id [{:id 1 :v :a} {:id 1 :v :b}]) ;=> [{:id 1 :v :a}]",))
+@builtin("distinct-by", "(distinct-by keyfn coll)", category="sequences")
 def distinct_by(k, coll):
+    """Keeps the first item for each distinct (keyfn item). keyfn may be a keyword or string (flexible field
+    lookup), a vector path, or a function.
+
+    (distinct-by :id [{:id 1 :v :a} {:id 1 :v :b}]) ;=> [{:id 1 :v :a}]
+    """
     f, items = keyfn_and_items(k, coll, "distinct-by")
     return out_vec(_unique(items, [f(x) for x in items]))
 
@@ -290,12 +317,14 @@ def _splice_into(out: list, r, who: str):
 
 
 @builtin("mapcat", "(mapcat f coll)", "(mapcat f c1 c2)", "(mapcat f c1 c2 c3)", groups=("core",),
-         category="sequences", inline_hof=True,
-         doc="Calls f like map and concatenates the collections it returns (nil adds nothing). "
-             "With a keyword, a vector field is spliced in, any other non-nil field is added as one "
-             "item, and a missing field adds nothing.",
-         examples=("(mapcat (fn [x] [x x]) [1 2]) ;=> [1 1 2 2]", "(mapcat :tags [{:tags [:a]} {:tags :b}]) ;=> [:a :b]"))
+         category="sequences", inline_hof=True)
 def mapcat(f, c1, c2=NO, c3=NO):
+    """Calls f like map and concatenates the collections it returns (nil adds nothing). With a keyword, a vector
+    field is spliced in, any other non-nil field is added as one item, and a missing field adds nothing.
+
+    (mapcat (fn [x] [x x]) [1 2]) ;=> [1 1 2 2]
+    (mapcat :tags [{:tags [:a]} {:tags :b}]) ;=> [:a :b]
+    """
     out: list = []
     if c2 is NO and type(f) is Keyword:
         for x in seq_items(c1, "mapcat"):
@@ -326,10 +355,12 @@ def mapcat(f, c1, c2=NO, c3=NO):
     return out_vec(out)
 
 
-@builtin("map-indexed", "(map-indexed f coll)", groups=("core",), category="sequences",
-         doc="A vector of (f index item) for every item, indexes counting from 0.",
-         examples=("(map-indexed vector [:a :b]) ;=> [[0 :a] [1 :b]]",))
+@builtin("map-indexed", "(map-indexed f coll)", groups=("core",), category="sequences")
 def map_indexed(f, coll):
+    """A vector of (f index item) for every item, indexes counting from 0.
+
+    (map-indexed vector [:a :b]) ;=> [[0 :a] [1 :b]]
+    """
     f, items = fn_and_items(f, coll, "map-indexed", 2)
     return out_vec([f(i, x) for i, x in enumerate(items)])
 
@@ -343,25 +374,30 @@ def _sort_items(coll, who: str, allow_map: bool) -> list:
     return seq_items(coll, who)
 
 
-@builtin("sort", "(sort coll)", "(sort cmp coll)", groups=("core",), category="sequences",
-         doc="The items of coll in ascending natural order (stable). cmp may be :asc, :desc, a "
-             "function returning a number (negative: first argument goes first) or a boolean "
-             "(true: first argument goes first). Values of different kinds cannot be sorted "
-             "together. A map sorts its [k v] entries, a set its members.",
-         examples=("(sort [3 1 2]) ;=> [1 2 3]", "(sort :desc [1 3 2]) ;=> [3 2 1]", "(sort > [1 3 2]) ;=> [3 2 1]"))
+@builtin("sort", "(sort coll)", "(sort cmp coll)", groups=("core",), category="sequences")
 def sort(a, b=NO):
+    """The items of coll in ascending natural order (stable). cmp may be :asc, :desc, a function returning a
+    number (negative: first argument goes first) or a boolean (true: first argument goes first). Values of
+    different kinds cannot be sorted together. A map sorts its [k v] entries, a set its members.
+
+    (sort [3 1 2]) ;=> [1 2 3]
+    (sort :desc [1 3 2]) ;=> [3 2 1]
+    (sort > [1 3 2]) ;=> [3 2 1]
+    """
     if b is NO:
         return out_vec(sort_values(_sort_items(a, "sort", True), NO, "sort"))
     return out_vec(sort_values(_sort_items(b, "sort", False), a, "sort"))
 
 
-@builtin("sort-by", "(sort-by keyfn coll)", "(sort-by keyfn cmp coll)", groups=("core",), category="sequences",
-         doc="The items of coll ordered by (keyfn item), stable. keyfn may be a keyword or string "
-             "(flexible field lookup), a vector path or a function; cmp is optional as in sort. "
-             "Maps are sorted as [k v] entries, sets as their members.",
-         examples=("(sort-by :age [{:age 3} {:age 1}]) ;=> [{:age 1} {:age 3}]",
-                   "(sort-by count :desc [\"a\" \"abc\"]) ;=> [\"abc\" \"a\"]"))
+@builtin("sort-by", "(sort-by keyfn coll)", "(sort-by keyfn cmp coll)", groups=("core",), category="sequences")
 def sort_by(k, a, b=NO):
+    """The items of coll ordered by (keyfn item), stable. keyfn may be a keyword or string (flexible field
+    lookup), a vector path or a function; cmp is optional as in sort. Maps are sorted as [k v] entries, sets as
+    their members.
+
+    (sort-by :age [{:age 3} {:age 1}]) ;=> [{:age 1} {:age 3}]
+    (sort-by count :desc ["a" "abc"]) ;=> ["abc" "a"]
+    """
     if b is NO:
         cmp, coll = NO, a
     else:
@@ -378,9 +414,12 @@ def sort_by(k, a, b=NO):
     return out_vec(sort_by_keys(items, keys, cmp, "sort-by", get))
 
 
-@builtin("reverse", "(reverse coll)", groups=("core",), category="sequences",
-         doc="The items of coll in reverse order, as a vector (a string gives its characters reversed).",
-         examples=("(reverse [1 2 3]) ;=> [3 2 1]", "(reverse \"ab\") ;=> [\"b\" \"a\"]"))
+@builtin("reverse", "(reverse coll)", groups=("core",), category="sequences")
 def reverse(coll):
+    """The items of coll in reverse order, as a vector (a string gives its characters reversed).
+
+    (reverse [1 2 3]) ;=> [3 2 1]
+    (reverse "ab") ;=> ["b" "a"]
+    """
     return out_vec(positional_items(coll, "reverse")[::-1])
 

@@ -69,21 +69,27 @@ def _add_members(s: Set, xs: list) -> Set:
 
 # ------------------------------------------------------------------ combining (§1.11)
 
-@builtin("cons", "(cons x coll)", groups=("core",), category="sequences",
-         doc="A vector with x in front of the items of coll (a map gives its entries, a string its characters).",
-         examples=("(cons 0 [1 2]) ;=> [0 1 2]", "(cons 1 nil) ;=> [1]"))
+@builtin("cons", "(cons x coll)", groups=("core",), category="sequences")
 def cons(x, coll):
+    """A vector with x in front of the items of coll (a map gives its entries, a string its characters).
+
+    (cons 0 [1 2]) ;=> [0 1 2]
+    (cons 1 nil) ;=> [1]
+    """
     items = seq_items(coll, "cons")
     return out_vec([x, *items])
 
 
 @builtin("conj", "(conj)", "(conj coll)", "(conj coll x & xs)", groups=("core",), category="sequences",
-         owned="conj_owned", owned_arity=(2, 2),
-         doc="Adds items to a collection: appended to a vector, added to a set, or, for a map, "
-             "[k v] entries (or whole maps) merged in. nil starts a new vector. (conj) is [].",
-         examples=("(conj [1] 2 3) ;=> [1 2 3]", "(conj {:a 1} [:b 2]) ;=> {:a 1 :b 2}",
-                   "(conj nil :x) ;=> [:x]"))
+         owned="conj_owned", owned_arity=(2, 2))
 def conj(*args):
+    """Adds items to a collection: appended to a vector, added to a set, or, for a map, [k v] entries (or whole
+    maps) merged in. nil starts a new vector. (conj) is [].
+
+    (conj [1] 2 3) ;=> [1 2 3]
+    (conj {:a 1} [:b 2]) ;=> {:a 1 :b 2}
+    (conj nil :x) ;=> [:x]
+    """
     if not args:
         return Vector([])
     coll = args[0]
@@ -107,22 +113,28 @@ def conj(*args):
     raise PtcError("type_error", f"conj: expected a vector, map, set or nil, got {type_name(coll)}")
 
 
-@builtin("concat", "(concat & colls)", groups=("core",), category="sequences",
-         doc="One vector with the items of every collection in turn; nil adds nothing, a string adds its characters.",
-         examples=("(concat [1] [2 3] nil) ;=> [1 2 3]",))
+@builtin("concat", "(concat & colls)", groups=("core",), category="sequences")
 def concat(*colls):
+    """One vector with the items of every collection in turn; nil adds nothing, a string adds its characters.
+
+    (concat [1] [2 3] nil) ;=> [1 2 3]
+    """
     out: list = []
     for c in colls:
         out.extend(seq_items(c, "concat"))
     return out_vec(out)
 
 
-@builtin("into", "(into)", "(into to)", "(into to from)", groups=("core",), category="sequences",
-         doc="Pours the items of from into to: appended to a vector, added to a set, or merged into "
-             "a map (from must then hold [k v] entries or be a map). A map poured into a vector "
-             "gives its [k v] entries. nil as to gives a vector.",
-         examples=("(into [] #{1}) ;=> [1]", "(into {} [[:a 1]]) ;=> {:a 1}", "(into [0] {:a 1}) ;=> [0 [:a 1]]"))
+@builtin("into", "(into)", "(into to)", "(into to from)", groups=("core",), category="sequences")
 def into(to=NO, frm=NO):
+    """Pours the items of from into to: appended to a vector, added to a set, or merged into a map (from must
+    then hold [k v] entries or be a map). A map poured into a vector gives its [k v] entries. nil as to gives a
+    vector.
+
+    (into [] #{1}) ;=> [1]
+    (into {} [[:a 1]]) ;=> {:a 1}
+    (into [0] {:a 1}) ;=> [0 [:a 1]]
+    """
     if to is NO:
         return Vector([])
     if frm is NO:
@@ -147,11 +159,13 @@ def into(to=NO, frm=NO):
     raise PtcError("type_error", f"into: expected a vector, map, set or nil to pour into, got {type_name(to)}")
 
 
-@builtin("flatten", "(flatten x)", groups=("core",), category="sequences",
-         doc="All non-vector values inside nested vectors, depth first, as one flat vector. Maps, sets "
-             "and strings are kept whole; anything that is not a vector gives [].",
-         examples=("(flatten [1 [2 [3]] {:a 4}]) ;=> [1 2 3 {:a 4}]",))
+@builtin("flatten", "(flatten x)", groups=("core",), category="sequences")
 def flatten(x):
+    """All non-vector values inside nested vectors, depth first, as one flat vector. Maps, sets and strings are
+    kept whole; anything that is not a vector gives [].
+
+    (flatten [1 [2 [3]] {:a 4}]) ;=> [1 2 3 {:a 4}]
+    """
     if type(x) is not Vector:
         return out_vec([])
     out = []
@@ -172,11 +186,13 @@ def flatten(x):
     return out_vec(out)
 
 
-@builtin("interleave", "(interleave & colls)", groups=("core",), category="sequences",
-         doc="The first item of each collection, then the second of each, and so on, stopping when the "
-             "shortest runs out.",
-         examples=("(interleave [1 2] [:a :b]) ;=> [1 :a 2 :b]",))
+@builtin("interleave", "(interleave & colls)", groups=("core",), category="sequences")
 def interleave(*colls):
+    """The first item of each collection, then the second of each, and so on, stopping when the shortest runs
+    out.
+
+    (interleave [1 2] [:a :b]) ;=> [1 :a 2 :b]
+    """
     lists = [positional_items(c, "interleave") for c in colls]
     if not lists:
         return out_vec([])
@@ -184,10 +200,12 @@ def interleave(*colls):
     return out_vec([xs[i] for i in range(n) for xs in lists])
 
 
-@builtin("interpose", "(interpose sep coll)", groups=("core",), category="sequences",
-         doc="The items of coll with sep placed between each pair of neighbours.",
-         examples=("(interpose 0 [1 2 3]) ;=> [1 0 2 0 3]",))
+@builtin("interpose", "(interpose sep coll)", groups=("core",), category="sequences")
 def interpose(sep, coll):
+    """The items of coll with sep placed between each pair of neighbours.
+
+    (interpose 0 [1 2 3]) ;=> [1 0 2 0 3]
+    """
     items = positional_items(coll, "interpose")
     out = []
     for i, x in enumerate(items):
@@ -197,10 +215,12 @@ def interpose(sep, coll):
     return out_vec(out)
 
 
-@builtin("zip", "(zip v1 v2)", category="sequences",
-         doc="Pairs up two vectors position by position into [a b] vectors, stopping at the shorter one.",
-         examples=("(zip [1 2 3] [:a :b]) ;=> [[1 :a] [2 :b]]",))
+@builtin("zip", "(zip v1 v2)", category="sequences")
 def zip_(a, b):
+    """Pairs up two vectors position by position into [a b] vectors, stopping at the shorter one.
+
+    (zip [1 2 3] [:a :b]) ;=> [[1 :a] [2 :b]]
+    """
     for v in (a, b):
         if type(v) is not Vector and v is not None:
             raise PtcError("type_error", f"zip: expected vectors, got {type_name(v)}")
@@ -211,22 +231,27 @@ def zip_(a, b):
     return Vector([Vector([x, y]) for x, y in zip(xs, ys)])
 
 
-@builtin("zipmap", "(zipmap keys vals)", groups=("core",), category="sequences",
-         doc="A map pairing each key with the value at the same position; extra keys or values are "
-             "ignored and a repeated key keeps its last value.",
-         examples=("(zipmap [:a :b] [1 2]) ;=> {:a 1 :b 2}",))
+@builtin("zipmap", "(zipmap keys vals)", groups=("core",), category="sequences")
 def zipmap(ks, vs):
+    """A map pairing each key with the value at the same position; extra keys or values are ignored and a
+    repeated key keeps its last value.
+
+    (zipmap [:a :b] [1 2]) ;=> {:a 1 :b 2}
+    """
     keys = seq_items(ks, "zipmap")
     vals = seq_items(vs, "zipmap")
     current().alloc(map_cost(min(len(keys), len(vals))))
     return Map({hk(k): v for k, v in zip(keys, vals)})
 
 
-@builtin("empty", "(empty coll)", groups=("core",), category="sequences",
-         doc="An empty collection of the same kind: [] for a vector, {} for a map, #{} for a set; "
-             "nil for anything else.",
-         examples=("(empty [1 2]) ;=> []", "(empty {:a 1}) ;=> {}"))
+@builtin("empty", "(empty coll)", groups=("core",), category="sequences")
 def empty(coll):
+    """An empty collection of the same kind: [] for a vector, {} for a map, #{} for a set; nil for anything
+    else.
+
+    (empty [1 2]) ;=> []
+    (empty {:a 1}) ;=> {}
+    """
     t = type(coll)
     if t is Vector:
         return Vector([])
@@ -237,10 +262,13 @@ def empty(coll):
     return None
 
 
-@builtin("peek", "(peek v)", groups=("core",), category="sequences",
-         doc="The last item of a vector, the first of a list; nil for an empty one or nil.",
-         examples=("(peek [1 2 3]) ;=> 3", "(peek '(1 2 3)) ;=> 1"))
+@builtin("peek", "(peek v)", groups=("core",), category="sequences")
 def peek(v):
+    """The last item of a vector, the first of a list; nil for an empty one or nil.
+
+    (peek [1 2 3]) ;=> 3
+    (peek '(1 2 3)) ;=> 1
+    """
     if v is None:
         return None
     items = need_vector(v, "peek").lst()
@@ -249,10 +277,14 @@ def peek(v):
     return items[0] if is_list(v) else items[-1]
 
 
-@builtin("pop", "(pop v)", groups=("core",), category="sequences",
-         doc="The vector without its last item, the list without its first; nil for an empty one or nil.",
-         examples=("(pop [1 2 3]) ;=> [1 2]", "(pop '(1 2 3)) ;=> (2 3)", "(pop []) ;=> nil"))
+@builtin("pop", "(pop v)", groups=("core",), category="sequences")
 def pop(v):
+    """The vector without its last item, the list without its first; nil for an empty one or nil.
+
+    (pop [1 2 3]) ;=> [1 2]
+    (pop '(1 2 3)) ;=> (2 3)
+    (pop []) ;=> nil
+    """
     if v is None:
         return None
     items = need_vector(v, "pop").lst()
@@ -264,11 +296,14 @@ def pop(v):
     return out_vec(items[:-1])
 
 
-@builtin("subvec", "(subvec v start)", "(subvec v start end)", groups=("core",), category="sequences",
-         doc="The items of vector v from index start up to (not including) end, default the end. "
-             "Indexes are clamped to the vector, so this never fails on range.",
-         examples=("(subvec [0 1 2 3] 1 3) ;=> [1 2]", "(subvec [0 1] 1 9) ;=> [1]"))
+@builtin("subvec", "(subvec v start)", "(subvec v start end)", groups=("core",), category="sequences")
 def subvec(v, start, end=NO):
+    """The items of vector v from index start up to (not including) end, default the end. Indexes are clamped to
+    the vector, so this never fails on range.
+
+    (subvec [0 1 2 3] 1 3) ;=> [1 2]
+    (subvec [0 1] 1 9) ;=> [1]
+    """
     items = need_vector(v, "subvec").lst()
     n = len(items)
     s = min(max(need_count(start, "subvec"), 0), n)
@@ -276,11 +311,14 @@ def subvec(v, start, end=NO):
     return out_vec(items[s:e])
 
 
-@builtin("list", "(list & items)", groups=("core",), category="sequences",
-         doc="A list of the arguments: like a vector, but conj and into add at the front, peek and pop "
-             "work at the front, and it prints as (a b).",
-         examples=("(list 1 2) ;=> (1 2)", "(conj (list 1 2) 0) ;=> (0 1 2)"))
+@builtin("list", "(list & items)", groups=("core",), category="sequences")
 def list_(*xs):
+    """A list of the arguments: like a vector, but conj and into add at the front, peek and pop work at the
+    front, and it prints as (a b).
+
+    (list 1 2) ;=> (1 2)
+    (conj (list 1 2) 0) ;=> (0 1 2)
+    """
     charge_slots(len(xs))
     return make_list(list(xs))
 
@@ -311,11 +349,13 @@ builtin("array-map", "(array-map & keyvals)", groups=("core",), category="sequen
 
 # ------------------------------------------------------------------ combinations and tree-seq (§1.12)
 
-@builtin("combinations", "(combinations coll n)", category="sequences",
-         doc="Every way of choosing n items from coll, each choice a vector keeping the input order. "
-             "n = 0 gives [[]]; n larger than the collection gives [].",
-         examples=("(combinations [1 2 3] 2) ;=> [[1 2] [1 3] [2 3]]",))
+@builtin("combinations", "(combinations coll n)", category="sequences")
 def combinations(coll, n):
+    """Every way of choosing n items from coll, each choice a vector keeping the input order. n = 0 gives [[]];
+    n larger than the collection gives [].
+
+    (combinations [1 2 3] 2) ;=> [[1 2] [1 3] [2 3]]
+    """
     k = need_count(n, "combinations")
     items = seq_items(coll, "combinations")
     if k < 0 or k > len(items):
@@ -324,11 +364,13 @@ def combinations(coll, n):
     return Vector([Vector(list(c)) for c in itertools.combinations(items, k)])
 
 
-@builtin("tree-seq", "(tree-seq branch? children root)", groups=("core",), category="sequences",
-         doc="Every node of a tree in depth-first pre-order: a node is listed, and when (branch? node) "
-             "is truthy the nodes of (children node) follow it. branch? and children may be keywords.",
-         examples=("(map :id (tree-seq :kids :kids {:id 1 :kids [{:id 2}]})) ;=> [1 2]",))
+@builtin("tree-seq", "(tree-seq branch? children root)", groups=("core",), category="sequences")
 def tree_seq(branch, children, root):
+    """Every node of a tree in depth-first pre-order: a node is listed, and when (branch? node) is truthy the
+    nodes of (children node) follow it. branch? and children may be keywords.
+
+    (map :id (tree-seq :kids :kids {:id 1 :kids [{:id 2}]})) ;=> [1 2]
+    """
     br = need_fn(branch, "tree-seq")
     ch = need_fn(children, "tree-seq")
     meter = current()
@@ -385,13 +427,17 @@ def range_count(start, end, step) -> float:
 
 
 @builtin("range", "(range)", "(range end)", "(range start end)", "(range start end step)", groups=("core",),
-         category="sequences",
-         doc="A vector of numbers from start (default 0) up to but not including end, counting by step "
-             "(default 1; may be negative or fractional). (range) with no end is the endless 0, 1, 2, ... "
-             "for take and friends; step 0 is only allowed in the shape (take n (range a b 0)).",
-         examples=("(range 4) ;=> [0 1 2 3]", "(range 10 0 -3) ;=> [10 7 4 1]", "(range 0 1 0.25) ;=> [0 0.25 0.5 0.75]",
-                   "(take 3 (range)) ;=> [0 1 2]"))
+         category="sequences")
 def range_(a=NO, b=NO, c=NO):
+    """A vector of numbers from start (default 0) up to but not including end, counting by step (default 1; may
+    be negative or fractional). (range) with no end is the endless 0, 1, 2, ... for take and friends; step 0 is
+    only allowed in the shape (take n (range a b 0)).
+
+    (range 4) ;=> [0 1 2 3]
+    (range 10 0 -3) ;=> [10 7 4 1]
+    (range 0 1 0.25) ;=> [0 0.25 0.5 0.75]
+    (take 3 (range)) ;=> [0 1 2]
+    """
     if a is NO:
         return endless_range()
     if b is NO:

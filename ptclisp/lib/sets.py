@@ -31,10 +31,13 @@ def _members_dict(items) -> dict:
     return d
 
 
-@builtin("set", "(set coll)", groups=("core", "set"), category="sets",
-         doc="A set of the items of coll (a vector, set, string of characters, map of entries, or nil).",
-         examples=("(set [1 2 2 3]) ;=> #{1 2 3}", "(set nil) ;=> #{}"))
+@builtin("set", "(set coll)", groups=("core", "set"), category="sets")
 def set_(coll):
+    """A set of the items of coll (a vector, set, string of characters, map of entries, or nil).
+
+    (set [1 2 2 3]) ;=> #{1 2 3}
+    (set nil) ;=> #{}
+    """
     if type(coll) is Set:
         return coll
     items = seq_items(coll, "set")
@@ -42,51 +45,72 @@ def set_(coll):
     return _fresh_set(_members_dict(items))
 
 
-@builtin("hash-set", "(hash-set & xs)", groups=("core", "set"), category="sets",
-         doc="A set of the arguments.", examples=("(hash-set 1 1 2) ;=> #{1 2}",))
+@builtin("hash-set", "(hash-set & xs)", groups=("core", "set"), category="sets")
 def hash_set(*xs):
+    """A set of the arguments.
+
+    (hash-set 1 1 2) ;=> #{1 2}
+    """
     charge(map_cost(len(xs)))
     return _fresh_set(_members_dict(xs))
 
 
-@builtin("sorted-set", "(sorted-set & xs)", groups=("core", "set"), category="sets",
-         doc="A set of the arguments that keeps its members in natural order: first, nth, seq and the "
-             "other positional reads see them sorted (a hash set refuses them); conj and disj keep it sorted.",
-         examples=("(first (sorted-set 3 1 2)) ;=> 1", "(vec (sorted-set 3 1 2)) ;=> [1 2 3]"))
+@builtin("sorted-set", "(sorted-set & xs)", groups=("core", "set"), category="sets")
 def sorted_set(*xs):
+    """A set of the arguments that keeps its members in natural order: first, nth, seq and the other positional
+    reads see them sorted (a hash set refuses them); conj and disj keep it sorted.
+
+    (first (sorted-set 3 1 2)) ;=> 1
+    (vec (sorted-set 3 1 2)) ;=> [1 2 3]
+    """
     charge(map_cost(len(xs)))
     return Set({hk(x): x for x in xs}, SORTED)
 
 
-@builtin("set?", "(set? x)", returns_bool=True, groups=("core", "set"), category="sets",
-         doc="True when x is a set.", examples=("(set? #{1}) ;=> true", "(set? [1]) ;=> false"))
+@builtin("set?", "(set? x)", returns_bool=True, groups=("core", "set"), category="sets")
 def set_p(x):
+    """True when x is a set.
+
+    (set? #{1}) ;=> true
+    (set? [1]) ;=> false
+    """
     return type(x) is Set
 
 
-@builtin("vec", "(vec coll)", groups=("core", "set"), category="sets",
-         doc="A vector of the items of coll: characters of a string, [key value] entries of a map in key "
-             "order, members of a set; nil gives [].",
-         examples=("(vec #{1}) ;=> [1]", "(vec {:a 1}) ;=> [[:a 1]]", "(vec nil) ;=> []"))
+@builtin("vec", "(vec coll)", groups=("core", "set"), category="sets")
 def vec_(coll):
+    """A vector of the items of coll: characters of a string, [key value] entries of a map in key order, members
+    of a set; nil gives [].
+
+    (vec #{1}) ;=> [1]
+    (vec {:a 1}) ;=> [[:a 1]]
+    (vec nil) ;=> []
+    """
     if type(coll) is Vector:
         return coll
     return out_vec(list(seq_items(coll, "vec")))
 
 
-@builtin("vector", "(vector & xs)", groups=("core", "set"), category="sets",
-         doc="A vector of the arguments.", examples=("(vector 1 2 3) ;=> [1 2 3]", "(vector) ;=> []"))
+@builtin("vector", "(vector & xs)", groups=("core", "set"), category="sets")
 def vector_(*xs):
+    """A vector of the arguments.
+
+    (vector 1 2 3) ;=> [1 2 3]
+    (vector) ;=> []
+    """
     return out_vec(list(xs))
 
 
-@builtin("contains?", "(contains? coll k)", returns_bool=True, groups=("core", "set"), category="sets",
-         doc="Map: whether key k is present (flexible keyword/string matching; a vector k is a path). "
-             "Set: whether k is a member. Vector: whether k is one of its items. String: whether k is a "
-             "valid character index. nil: false.",
-         examples=("(contains? {:a 1} :a) ;=> true", "(contains? [\"a\" \"b\"] \"b\") ;=> true",
-                   "(contains? [10 20] 1) ;=> false", "(contains? nil :a) ;=> false"))
+@builtin("contains?", "(contains? coll k)", returns_bool=True, groups=("core", "set"), category="sets")
 def contains_p(coll, k):
+    """Map: whether key k is present (flexible keyword/string matching; a vector k is a path). Set: whether k is
+    a member. Vector: whether k is one of its items. String: whether k is a valid character index. nil: false.
+
+    (contains? {:a 1} :a) ;=> true
+    (contains? ["a" "b"] "b") ;=> true
+    (contains? [10 20] 1) ;=> false
+    (contains? nil :a) ;=> false
+    """
     t = type(coll)
     if t is Map:
         return contains_key(coll, k)
@@ -105,10 +129,12 @@ def contains_p(coll, k):
     raise PtcError("type_error", f"contains?: not supported on {type_name(coll)}")
 
 
-@builtin("disj", "(disj s & xs)", groups=("core", "set"), category="sets",
-         doc="The set without the given members. nil stays nil.",
-         examples=("(disj #{1 2 3} 2 3) ;=> #{1}",))
+@builtin("disj", "(disj s & xs)", groups=("core", "set"), category="sets")
 def disj(s, *xs):
+    """The set without the given members. nil stays nil.
+
+    (disj #{1 2 3} 2 3) ;=> #{1}
+    """
     if s is None:
         return None
     if type(s) is not Set:
@@ -191,11 +217,14 @@ def _bubble(xs: list, key) -> list:
     return [best] + [x for x in xs if x is not best]
 
 
-@builtin("union", "(union & sets)", groups=("set",), category="sets",
-         doc="The set of members found in any of the sets. (union) is #{}. Other collections follow "
-             "clojure.set: the smaller argument's items are conj'ed onto the larger one.",
-         examples=("(clojure.set/union #{1 2} #{2 3}) ;=> #{1 2 3}", "(clojure.set/union #{1} [2 3]) ;=> [2 3 1]"))
+@builtin("union", "(union & sets)", groups=("set",), category="sets")
 def union(*sets):
+    """The set of members found in any of the sets. (union) is #{}. Other collections follow clojure.set: the
+    smaller argument's items are conj'ed onto the larger one.
+
+    (clojure.set/union #{1 2} #{2 3}) ;=> #{1 2 3}
+    (clojure.set/union #{1} [2 3]) ;=> [2 3 1]
+    """
     if not sets:
         return _fresh_set({})
     if _all_sets(sets):
@@ -236,12 +265,14 @@ def _intersection2(a, b):
     return _without_members_of(a, b, False, "intersection")
 
 
-@builtin("intersection", "(intersection s & sets)", groups=("set",), category="sets",
-         doc="The set of members found in every one of the sets. Other collections follow clojure.set: "
-             "the smallest argument loses the items missing from the others (it must then be a set).",
-         examples=("(clojure.set/intersection #{1 2 3} #{2 3 4}) ;=> #{2 3}",
-                   "(clojure.set/intersection #{1 2 3} [2 3 4]) ;=> #{2 3}"))
+@builtin("intersection", "(intersection s & sets)", groups=("set",), category="sets")
 def intersection(s, *sets):
+    """The set of members found in every one of the sets. Other collections follow clojure.set: the smallest
+    argument loses the items missing from the others (it must then be a set).
+
+    (clojure.set/intersection #{1 2 3} #{2 3 4}) ;=> #{2 3}
+    (clojure.set/intersection #{1 2 3} [2 3 4]) ;=> #{2 3}
+    """
     if not sets:
         return s
     if len(sets) == 1:
@@ -263,12 +294,14 @@ def _difference2(a, b):
     return a
 
 
-@builtin("difference", "(difference s & sets)", groups=("set",), category="sets",
-         doc="The members of the first set that are in none of the others. The others may be any "
-             "collection (a vector's items, a map's entries); the first must be a set (or nil) to lose members.",
-         examples=("(clojure.set/difference #{1 2 3} #{2}) ;=> #{1 3}",
-                   "(clojure.set/difference #{1 2 3} [2 5]) ;=> #{1 3}"))
+@builtin("difference", "(difference s & sets)", groups=("set",), category="sets")
 def difference(s, *sets):
+    """The members of the first set that are in none of the others. The others may be any collection (a vector's
+    items, a map's entries); the first must be a set (or nil) to lose members.
+
+    (clojure.set/difference #{1 2 3} #{2}) ;=> #{1 3}
+    (clojure.set/difference #{1 2 3} [2 5]) ;=> #{1 3}
+    """
     for x in sets:
         s = _difference2(s, x)
     return s

@@ -2,8 +2,8 @@
 
 Owns text building (`str`, `pr-str`, `join`), slicing and searching by
 grapheme (`subs`, `index-of`, `last-index-of`), splitting (`split`,
-`split-lines`, Java split semantics), trimming with Java's whitespace set,
-case mapping, `replace` (both the clojure.string 3-arity form and the
+`split-lines`, Java split semantics), Java's whitespace set (trimming and
+case mapping are in strings_edit), `replace` (both the clojure.string 3-arity form and the
 clojure.core `(replace smap coll)` form), `name`, and the nil-on-failure
 parsers (`parse-long`, `parse-int`, `parse-double`, `parse-boolean`).
 
@@ -149,12 +149,15 @@ def _cp_to_g(s: str, cp: int) -> int:
 # --------------------------------------------------------------- building
 
 
-@builtin("str", "(str & xs)", groups=("core", "string"), category="strings",
-         doc="Joins the display text of every argument: nil gives nothing, strings are taken as they are, "
-             "keywords keep their colon, numbers and booleans print plainly, collections print in "
-             "readable form.",
-         examples=('(str "a" 1 :k nil) ;=> "a1:k"', '(str) ;=> ""', '(str {:a 1}) ;=> "{:a 1}"'))
+@builtin("str", "(str & xs)", groups=("core", "string"), category="strings")
 def str_(*xs):
+    """Joins the display text of every argument: nil gives nothing, strings are taken as they are, keywords keep
+    their colon, numbers and booleans print plainly, collections print in readable form.
+
+    (str "a" 1 :k nil) ;=> "a1:k"
+    (str) ;=> ""
+    (str {:a 1}) ;=> "{:a 1}"
+    """
     if not xs:
         return ""
     if len(xs) == 1 and type(xs[0]) is str:
@@ -173,22 +176,27 @@ def str_(*xs):
     return "".join(parts)
 
 
-@builtin("pr-str", "(pr-str & xs)", groups=("core", "string"), category="strings",
-         doc="Readable text of the arguments, separated by single spaces: strings are quoted and escaped, "
-             "nil prints as nil, map entries are sorted by key.",
-         examples=('(pr-str "hi") ;=> "\\"hi\\""', '(pr-str 1 "a" nil) ;=> "1 \\"a\\" nil"'))
+@builtin("pr-str", "(pr-str & xs)", groups=("core", "string"), category="strings")
 def pr_str_(*xs):
+    r"""Readable text of the arguments, separated by single spaces: strings are quoted and escaped, nil prints as
+    nil, map entries are sorted by key.
+
+    (pr-str "hi") ;=> "\"hi\""
+    (pr-str 1 "a" nil) ;=> "1 \"a\" nil"
+    """
     parts = [readable(x) for x in xs]
     charge(str_cost(sum(len(p) for p in parts) + len(parts)))
     return " ".join(parts)
 
 
-@builtin("join", "(join coll)", "(join sep coll)", groups=("string",), category="strings",
-         doc="Concatenates the display text (as str gives it) of every element of a collection, with the "
-             "separator between elements when one is given. nil is an empty collection; a string joins "
-             "its characters.",
-         examples=('(join ", " ["a" "b" "c"]) ;=> "a, b, c"', '(join [1 2 3]) ;=> "123"'))
+@builtin("join", "(join coll)", "(join sep coll)", groups=("string",), category="strings")
 def join(a, b=_NO):
+    """Concatenates the display text (as str gives it) of every element of a collection, with the separator
+    between elements when one is given. nil is an empty collection; a string joins its characters.
+
+    (join ", " ["a" "b" "c"]) ;=> "a, b, c"
+    (join [1 2 3]) ;=> "123"
+    """
     if b is _NO:
         sep, coll = "", a
     else:
@@ -219,12 +227,15 @@ def join(a, b=_NO):
     return sep.join(items)
 
 
-@builtin("subs", "(subs s start)", "(subs s start end)", groups=("core", "string"), category="strings",
-         doc="The part of s from index start (inclusive) to end (exclusive, default: the end), counted in "
-             "characters. A negative or too large start gives \"\"; end is clamped to the length; end "
-             "before start gives \"\".",
-         examples=('(subs "hello" 1 4) ;=> "ell"', '(subs "abc" 0 100) ;=> "abc"', '(subs "abc" -1) ;=> ""'))
+@builtin("subs", "(subs s start)", "(subs s start end)", groups=("core", "string"), category="strings")
 def subs(s, start, end=_NO):
+    """The part of s from index start (inclusive) to end (exclusive, default: the end), counted in characters. A
+    negative or too large start gives ""; end is clamped to the length; end before start gives "".
+
+    (subs "hello" 1 4) ;=> "ell"
+    (subs "abc" 0 100) ;=> "abc"
+    (subs "abc" -1) ;=> ""
+    """
     if type(s) is str and type(start) is int and type(end) is int and 0 <= start < end <= 256 and s.isascii():
         return s[start:end] if start < len(s) else ""   # what the general path gives these arguments
     s = need_str(s, "subs")
@@ -293,13 +304,16 @@ def _split_chars(s: str, limit: int) -> Vector:
     return out_vec(gs)
 
 
-@builtin("split", "(split s sep)", "(split s sep limit)", groups=("string",), category="strings",
-         doc="Splits s around a regex or a single-character string; \"\" (or #\"\") splits into characters. "
-             "Trailing empty pieces are dropped. A positive limit caps the number of pieces, the last one "
-             "keeping the rest; a negative limit keeps trailing empty pieces.",
-         examples=('(split "a,b,c" ",") ;=> ["a" "b" "c"]', '(split "a--b" #"-+") ;=> ["a" "b"]',
-                   '(split "a,b,c" "," 2) ;=> ["a" "b,c"]'))
+@builtin("split", "(split s sep)", "(split s sep limit)", groups=("string",), category="strings")
 def split(s, sep, limit=_NO):
+    """Splits s around a regex or a single-character string; "" (or #"") splits into characters. Trailing empty
+    pieces are dropped. A positive limit caps the number of pieces, the last one keeping the rest; a negative
+    limit keeps trailing empty pieces.
+
+    (split "a,b,c" ",") ;=> ["a" "b" "c"]
+    (split "a--b" #"-+") ;=> ["a" "b"]
+    (split "a,b,c" "," 2) ;=> ["a" "b,c"]
+    """
     if limit is _NO and type(s) is str:  # the common cases, as below without the checks
         t = type(sep)
         if t is str and len(sep) == 1:  # _split_literal(s, sep, 0) in fewer steps
@@ -412,10 +426,13 @@ def _split_literal(s: str, sep: str, limit: int) -> Vector:
     return Vector(parts)
 
 
-@builtin("split-lines", "(split-lines s)", groups=("string",), category="strings",
-         doc="Splits s at \\n or \\r\\n line breaks; trailing empty lines are dropped.",
-         examples=('(split-lines "a\\nb\\r\\nc") ;=> ["a" "b" "c"]', '(split-lines "a\\n\\n") ;=> ["a"]'))
+@builtin("split-lines", "(split-lines s)", groups=("string",), category="strings")
 def split_lines(s):
+    r"""Splits s at \n or \r\n line breaks; trailing empty lines are dropped.
+
+    (split-lines "a\nb\r\nc") ;=> ["a" "b" "c"]
+    (split-lines "a\n\n") ;=> ["a"]
+    """
     s = need_str(s, "split-lines")
     if "\n" not in s:
         return out_vec([s])
@@ -430,102 +447,49 @@ def split_lines(s):
     return out_vec(lines)
 
 
-# ------------------------------------------------------------- trim & case
-
-
-@builtin("trim", "(trim s)", groups=("string",), category="strings",
-         doc="s without leading and trailing whitespace (Java's whitespace characters; a no-break space is kept).",
-         examples=('(trim "  hi \\n") ;=> "hi"',))
-def trim(s):
-    return need_str(s, "trim").strip(WHITESPACE)
-
-
-@builtin("triml", "(triml s)", groups=("string",), category="strings",
-         doc="s without leading whitespace.", examples=('(triml "  hi ") ;=> "hi "',))
-def triml(s):
-    return need_str(s, "triml").lstrip(WHITESPACE)
-
-
-@builtin("trimr", "(trimr s)", groups=("string",), category="strings",
-         doc="s without trailing whitespace.", examples=('(trimr "  hi ") ;=> "  hi"',))
-def trimr(s):
-    return need_str(s, "trimr").rstrip(WHITESPACE)
-
-
-@builtin("trim-newline", "(trim-newline s)", groups=("string",), category="strings",
-         doc="s without any trailing \\r and \\n characters.", examples=('(trim-newline "hi\\r\\n\\n") ;=> "hi"',))
-def trim_newline(s):
-    return need_str(s, "trim-newline").rstrip("\r\n")
-
-
-@builtin("blank?", "(blank? s)", returns_bool=True, groups=("string",), category="strings",
-         doc="True for nil, the empty string, or a string of whitespace only.",
-         examples=('(blank? "  \\t") ;=> true', '(blank? nil) ;=> true', '(blank? "a") ;=> false'))
-def is_blank(s):
-    if type(s) is str:
-        return s.strip(WHITESPACE) == ""
-    if s is None:
-        return True
-    return need_str(s, "blank?").strip(WHITESPACE) == ""
-
-
-@builtin("upper-case", "(upper-case s)", groups=("string",), aliases=("upcase",), category="strings",
-         str_method=("upper", 256),
-         doc="s in upper case (Unicode rules). upcase is the same function.",
-         examples=('(upper-case "hello") ;=> "HELLO"',))
-def upper_case(s):
-    if type(s) is not str:
-        s = need_text(s, "upper-case")
-    if len(s) > 256:   # (the length str_method names: up to it, compiled code calls s.upper() itself)
-        charge(str_cost(len(s)))
-    return s.upper()
-
-
-@builtin("lower-case", "(lower-case s)", groups=("string",), aliases=("downcase",), category="strings",
-         str_method=("lower", 256),
-         doc="s in lower case (Unicode rules). downcase is the same function.",
-         examples=('(lower-case "HeLLo") ;=> "hello"',))
-def lower_case(s):
-    if type(s) is not str:
-        s = need_text(s, "lower-case")
-    if len(s) > 256:   # (the length str_method names)
-        charge(str_cost(len(s)))
-    return s.lower()
-
-
 # ---------------------------------------------------------------- searching
 
 
-@builtin("starts-with?", "(starts-with? s prefix)", returns_bool=True, groups=("string",), category="strings",
-         doc="True when s begins with prefix (always true for \"\").",
-         examples=('(starts-with? "hello" "he") ;=> true',))
+@builtin("starts-with?", "(starts-with? s prefix)", returns_bool=True, groups=("string",), category="strings")
 def starts_with(s, prefix):
+    """True when s begins with prefix (always true for "").
+
+    (starts-with? "hello" "he") ;=> true
+    """
     if type(s) is str and type(prefix) is str:   # what need_text and need_str give these
         return s.startswith(prefix)
     return need_text(s, "starts-with?").startswith(need_str(prefix, "starts-with?"))
 
 
-@builtin("ends-with?", "(ends-with? s suffix)", returns_bool=True, groups=("string",), category="strings",
-         doc="True when s ends with suffix (always true for \"\").",
-         examples=('(ends-with? "hello" "lo") ;=> true',))
+@builtin("ends-with?", "(ends-with? s suffix)", returns_bool=True, groups=("string",), category="strings")
 def ends_with(s, suffix):
+    """True when s ends with suffix (always true for "").
+
+    (ends-with? "hello" "lo") ;=> true
+    """
     if type(s) is str and type(suffix) is str:   # what need_text and need_str give these
         return s.endswith(suffix)
     return need_text(s, "ends-with?").endswith(need_str(suffix, "ends-with?"))
 
 
-@builtin("includes?", "(includes? s sub)", returns_bool=True, groups=("string",), category="strings",
-         doc="True when sub occurs somewhere in s (always true for \"\").",
-         examples=('(includes? "hello" "ll") ;=> true',))
+@builtin("includes?", "(includes? s sub)", returns_bool=True, groups=("string",), category="strings")
 def includes(s, sub):
+    """True when sub occurs somewhere in s (always true for "").
+
+    (includes? "hello" "ll") ;=> true
+    """
     return need_str(sub, "includes?") in need_text(s, "includes?")
 
 
-@builtin("index-of", "(index-of s value)", "(index-of s value from)", groups=("string",), category="strings",
-         doc="Character index of the first occurrence of value in s, searching from index from (default 0); "
-             "nil when absent.",
-         examples=('(index-of "hello" "l") ;=> 2', '(index-of "hello" "l" 3) ;=> 3', '(index-of "hello" "x") ;=> nil'))
+@builtin("index-of", "(index-of s value)", "(index-of s value from)", groups=("string",), category="strings")
 def index_of(s, value, frm=_NO):
+    """Character index of the first occurrence of value in s, searching from index from (default 0); nil when
+    absent.
+
+    (index-of "hello" "l") ;=> 2
+    (index-of "hello" "l" 3) ;=> 3
+    (index-of "hello" "x") ;=> nil
+    """
     s = need_text(s, "index-of")
     v = need_str(value, "index-of")
     start = 0 if frm is _NO else max(0, need_count(frm, "index-of", "an integer index"))
@@ -540,12 +504,15 @@ def index_of(s, value, frm=_NO):
 
 
 @builtin("last-index-of", "(last-index-of s value)", "(last-index-of s value from)", groups=("string",),
-         category="strings",
-         doc="Character index of the last occurrence of value in s that starts at or before index from "
-             "(default: anywhere); nil when absent or when from is negative.",
-         examples=('(last-index-of "hello" "l") ;=> 3', '(last-index-of "aaa" "aa") ;=> 1',
-                   '(last-index-of "hello" "") ;=> 5'))
+         category="strings")
 def last_index_of(s, value, frm=_NO):
+    """Character index of the last occurrence of value in s that starts at or before index from (default:
+    anywhere); nil when absent or when from is negative.
+
+    (last-index-of "hello" "l") ;=> 3
+    (last-index-of "aaa" "aa") ;=> 1
+    (last-index-of "hello" "") ;=> 5
+    """
     s = need_text(s, "last-index-of")
     v = need_str(value, "last-index-of")
     if frm is _NO:
@@ -620,15 +587,17 @@ def _replace_coll(smap, coll):
 
 
 @builtin("replace", "(replace s match replacement)", "(replace smap coll)", groups=("core", "string"),
-         category="strings",
-         doc="With three arguments, replaces every occurrence of match in s: a string match is replaced "
-             "literally; with a regex match the replacement may use $1 / ${name} group references "
-             "(\\$ for a literal dollar) or be a function of the match. With two arguments, maps every "
-             "element of coll through smap (a map, or a vector indexed by position), keeping elements "
-             "that have no entry.",
-         examples=('(replace "hello" "l" "L") ;=> "heLLo"', '(replace "a1b22" #"\\d+" "<$0>") ;=> "a<1>b<22>"',
-                   '(replace {:a :x} [:a :b]) ;=> [:x :b]'))
+         category="strings")
 def replace(a, b, c=_NO):
+    r"""With three arguments, replaces every occurrence of match in s: a string match is replaced literally; with
+    a regex match the replacement may use $1 / ${name} group references (\$ for a literal dollar) or be a
+    function of the match. With two arguments, maps every element of coll through smap (a map, or a vector
+    indexed by position), keeping elements that have no entry.
+
+    (replace "hello" "l" "L") ;=> "heLLo"
+    (replace "a1b22" #"\d+" "<$0>") ;=> "a<1>b<22>"
+    (replace {:a :x} [:a :b]) ;=> [:x :b]
+    """
     if c is _NO:
         return _replace_coll(a, b)
     t = type(b)
@@ -655,10 +624,13 @@ def replace(a, b, c=_NO):
 # --------------------------------------------------------------------- names
 
 
-@builtin("name", "(name x)", groups=("core", "string"), category="strings",
-         doc="The name of a keyword (without the colon) or quoted symbol; a string is returned unchanged.",
-         examples=('(name :foo) ;=> "foo"', '(name "bar") ;=> "bar"'))
+@builtin("name", "(name x)", groups=("core", "string"), category="strings")
 def name(x):
+    """The name of a keyword (without the colon) or quoted symbol; a string is returned unchanged.
+
+    (name :foo) ;=> "foo"
+    (name "bar") ;=> "bar"
+    """
     t = type(x)
     if t is str:
         return x
@@ -681,11 +653,15 @@ _DOUBLE_RE = _re.compile(
 _LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
 
 
-@builtin("parse-long", "(parse-long s)", groups=("core", "string"), category="strings",
-         doc="Reads a whole string of an optional sign and decimal digits as an integer within the signed "
-             "64-bit range; nil for anything else (including non-strings and surrounding spaces).",
-         examples=('(parse-long "42") ;=> 42', '(parse-long "42abc") ;=> nil', '(parse-long nil) ;=> nil'))
+@builtin("parse-long", "(parse-long s)", groups=("core", "string"), category="strings")
 def parse_long(s):
+    """Reads a whole string of an optional sign and decimal digits as an integer within the signed 64-bit range;
+    nil for anything else (including non-strings and surrounding spaces).
+
+    (parse-long "42") ;=> 42
+    (parse-long "42abc") ;=> nil
+    (parse-long nil) ;=> nil
+    """
     if type(s) is str and 0 < len(s) < 19 and s.isascii() and s.isdigit():
         return int(s)   # a few ASCII digits: what the general path gives, without the regex
     if type(s) is not str or len(s) > 21 or not _LONG_RE.fullmatch(s):
@@ -694,18 +670,25 @@ def parse_long(s):
     return n if _LONG_MIN <= n <= _LONG_MAX else None
 
 
-@builtin("parse-int", "(parse-int s)", groups=("string",), category="strings",
-         doc="Same as parse-long.", examples=('(parse-int "-17") ;=> -17',))
+@builtin("parse-int", "(parse-int s)", groups=("string",), category="strings")
 def parse_int(s):
+    """Same as parse-long.
+
+    (parse-int "-17") ;=> -17
+    """
     return parse_long(s)
 
 
-@builtin("parse-double", "(parse-double s)", groups=("core", "string"), category="strings",
-         doc="Reads a whole string in Java's floating-point syntax as a float: optional sign, digits with "
-             "an optional fraction (\"1.\" and \".5\" included) and exponent, hexadecimal (\"0x1p3\"), an "
-             "optional f/d suffix, or Infinity and NaN. nil for anything else (surrounding spaces too).",
-         examples=('(parse-double "3.14") ;=> 3.14', '(parse-double ".5") ;=> 0.5', '(parse-double "x") ;=> nil'))
+@builtin("parse-double", "(parse-double s)", groups=("core", "string"), category="strings")
 def parse_double(s):
+    """Reads a whole string in Java's floating-point syntax as a float: optional sign, digits with an optional
+    fraction ("1." and ".5" included) and exponent, hexadecimal ("0x1p3"), an optional f/d suffix, or Infinity
+    and NaN. nil for anything else (surrounding spaces too).
+
+    (parse-double "3.14") ;=> 3.14
+    (parse-double ".5") ;=> 0.5
+    (parse-double "x") ;=> nil
+    """
     if type(s) is not str or len(s) > 4096:
         return None
     m = _DOUBLE_RE.fullmatch(s)
@@ -725,10 +708,13 @@ def parse_double(s):
     return -v if neg else v
 
 
-@builtin("parse-boolean", "(parse-boolean s)", groups=("core", "string"), category="strings",
-         doc="true for exactly \"true\", false for exactly \"false\", nil for anything else.",
-         examples=('(parse-boolean "true") ;=> true', '(parse-boolean "TRUE") ;=> nil'))
+@builtin("parse-boolean", "(parse-boolean s)", groups=("core", "string"), category="strings")
 def parse_boolean(s):
+    """true for exactly "true", false for exactly "false", nil for anything else.
+
+    (parse-boolean "true") ;=> true
+    (parse-boolean "TRUE") ;=> nil
+    """
     if s == "true" and type(s) is str:
         return True
     if s == "false" and type(s) is str:

@@ -53,12 +53,14 @@ def _rebuild(kind, items: list):
     return Map(d)
 
 
-@builtin("walk", "(walk inner outer form)", groups=("walk",), category="tree",
-         doc="Applies inner to each child of form (vector items, map [key value] entries, set members), "
-             "rebuilds a collection of the same kind, and returns (outer rebuilt). A non-collection form "
-             "gives (outer form).",
-         examples=("(walk inc #(apply + %) [1 2 3]) ;=> 9", "(walk inc identity #{1 2 3}) ;=> #{2 3 4}"))
+@builtin("walk", "(walk inner outer form)", groups=("walk",), category="tree")
 def walk(inner, outer, form):
+    """Applies inner to each child of form (vector items, map [key value] entries, set members), rebuilds a
+    collection of the same kind, and returns (outer rebuilt). A non-collection form gives (outer form).
+
+    (walk inc #(apply + %) [1 2 3]) ;=> 9
+    (walk inc identity #{1 2 3}) ;=> #{2 3 4}
+    """
     inner = need_fn(inner, "walk")
     outer = need_fn(outer, "walk")
     kc = _children(form)
@@ -113,15 +115,19 @@ def _walk_tree(form, pre, post):
         stack[-1].out.append(v)
 
 
-@builtin("prewalk", "(prewalk f form)", groups=("walk",), category="tree",
-         doc="Top-down rewrite: applies f to form, then walks into the children of what f returned.",
-         examples=("(prewalk #(if (number? %) (inc %) %) [1 [2 3]]) ;=> [2 [3 4]]",))
+@builtin("prewalk", "(prewalk f form)", groups=("walk",), category="tree")
 def prewalk(f, form):
+    """Top-down rewrite: applies f to form, then walks into the children of what f returned.
+
+    (prewalk #(if (number? %) (inc %) %) [1 [2 3]]) ;=> [2 [3 4]]
+    """
     return _walk_tree(form, need_fn(f, "prewalk"), None)
 
 
-@builtin("postwalk", "(postwalk f form)", groups=("walk",), category="tree",
-         doc="Bottom-up rewrite: walks the children first, rebuilds each node, then applies f to it.",
-         examples=("(postwalk #(if (vector? %) (apply + %) %) [[1 2] [3 4]]) ;=> 10",))
+@builtin("postwalk", "(postwalk f form)", groups=("walk",), category="tree")
 def postwalk(f, form):
+    """Bottom-up rewrite: walks the children first, rebuilds each node, then applies f to it.
+
+    (postwalk #(if (vector? %) (apply + %) %) [[1 2] [3 4]]) ;=> 10
+    """
     return _walk_tree(form, None, need_fn(f, "postwalk"))

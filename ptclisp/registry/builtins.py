@@ -2,8 +2,17 @@
 
 Every builtin is declared once, next to its implementation, with
 
-    @builtin("take-last", "(take-last n coll)", doc="...", groups=("core",))
-    def take_last(n, coll): ...
+    @builtin("take-last", "(take-last n coll)", groups=("core",))
+    def take_last(n, coll):
+        '''The last n items of coll, as a vector.
+
+        (take-last 2 [1 2 3]) ;=> [2 3]
+        '''
+
+The docstring is what users read (`doc`, the reference, the prompt
+inventory): its first paragraph, lines joined by single spaces, is the doc
+text, and each later line one example (`docs_of`). A declaration may give
+`doc=` and `examples=` instead (a family declared by a helper does).
 
 Arity is read from the Python signature (positional parameters, defaults,
 `*args`), so the analyzer's static arity check, `doc`, `apropos`, REPL
@@ -40,6 +49,10 @@ Imports values and errors.
 """
 from __future__ import annotations
 
+import ast
+import inspect
+import sys
+import textwrap
 from typing import Callable
 
 import attrs
@@ -136,7 +149,27 @@ def _signature_arity(fn) -> tuple[int, int | None]:
 _FUNCTION = type(_signature_arity)
 
 
-def builtin(name: str, *signatures: str, doc: str, groups: tuple[str, ...] = (), plain: bool = True,
+def docs_of(fn) -> tuple[str, tuple[str, ...]]:
+    """(doc, examples) from a builtin's docstring: the first paragraph joined by spaces, then one
+    example per later line."""
+    text = inspect.cleandoc(_docstring(fn))
+    head, _, rest = text.partition("\n\n")
+    return " ".join(head.split("\n")), tuple(line for line in rest.split("\n") if line)
+
+
+def _docstring(fn) -> str:
+    """`fn`'s docstring; under `python -OO`, which drops docstrings, read from its source instead."""
+    if fn.__doc__ is not None or sys.flags.optimize < 2:
+        return fn.__doc__ or ""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return ""
+    node = tree.body[0]
+    return (ast.get_docstring(node, clean=False) if isinstance(node, ast.FunctionDef) else None) or ""
+
+
+def builtin(name: str, *signatures: str, doc: str | None = None, groups: tuple[str, ...] = (), plain: bool = True,
             effect: str = "pure", category: str = "core", examples: tuple[str, ...] = (),
             arity: tuple[int, int | None] | None = None, aliases: tuple[str, ...] = (),
             owned: str | None = None, owned_arity: tuple[int, int] | None = None, returns_bool: bool = False,
@@ -153,9 +186,10 @@ def builtin(name: str, *signatures: str, doc: str, groups: tuple[str, ...] = (),
 
     def deco(fn):
         lo, hi = arity if arity is not None else _arity(fn)
+        text, shown = (doc, examples) if doc is not None else docs_of(fn)
         for nm in (name, *aliases):
-            spec = Builtin(nm, fn, signatures or (f"({nm} ...)",), doc, lo, hi, tuple(groups), plain,
-                           effect, category, tuple(examples), owned, owned_arity, returns_bool, inline_hof, prim,
+            spec = Builtin(nm, fn, signatures or (f"({nm} ...)",), text, lo, hi, tuple(groups), plain,
+                           effect, category, tuple(shown), owned, owned_arity, returns_bool, inline_hof, prim,
                            str_method)
             if plain:
                 if nm in BUILTINS:

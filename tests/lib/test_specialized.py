@@ -231,7 +231,7 @@ def test_a_specialized_call_in_a_parallel_worker_charges_that_workers_budget():
 def test_upper_and_lower_case_written_out_are_the_builtins(texts):
     # compiled (the calls are written out as s.upper() / s.lower() up to the registered length)
     # against the builtins called directly; long texts take the builtin, which charges them
-    from ptclisp.lib.strings import lower_case, upper_case
+    from ptclisp.lib.strings_edit import lower_case, upper_case
     from ptclisp.pipeline import evaluate
     s = ptclisp.Session(context={"xs": texts})
     r = evaluate(s.env, "(mapv (fn [s] [(upper-case s) (lower-case s) (str/upper-case s)]) data/xs)", s.limits,
