@@ -18,7 +18,7 @@ SLOW = "(tool/wait {})"   # a worker that waits: the later workers finish before
 
 
 def wait(args):
-    time.sleep(0.05)
+    time.sleep(0.2)
     return 0
 
 
