@@ -110,19 +110,14 @@ class WorkerMeter(Meter):
                              lambda self, v: setattr(self.root, "parallel_live", v))
     stop_error = property(lambda self: self.root.stop_error, lambda self, v: setattr(self.root, "stop_error", v))
 
-    def alloc(self, nbytes: int):
-        """Charge `nbytes` to this worker's share; `memory_exceeded`, naming the evaluation's budget
-        and the share, when the share is used up."""
-        a = self.allocated + nbytes
-        self.allocated = a
-        if a > self.budget:
-            limit = self.root.budget
-            raise PtcError("memory_exceeded",
-                           f"evaluation exceeded its memory budget of {limit} bytes (shared by its parallel "
-                           f"workers: each may use {self.budget} bytes)",
-                           details={"limit_bytes": limit, "requested_bytes": nbytes, "share_bytes": self.budget})
-        if self.expired:
-            self.raise_expired()
+    def over_budget(self, nbytes: int) -> PtcError:
+        """A worker's share is used up (`Meter.alloc` charges it): the error names the evaluation's
+        budget and the share."""
+        limit = self.root.budget
+        return PtcError("memory_exceeded",
+                        f"evaluation exceeded its memory budget of {limit} bytes (shared by its parallel "
+                        f"workers: each may use {self.budget} bytes)",
+                        details={"limit_bytes": limit, "requested_bytes": nbytes, "share_bytes": self.budget})
 
     def start(self):  # the root's watchdog already covers the clock
         pass

@@ -2,8 +2,7 @@
 
 Owns text building (`str`, `pr-str`, `join`), slicing and searching by
 grapheme (`subs`, `index-of`, `last-index-of`), splitting (`split`,
-`split-lines`, Java split semantics), Java's whitespace set (trimming and
-case mapping are in strings_edit), `replace` (both the clojure.string 3-arity form and the
+`split-lines`, Java split semantics), `replace` (both the clojure.string 3-arity form and the
 clojure.core `(replace smap coll)` form), `name`, and the nil-on-failure
 parsers (`parse-long`, `parse-int`, `parse-double`, `parse-boolean`).
 
@@ -31,10 +30,6 @@ from .regex_replace import java_replacement, replace_simple
 
 _NO = object()
 _MISSING = object()
-
-# Java Character.isWhitespace
-WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-              "\u2008\u2009\u200a\u2028\u2029\u205f\u3000")
 
 # ------------------------------------------------------------ text of values
 
@@ -722,5 +717,4 @@ def parse_boolean(s):
     return None
 
 
-__all__ = ["display", "readable", "charge_render", "render_size", "java_split", "regex_split", "WHITESPACE",
-           "parse_long"]
+__all__ = ["display", "readable", "charge_render", "render_size", "java_split", "regex_split", "parse_long"]

@@ -12,7 +12,11 @@ from ..registry.builtins import builtin
 from ..values import Regex, type_name
 from .arguments import charge, need_fn, need_str, need_text
 from .regex_replace import java_replacement
-from .strings import WHITESPACE, display
+from .strings import display
+
+# Java Character.isWhitespace
+WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+              "\u2008\u2009\u200a\u2028\u2029\u205f\u3000")
 
 
 @builtin("trim", "(trim s)", groups=("string",), category="strings")

@@ -230,13 +230,14 @@ class Meter:
         a = self.allocated + nbytes
         self.allocated = a
         if a > self.budget:
-            raise PtcError(
-                "memory_exceeded",
-                f"evaluation exceeded its memory budget of {self.budget} bytes",
-                details={"limit_bytes": self.budget, "requested_bytes": nbytes},
-            )
+            raise self.over_budget(nbytes)
         if self.expired:
             self.raise_expired()
+
+    def over_budget(self, nbytes: int) -> PtcError:
+        """The error of a charge of `nbytes` that went past the budget."""
+        return PtcError("memory_exceeded", f"evaluation exceeded its memory budget of {self.budget} bytes",
+                        details={"limit_bytes": self.budget, "requested_bytes": nbytes})
 
     # -- output
     def print_line(self, text: str):
